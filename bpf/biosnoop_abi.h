@@ -1,0 +1,118 @@
+/* The one definition of what crosses the kernel/user boundary.
+ *
+ * Included by bpf/biosnoop.bpf.c (after vmlinux.h) and by the C++ decoder.
+ * Every struct uses fixed-width types and explicit padding; its size is
+ * asserted on both sides.  Bump BIOSNOOP_ABI_VERSION on any change to a
+ * record layout or to the meaning of a field.
+ */
+#ifndef BIOSNOOP_BPF_BIOSNOOP_ABI_H_
+#define BIOSNOOP_BPF_BIOSNOOP_ABI_H_
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define BIOSNOOP_ABI_VERSION 1
+
+/* Record kinds written to the ring buffer. */
+#define BIOSNOOP_REC_EVENT 1
+
+/* queue_ns when the request was never seen queued (issued directly, or the
+ * tracer started after it was queued). */
+#define BIOSNOOP_QUEUE_UNKNOWN (~0ULL)
+
+/* Operation, normalised from the kernel's enum req_op (whose values differ
+ * between kernel versions) so that user space never sees kernel numbers. */
+enum biosnoop_op {
+  BIOSNOOP_OP_READ = 0,
+  BIOSNOOP_OP_WRITE = 1,
+  BIOSNOOP_OP_FLUSH = 2,
+  BIOSNOOP_OP_DISCARD = 3,
+  BIOSNOOP_OP_SECURE_ERASE = 4,
+  BIOSNOOP_OP_WRITE_ZEROES = 5,
+  BIOSNOOP_OP_ZONE_APPEND = 6,
+  BIOSNOOP_OP_OTHER = 7,
+};
+
+/* Request flags that the kernel's rwbs string shows, normalised from
+ * enum req_flag_bits (bit numbers move between kernel versions). */
+#define BIOSNOOP_FLAG_PREFLUSH (1u << 0) /* leading 'F' */
+#define BIOSNOOP_FLAG_FUA (1u << 1)      /* trailing 'F' */
+#define BIOSNOOP_FLAG_RAHEAD (1u << 2)   /* 'A' */
+#define BIOSNOOP_FLAG_SYNC (1u << 3)     /* 'S' */
+#define BIOSNOOP_FLAG_META (1u << 4)     /* 'M' */
+
+/* Operation filter, set before load. */
+#define BIOSNOOP_FILTER_OP_ANY 0
+#define BIOSNOOP_FILTER_OP_READ 1
+#define BIOSNOOP_FILTER_OP_WRITE 2
+
+/* One slow completion: 112 bytes. */
+struct biosnoop_event {
+  __u16 abi_version;  /* BIOSNOOP_ABI_VERSION */
+  __u16 size;         /* sizeof(struct biosnoop_event) */
+  __u8 kind;          /* BIOSNOOP_REC_EVENT */
+  __u8 op;            /* enum biosnoop_op */
+  __u8 flags;         /* BIOSNOOP_FLAG_* */
+  __u8 blk_status;    /* the kernel's blk_status_t of the completion; 0 = ok */
+  __u64 complete_ns;  /* completion time, CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+  __u64 device_ns;    /* issue -> completion */
+  __u64 queue_ns;     /* queued -> issue, or BIOSNOOP_QUEUE_UNKNOWN */
+  __u64 sector;       /* first sector (512 bytes) of the request, whole disk */
+  __u32 dev;          /* kernel dev_t of the whole disk: major << 20 | minor */
+  __u32 bytes;        /* request size at issue */
+  __u32 pid;          /* tgid of the submitting task, 0 if unknown */
+  __u32 tid;          /* thread id of the submitting task, 0 if unknown */
+  __u32 queue_depth;  /* requests in flight on dev when this one was issued */
+  __u32 submit_known; /* 1 when pid/comm come from submission, 0 when from issue */
+  char comm[16];      /* submitting task's comm: raw bytes, NUL-padded */
+  __u64 reserved[4];  /* zero; room for fields without an ABI bump */
+};
+
+/* In-flight map: key and value.  User space reads them only to expire
+ * entries whose completion never came (see Probe::ExpireInflight). */
+#define BIOSNOOP_INFLIGHT_MAX 32768
+#define BIOSNOOP_KEY_SECTOR 0   /* sector = start sector of the request */
+#define BIOSNOOP_KEY_DATALESS 1 /* flush etc.: sector = request address */
+
+struct biosnoop_inflight_key {
+  __u32 dev;
+  __u32 kind; /* BIOSNOOP_KEY_* */
+  __u64 sector;
+};
+
+struct biosnoop_inflight_val {
+  __u64 rq;        /* request address: tells a requeue from a collision */
+  __u64 submit_ns; /* 0 when submission was not seen */
+  __u64 issue_ns;  /* 0 until issued */
+  __u64 sector;    /* start sector at issue (partial completions move the key) */
+  __u32 pid;
+  __u32 tid;
+  __u32 bytes;
+  __u32 queue_depth;
+  __u8 op;
+  __u8 flags;
+  __u8 submit_known;
+  __u8 pad[5];
+  char comm[16];
+};
+
+/* Per-CPU counters: index into the counters array map. */
+enum biosnoop_counter {
+  BIOSNOOP_CTR_COMPLETIONS = 0,   /* completions on tracked disks */
+  BIOSNOOP_CTR_EMITTED,           /* records submitted to the ring buffer */
+  BIOSNOOP_CTR_LOST,              /* ring buffer reservations that failed */
+  BIOSNOOP_CTR_ORPHANS,           /* completions with no issue recorded */
+  BIOSNOOP_CTR_DUP_ISSUE,         /* issue landed on a key already issued */
+  BIOSNOOP_CTR_MAP_FULL,          /* in-flight insert failed: map full */
+  BIOSNOOP_CTR_FILTERED,          /* slow completions dropped by pid/comm/op */
+  BIOSNOOP_CTR_BELOW_THRESHOLD,   /* completions faster than the threshold */
+  BIOSNOOP_CTR_FRONT_MERGES,      /* entries re-keyed after a front merge */
+  BIOSNOOP_CTR_RQ_MERGES,         /* requests merged away before issue */
+  BIOSNOOP_CTR_PARTIAL,           /* partial completions (entry re-keyed) */
+  BIOSNOOP_CTR_REQUEUES,          /* requests requeued and issued again */
+  BIOSNOOP_CTR_ISSUE_UNSUBMITTED, /* issued with no submission seen */
+  BIOSNOOP_CTR_MAX,
+};
+
+#endif /* BIOSNOOP_BPF_BIOSNOOP_ABI_H_ */

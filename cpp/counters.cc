@@ -1,0 +1,24 @@
+#include "counters.h"
+
+namespace biosnoop {
+
+const char* CounterName(int index) {
+  switch (index) {
+    case BIOSNOOP_CTR_COMPLETIONS: return "completions";
+    case BIOSNOOP_CTR_EMITTED: return "emitted";
+    case BIOSNOOP_CTR_LOST: return "lost";
+    case BIOSNOOP_CTR_ORPHANS: return "orphans";
+    case BIOSNOOP_CTR_DUP_ISSUE: return "key_collisions";
+    case BIOSNOOP_CTR_MAP_FULL: return "inflight_full";
+    case BIOSNOOP_CTR_FILTERED: return "filtered";
+    case BIOSNOOP_CTR_BELOW_THRESHOLD: return "below_threshold";
+    case BIOSNOOP_CTR_FRONT_MERGES: return "front_merges";
+    case BIOSNOOP_CTR_RQ_MERGES: return "request_merges";
+    case BIOSNOOP_CTR_PARTIAL: return "partial_completions";
+    case BIOSNOOP_CTR_REQUEUES: return "requeues";
+    case BIOSNOOP_CTR_ISSUE_UNSUBMITTED: return "issued_unsubmitted";
+    default: return "unknown";
+  }
+}
+
+}  // namespace biosnoop

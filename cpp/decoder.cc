@@ -1,0 +1,57 @@
+#include "decoder.h"
+
+#include <cstring>
+
+#include "absl/strings/str_format.h"
+#include "biosnoop_abi.h"
+
+namespace biosnoop {
+
+static_assert(sizeof(biosnoop_event) == 112,
+              "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
+static_assert(BIOSNOOP_OP_OTHER == static_cast<int>(Op::kOther));
+static_assert(BIOSNOOP_FLAG_META == kFlagMeta);
+
+absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {
+  if (size < sizeof(biosnoop_event)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "short record: %d bytes, expected %d", size, sizeof(biosnoop_event)));
+  }
+  // The ring buffer only guarantees 8-byte alignment; copy to be safe for
+  // any caller (tests hand in arbitrary buffers).
+  biosnoop_event raw;
+  std::memcpy(&raw, data, sizeof(raw));
+  if (raw.abi_version != BIOSNOOP_ABI_VERSION) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "record ABI version %d, this biosnoop speaks %d", raw.abi_version,
+        BIOSNOOP_ABI_VERSION));
+  }
+  if (raw.kind != BIOSNOOP_REC_EVENT) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("unknown record kind %d", raw.kind));
+  }
+  if (raw.size < sizeof(biosnoop_event) || raw.size > size) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "record says it is %d bytes, got %d", raw.size, size));
+  }
+
+  Event e;
+  e.complete_ns = raw.complete_ns;
+  e.device_ns = raw.device_ns;
+  if (raw.queue_ns != BIOSNOOP_QUEUE_UNKNOWN) e.queue_ns = raw.queue_ns;
+  e.sector = raw.sector;
+  e.major = raw.dev >> 20;
+  e.minor = raw.dev & ((1u << 20) - 1);
+  e.bytes = raw.bytes;
+  e.pid = raw.pid;
+  e.tid = raw.tid;
+  e.queue_depth = raw.queue_depth;
+  e.op = raw.op <= BIOSNOOP_OP_OTHER ? static_cast<Op>(raw.op) : Op::kOther;
+  e.flags = raw.flags;
+  e.blk_status = raw.blk_status;
+  e.submit_known = raw.submit_known != 0;
+  std::memcpy(e.comm.data(), raw.comm, sizeof(raw.comm));
+  return e;
+}
+
+}  // namespace biosnoop

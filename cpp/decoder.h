@@ -1,0 +1,18 @@
+#pragma once
+
+// Raw ring-buffer record -> Event.  Pure: no I/O, no state.
+
+#include <cstddef>
+
+#include "absl/status/statusor.h"
+#include "event.h"
+
+namespace biosnoop {
+
+// Decodes one record as the kernel program wrote it (struct biosnoop_event
+// in bpf/biosnoop_abi.h).  Errors: InvalidArgument for a record shorter than
+// the layout or of an unknown kind, FailedPrecondition for a record of
+// another ABI version (a kernel program from a different build).
+absl::StatusOr<Event> DecodeRecord(const void* data, size_t size);
+
+}  // namespace biosnoop

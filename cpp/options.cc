@@ -1,0 +1,219 @@
+#include "options.h"
+
+#include <getopt.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace biosnoop {
+namespace {
+
+// Long-only options get values above the char range.
+enum LongOnly : int {
+  kOptMinUs = 256,
+  kOptComm,
+  kOptOp,
+  kOptDuration,
+  kOptRingbufKib,
+  kOptVersion,
+};
+
+constexpr char kShortOptions[] = ":d:p:Qo:vh";
+
+const struct option kLongOptions[] = {
+    {"min-us", required_argument, nullptr, kOptMinUs},
+    {"disk", required_argument, nullptr, 'd'},
+    {"pid", required_argument, nullptr, 'p'},
+    {"comm", required_argument, nullptr, kOptComm},
+    {"op", required_argument, nullptr, kOptOp},
+    {"queued", no_argument, nullptr, 'Q'},
+    {"output", required_argument, nullptr, 'o'},
+    {"duration", required_argument, nullptr, kOptDuration},
+    {"ringbuf-kib", required_argument, nullptr, kOptRingbufKib},
+    {"verbose", no_argument, nullptr, 'v'},
+    {"help", no_argument, nullptr, 'h'},
+    {"version", no_argument, nullptr, kOptVersion},
+    {nullptr, 0, nullptr, 0},
+};
+
+// "--min-us" or "-d" as the user would have typed it, for messages.
+std::string OptionName(int code) {
+  for (const struct option* o = kLongOptions; o->name != nullptr; ++o) {
+    if (o->val == code) return absl::StrCat("--", o->name);
+  }
+  return absl::StrCat("-", std::string(1, static_cast<char>(code)));
+}
+
+absl::Status BadValue(int code, absl::string_view value,
+                      absl::string_view want) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      OptionName(code), ": expected ", want, ", got \"", value, "\""));
+}
+
+absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
+                                       uint64_t max, absl::string_view want) {
+  uint64_t v = 0;
+  // SimpleAtoi accepts a leading '+' and surrounding blanks: be stricter.
+  if (value.empty() || !absl::ascii_isdigit(value.front()) ||
+      !absl::SimpleAtoi(value, &v) || v > max) {
+    return BadValue(code, value, want);
+  }
+  return v;
+}
+
+absl::StatusOr<absl::Duration> ParseDurationValue(absl::string_view value) {
+  // A plain number means seconds, as in biolatency/biosnoop usage.
+  uint64_t secs = 0;
+  if (!value.empty() && absl::ascii_isdigit(value.back()) &&
+      absl::SimpleAtoi(value, &secs) && absl::ascii_isdigit(value.front())) {
+    if (secs == 0 || secs > 10u * 365 * 24 * 3600) {
+      return BadValue(kOptDuration, value, "a positive number of seconds");
+    }
+    return absl::Seconds(secs);
+  }
+  absl::Duration d;
+  if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
+      d == absl::InfiniteDuration()) {
+    return BadValue(kOptDuration, value,
+                    "a positive duration such as 30, 90s, 5m or 1h");
+  }
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
+  Options opts;
+  // getopt keeps global state; 0 asks glibc for a full re-initialisation so
+  // the parser can run more than once in one process (tests).
+  optind = 0;
+  opterr = 0;
+  for (;;) {
+    int index = -1;
+    int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
+    if (c == -1) break;
+    absl::string_view arg = optarg != nullptr ? optarg : "";
+    switch (c) {
+      case kOptMinUs: {
+        auto v = ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
+                               "a whole number of microseconds");
+        if (!v.ok()) return v.status();
+        opts.min_us = *v;
+        break;
+      }
+      case 'd':
+        if (arg.empty()) return BadValue(c, arg, "a disk name such as vda");
+        opts.disk = std::string(arg);
+        break;
+      case 'p': {
+        // PID_MAX_LIMIT is 4194304 (2^22).
+        auto v = ParseUnsigned(c, arg, 4194304, "a process id (1-4194304)");
+        if (!v.ok()) return v.status();
+        if (*v == 0) return BadValue(c, arg, "a process id (1-4194304)");
+        opts.pid = static_cast<uint32_t>(*v);
+        break;
+      }
+      case kOptComm:
+        // TASK_COMM_LEN is 16 including the NUL.
+        if (arg.empty() || arg.size() > 15) {
+          return BadValue(c, arg, "a process name of 1 to 15 bytes");
+        }
+        opts.comm = std::string(arg);
+        break;
+      case kOptOp:
+        if (arg == "read") {
+          opts.op = OpFilter::kRead;
+        } else if (arg == "write") {
+          opts.op = OpFilter::kWrite;
+        } else {
+          return BadValue(c, arg, "read or write");
+        }
+        break;
+      case 'Q':
+        opts.queued = true;
+        break;
+      case 'o':
+        if (arg.empty()) return BadValue(c, arg, "a file name, or - for stdout");
+        opts.output = std::string(arg);
+        break;
+      case kOptDuration: {
+        auto d = ParseDurationValue(arg);
+        if (!d.ok()) return d.status();
+        opts.duration = *d;
+        break;
+      }
+      case kOptRingbufKib: {
+        auto v = ParseUnsigned(c, arg, 1u << 20,
+                               "a power of two from 4 to 1048576");
+        if (!v.ok()) return v.status();
+        if (*v < 4 || (*v & (*v - 1)) != 0) {
+          return BadValue(c, arg, "a power of two from 4 to 1048576");
+        }
+        opts.ringbuf_kib = static_cast<uint32_t>(*v);
+        break;
+      }
+      case 'v':
+        ++opts.verbose;
+        break;
+      case 'h':
+        opts.help = true;
+        break;
+      case kOptVersion:
+        opts.version = true;
+        break;
+      case ':': {
+        std::string name = optopt != 0 ? OptionName(optopt)
+                                       : std::string(argv[optind - 1]);
+        return absl::InvalidArgumentError(
+            absl::StrCat(name, ": missing value"));
+      }
+      default: {
+        std::string name = optopt != 0 && optopt < 256
+                               ? absl::StrCat("-", std::string(1, optopt))
+                               : std::string(argv[optind - 1]);
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown option ", name, " (see --help)"));
+      }
+    }
+  }
+  if (optind < argc) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unexpected argument \"", argv[optind], "\" (see --help)"));
+  }
+  return opts;
+}
+
+const char* UsageText() {
+  return R"(Usage: biosnoop [OPTIONS]
+Log every block I/O at least as slow as a threshold, one JSON object per line.
+
+  --min-us N          report I/O taking at least N microseconds (default 0: all)
+  -d, --disk NAME     only this disk (vda) or partition (vda1)
+  -p, --pid PID       only I/O submitted by process PID
+      --comm NAME     only I/O submitted by processes named NAME
+      --op read|write only reads, or only writes
+  -Q, --queued        include queue time (submission to issue) in the latency
+                      that is compared and reported
+  -o, --output FILE   append to FILE (mode 0640, never through a symlink);
+                      default: stdout.  SIGHUP reopens FILE (log rotation).
+      --duration T    stop after T (seconds, or 90s, 5m, 1h)
+      --ringbuf-kib N kernel ring buffer size in KiB, a power of two
+                      (default 4096)
+  -v, --verbose       say what is attached and report counters periodically
+  -h, --help          this text
+      --version       print the version
+
+Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.
+Exit codes: 0 ok, 64 bad usage or unknown disk, 69 kernel lacks support,
+70 internal error, 73 cannot create output, 74 output write failed,
+77 missing privilege.
+)";
+}
+
+}  // namespace biosnoop

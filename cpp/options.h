@@ -1,0 +1,39 @@
+#pragma once
+
+// Command line -> Options.  Pure: no I/O beyond reading argv.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace biosnoop {
+
+enum class OpFilter { kAny, kRead, kWrite };
+
+struct Options {
+  uint64_t min_us = 0;        // --min-us: report I/O at least this slow
+  std::string disk;           // -d/--disk: only this disk (or partition)
+  uint32_t pid = 0;           // -p/--pid: only I/O submitted by this process
+  std::string comm;           // --comm: only I/O submitted by this comm
+  OpFilter op = OpFilter::kAny;  // --op read|write
+  bool queued = false;        // -Q/--queued: latency includes queue time
+  std::string output = "-";   // -o/--output: file, "-" for stdout
+  std::optional<absl::Duration> duration;  // --duration: run this long
+  uint32_t ringbuf_kib = 4096;  // --ringbuf-kib: kernel ring buffer size
+  int verbose = 0;            // -v (repeatable)
+  bool help = false;          // -h/--help
+  bool version = false;       // --version
+};
+
+// Parses argv.  Bad usage (unknown option, missing or malformed value, value
+// out of range) is an InvalidArgument status whose message is one line that
+// names the option and what is wrong, ready to print after "biosnoop: ".
+absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]);
+
+// The --help text.
+const char* UsageText();
+
+}  // namespace biosnoop

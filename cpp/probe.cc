@@ -1,0 +1,263 @@
+#include "probe.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "biosnoop.skel.h"
+
+namespace biosnoop {
+namespace {
+
+int g_libbpf_verbose = 0;
+
+int LibbpfPrint(enum libbpf_print_level level, const char* format,
+                va_list args) {
+  // libbpf is chatty on expected paths (feature probes); its text only
+  // helps when the user asked for it with -v.
+  if (g_libbpf_verbose == 0) return 0;
+  if (level == LIBBPF_DEBUG && g_libbpf_verbose < 2) return 0;
+  return vfprintf(stderr, format, args);
+}
+
+// The one place where libbpf's negative errno becomes a Status.
+absl::Status ErrnoStatus(int err, absl::string_view what) {
+  err = err < 0 ? -err : err;
+  std::string msg = absl::StrCat(what, ": ", strerror(err));
+  switch (err) {
+    case EPERM:
+    case EACCES:
+      return absl::PermissionDeniedError(absl::StrCat(
+          msg, ". biosnoop needs root, or CAP_BPF and CAP_PERFMON: run it "
+               "with sudo"));
+    case ENOENT:
+    case EOPNOTSUPP:
+    case 524:  // ENOTSUPP, the kernel-internal 'not supported'
+    case EINVAL:
+    case E2BIG:
+      return absl::UnavailableError(absl::StrCat(
+          msg, ". This kernel does not support what biosnoop needs "
+               "(run with -v for the kernel's log)"));
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+bool HasCapability(const __user_cap_data_struct (&data)[2], int cap) {
+  return (data[cap / 32].effective & (1u << (cap % 32))) != 0;
+}
+
+absl::Status CheckPrivilege() {
+  __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) {
+    return absl::InternalError(absl::StrCat("capget: ", strerror(errno)));
+  }
+  // CAP_BPF and CAP_PERFMON came in 5.8; before that CAP_SYS_ADMIN covers both.
+  constexpr int kCapPerfmon = 38;
+  constexpr int kCapBpf = 39;
+  bool ok = HasCapability(data, CAP_SYS_ADMIN) ||
+            (HasCapability(data, kCapBpf) && HasCapability(data, kCapPerfmon));
+  if (!ok) {
+    return absl::PermissionDeniedError(
+        "permission denied: biosnoop loads a BPF program into the kernel and "
+        "needs root, or the CAP_BPF and CAP_PERFMON capabilities: run it with "
+        "sudo");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBtf() {
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    return absl::UnavailableError(
+        "this kernel exposes no BTF (/sys/kernel/btf/vmlinux is missing): "
+        "biosnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (the "
+        "default on Debian 11+, Ubuntu 20.10+, RHEL 8.2+)");
+  }
+  return absl::OkStatus();
+}
+
+// tp_btf programs attach to the typedef btf_trace_<tracepoint>.
+bool KernelHasTracepoint(const struct btf* vmlinux, const char* name) {
+  std::string type = absl::StrCat("btf_trace_", name);
+  return btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF) >= 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
+                                                   RecordHandler handler) {
+  g_libbpf_verbose = config.verbose;
+  libbpf_set_print(LibbpfPrint);
+  if (absl::Status s = CheckPrivilege(); !s.ok()) return s;
+  if (absl::Status s = CheckBtf(); !s.ok()) return s;
+
+  std::unique_ptr<Probe> probe(new Probe());
+  probe->handler_ = std::move(handler);
+
+  probe->skel_ = biosnoop_bpf__open();
+  if (probe->skel_ == nullptr) return ErrnoStatus(errno, "open BPF program");
+  biosnoop_bpf* skel = probe->skel_;
+
+  skel->rodata->min_ns = config.min_ns;
+  skel->rodata->include_queue = config.include_queue ? 1 : 0;
+  skel->rodata->filter_dev = config.dev;
+  skel->rodata->filter_sector_start = config.sector_start;
+  skel->rodata->filter_sector_end = config.sector_end;
+  skel->rodata->filter_pid = config.pid;
+  skel->rodata->filter_op = static_cast<uint32_t>(config.op_filter);
+  if (!config.comm.empty()) {
+    skel->rodata->filter_comm_set = 1;
+    std::memset(const_cast<char*>(skel->rodata->filter_comm), 0,
+                sizeof(skel->rodata->filter_comm));
+    std::memcpy(const_cast<char*>(skel->rodata->filter_comm),
+                config.comm.data(),
+                std::min(config.comm.size(), sizeof(skel->rodata->filter_comm) - 1));
+  }
+  if (int err = bpf_map__set_max_entries(skel->maps.events, config.ringbuf_bytes)) {
+    return ErrnoStatus(err, "size ring buffer");
+  }
+
+  // Feature-probe the hooks against the running kernel's BTF.
+  struct btf* vmlinux = btf__load_vmlinux_btf();
+  if (vmlinux == nullptr) return ErrnoStatus(errno, "read kernel BTF");
+  struct Hook {
+    bpf_program* prog;
+    const char* tracepoint;
+    bool required;
+  };
+  const bool has_io_start = KernelHasTracepoint(vmlinux, "block_io_start");
+  std::vector<Hook> hooks = {
+      {skel->progs.handle_rq_issue, "block_rq_issue", true},
+      {skel->progs.handle_rq_complete, "block_rq_complete", true},
+      // Submission: block_io_start since 6.5, else block_rq_insert.
+      {skel->progs.handle_io_start, "block_io_start", false},
+      {skel->progs.handle_rq_insert, "block_rq_insert", false},
+      {skel->progs.handle_rq_requeue, "block_rq_requeue", false},
+      {skel->progs.handle_rq_merge, "block_rq_merge", false},
+      {skel->progs.handle_bio_frontmerge, "block_bio_frontmerge", false},
+  };
+  absl::Status missing;
+  for (const Hook& h : hooks) {
+    bool present = KernelHasTracepoint(vmlinux, h.tracepoint);
+    bool wanted = present;
+    if (h.prog == skel->progs.handle_rq_insert) wanted = present && !has_io_start;
+    if (!present && h.required && missing.ok()) {
+      missing = absl::UnavailableError(absl::StrCat(
+          "this kernel has no ", h.tracepoint,
+          " tracepoint in its BTF: biosnoop cannot follow block requests here"));
+    }
+    bpf_program__set_autoload(h.prog, wanted);
+  }
+  btf__free(vmlinux);
+  if (!missing.ok()) return missing;
+
+  if (int err = biosnoop_bpf__load(skel)) {
+    return ErrnoStatus(err, "load BPF program");
+  }
+  for (const Hook& h : hooks) {
+    if (!bpf_program__autoload(h.prog)) continue;
+    bpf_link* link = bpf_program__attach(h.prog);
+    if (link == nullptr) {
+      return ErrnoStatus(errno, absl::StrCat("attach ", h.tracepoint));
+    }
+    // Keep the link in the skeleton so biosnoop_bpf__destroy detaches it.
+    for (int i = 0; i < skel->skeleton->prog_cnt; ++i) {
+      if (*skel->skeleton->progs[i].prog == h.prog) {
+        *skel->skeleton->progs[i].link = link;
+      }
+    }
+    probe->attached_.push_back(absl::StrCat("tp_btf/", h.tracepoint));
+  }
+
+  probe->rb_ = ring_buffer__new(bpf_map__fd(skel->maps.events), &Probe::OnRecord,
+                                probe.get(), nullptr);
+  if (probe->rb_ == nullptr) return ErrnoStatus(errno, "open ring buffer");
+  return probe;
+}
+
+Probe::~Probe() {
+  if (rb_ != nullptr) ring_buffer__free(rb_);
+  if (skel_ != nullptr) biosnoop_bpf__destroy(skel_);
+}
+
+int Probe::OnRecord(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<Probe*>(ctx);
+  absl::Status s = self->handler_(data, size);
+  if (s.ok()) return 0;
+  self->handler_status_ = std::move(s);
+  return -ECANCELED;
+}
+
+absl::StatusOr<int> Probe::Poll(int timeout_ms) {
+  int n = ring_buffer__poll(rb_, timeout_ms);
+  if (n == -ECANCELED && !handler_status_.ok()) {
+    absl::Status s = std::move(handler_status_);
+    handler_status_ = absl::OkStatus();
+    return s;
+  }
+  if (n == -EINTR) return 0;
+  if (n < 0) return ErrnoStatus(n, "poll ring buffer");
+  return n;
+}
+
+absl::StatusOr<int> Probe::Drain() {
+  int n = ring_buffer__consume(rb_);
+  if (n == -ECANCELED && !handler_status_.ok()) {
+    absl::Status s = std::move(handler_status_);
+    handler_status_ = absl::OkStatus();
+    return s;
+  }
+  if (n < 0) return ErrnoStatus(n, "drain ring buffer");
+  return n;
+}
+
+absl::StatusOr<Counters> Probe::ReadCounters() const {
+  int ncpus = libbpf_num_possible_cpus();
+  if (ncpus <= 0) return ErrnoStatus(ncpus, "count possible CPUs");
+  std::vector<uint64_t> per_cpu(static_cast<size_t>(ncpus));
+  int fd = bpf_map__fd(skel_->maps.counters);
+  Counters c;
+  for (uint32_t i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
+    if (bpf_map_lookup_elem(fd, &i, per_cpu.data()) != 0) {
+      return ErrnoStatus(errno, "read counters");
+    }
+    for (uint64_t v : per_cpu) c.v[i] += v;
+  }
+  return c;
+}
+
+absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
+                                               uint64_t max_age_ns) {
+  int fd = bpf_map__fd(skel_->maps.inflight);
+  std::vector<biosnoop_inflight_key> stale;
+  biosnoop_inflight_key key{}, next{};
+  biosnoop_inflight_key* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    biosnoop_inflight_val val{};
+    if (bpf_map_lookup_elem(fd, &next, &val) == 0) {
+      uint64_t touched = std::max(val.submit_ns, val.issue_ns);
+      if (touched != 0 && now_ns > touched && now_ns - touched > max_age_ns) {
+        stale.push_back(next);
+      }
+    }
+    key = next;
+    prev = &key;
+  }
+  uint64_t removed = 0;
+  for (const auto& k : stale) {
+    if (bpf_map_delete_elem(fd, &k) == 0) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,78 @@
+#pragma once
+
+// The kernel side as seen from user space: load the BPF program with its
+// filters, attach its hooks, poll its ring buffer and read its counters.
+// RAII: destroying the Probe detaches everything and frees the maps.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "counters.h"
+
+struct biosnoop_bpf;
+struct ring_buffer;
+
+namespace biosnoop {
+
+struct ProbeConfig {
+  uint64_t min_ns = 0;
+  bool include_queue = false;
+  uint32_t dev = 0;  // kernel dev_t (major << 20 | minor); 0 = every disk
+  uint64_t sector_start = 0;
+  uint64_t sector_end = UINT64_MAX;
+  uint32_t pid = 0;
+  std::string comm;  // empty = any
+  int op_filter = 0;  // BIOSNOOP_FILTER_OP_*
+  uint32_t ringbuf_bytes = 4u << 20;  // power of two, multiple of the page size
+  int verbose = 0;  // 1: libbpf warnings to stderr, 2: also its debug log
+};
+
+// Called for each ring-buffer record.  A non-OK status stops the current
+// poll and is returned from Poll().
+using RecordHandler = std::function<absl::Status(const void* data, size_t size)>;
+
+class Probe {
+ public:
+  // Checks privilege and kernel support, loads and attaches.  Errors:
+  // PermissionDenied (not root / no CAP_BPF), Unavailable (no BTF, a
+  // required tracepoint missing, BPF refused by the kernel), Internal.
+  static absl::StatusOr<std::unique_ptr<Probe>> Open(const ProbeConfig& config,
+                                                     RecordHandler handler);
+  ~Probe();
+  Probe(const Probe&) = delete;
+  Probe& operator=(const Probe&) = delete;
+
+  // Waits up to timeout_ms for records and hands each to the handler.
+  // Returns how many were consumed.  An interrupted wait is not an error.
+  absl::StatusOr<int> Poll(int timeout_ms);
+  // Hands every record already in the ring buffer to the handler.
+  absl::StatusOr<int> Drain();
+
+  absl::StatusOr<Counters> ReadCounters() const;
+
+  // Deletes in-flight entries not touched for max_age_ns (completions that
+  // were never seen, e.g. a device removed mid-I/O) so the bounded map
+  // cannot fill up over time.  Returns how many were removed.
+  absl::StatusOr<uint64_t> ExpireInflight(uint64_t now_ns, uint64_t max_age_ns);
+
+  // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
+  const std::vector<std::string>& attached() const { return attached_; }
+
+ private:
+  Probe() = default;
+  static int OnRecord(void* ctx, void* data, size_t size);
+
+  biosnoop_bpf* skel_ = nullptr;
+  ring_buffer* rb_ = nullptr;
+  RecordHandler handler_;
+  absl::Status handler_status_;
+  std::vector<std::string> attached_;
+};
+
+}  // namespace biosnoop

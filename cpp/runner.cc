@@ -1,0 +1,218 @@
+#include "runner.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "biosnoop_abi.h"
+#include "decoder.h"
+#include "disk_names.h"
+#include "enricher.h"
+#include "exit_codes.h"
+#include "jsonl_sink.h"
+#include "output_file.h"
+#include "probe.h"
+#include "status_macros.h"
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+volatile sig_atomic_t g_stop = 0;
+volatile sig_atomic_t g_reopen = 0;
+
+void OnStopSignal(int) { g_stop = 1; }
+void OnHangup(int) { g_reopen = 1; }
+
+void InstallSignalHandlers() {
+  struct sigaction sa = {};
+  sigemptyset(&sa.sa_mask);
+  // No SA_RESTART: a signal must cut the ring-buffer wait short.
+  sa.sa_handler = OnStopSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sa.sa_handler = OnHangup;
+  sigaction(SIGHUP, &sa, nullptr);
+  // A closed pipe shows up as EPIPE from write(), handled as a clean end.
+  signal(SIGPIPE, SIG_IGN);
+}
+
+uint64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
+}
+
+constexpr int kPollMs = 100;
+constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
+constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: 30 s
+constexpr uint64_t kInflightMaxAgeNs = 600000000000;  // 10 min
+
+// Consumer-side state that the record handler updates.
+struct Pipeline {
+  Enricher* enricher;
+  Sink* sink;
+  EnrichedEvent scratch;
+  uint64_t decoded = 0;
+  uint64_t decode_errors = 0;
+  std::string first_decode_error;
+
+  absl::Status Handle(const void* data, size_t size) {
+    absl::StatusOr<Event> ev = DecodeRecord(data, size);
+    if (!ev.ok()) {
+      // Counted and reported; one bad record must not end the run.
+      if (decode_errors++ == 0) first_decode_error = ev.status().ToString();
+      return absl::OkStatus();
+    }
+    ++decoded;
+    enricher->Enrich(*ev, ev->complete_ns, &scratch);
+    return sink->Write(scratch);
+  }
+};
+
+ProbeConfig MakeProbeConfig(const Options& o) {
+  ProbeConfig c;
+  c.min_ns = o.min_us * 1000;
+  c.include_queue = o.queued;
+  c.pid = o.pid;
+  c.comm = o.comm;
+  c.op_filter = o.op == OpFilter::kRead    ? BIOSNOOP_FILTER_OP_READ
+                : o.op == OpFilter::kWrite ? BIOSNOOP_FILTER_OP_WRITE
+                                           : BIOSNOOP_FILTER_OP_ANY;
+  c.ringbuf_bytes = o.ringbuf_kib * 1024u;
+  c.verbose = o.verbose;
+  return c;
+}
+
+std::string SummaryLine(const Counters& c, uint64_t written,
+                        const Pipeline& p, uint64_t expired,
+                        double seconds, int verbose) {
+  std::string line = absl::StrFormat(
+      "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
+      "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
+      "duration_s=%.1f",
+      c.completions(), c.emitted(), written, c.lost(), c.orphans(),
+      c.below_threshold(), c.filtered(), p.decode_errors, expired, seconds);
+  if (verbose > 0) {
+    for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
+      if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
+          i == BIOSNOOP_CTR_LOST || i == BIOSNOOP_CTR_ORPHANS ||
+          i == BIOSNOOP_CTR_BELOW_THRESHOLD || i == BIOSNOOP_CTR_FILTERED) {
+        continue;
+      }
+      absl::StrAppend(&line, " ", CounterName(i), "=", c.v[i]);
+    }
+  }
+  return line;
+}
+
+}  // namespace
+
+absl::Status Run(const Options& options, std::FILE* diag) {
+  ProbeConfig config = MakeProbeConfig(options);
+  DiskNames names;
+  if (!options.disk.empty()) {
+    ASSIGN_OR_RETURN(DiskNames::ResolvedDisk disk, names.Resolve(options.disk));
+    config.dev = (disk.major << 20) | disk.minor;
+    config.sector_start = disk.sector_start;
+    config.sector_end = disk.sector_end;
+  }
+
+  std::string host = "unknown";
+  if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;
+
+  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
+  if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
+  OutputFile* file = out->get();
+  JsonlSink sink(std::move(*out), host);
+  Enricher enricher("/sys", options.queued);
+  Pipeline pipeline{&enricher, &sink};
+
+  InstallSignalHandlers();
+  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
+                   Probe::Open(config, [&pipeline](const void* d, size_t n) {
+                     return pipeline.Handle(d, n);
+                   }));
+  if (options.verbose > 0) {
+    absl::FPrintF(diag, "biosnoop: attached %s\n",
+                  absl::StrJoin(probe->attached(), ", "));
+  }
+
+  const uint64_t start_ns = MonotonicNs();
+  const uint64_t end_ns =
+      options.duration.has_value()
+          ? start_ns + static_cast<uint64_t>(absl::ToInt64Nanoseconds(*options.duration))
+          : UINT64_MAX;
+  uint64_t next_tick = start_ns + kTickNs;
+  uint64_t next_expire = start_ns + kExpireEveryNs;
+  uint64_t lost_reported = 0;
+  uint64_t expired = 0;
+
+  // Ends the loop on a closed pipe (clean) or an output error (not).
+  absl::Status result;
+  auto write_status = [&](absl::Status s) {
+    if (!s.ok() && result.ok()) result = std::move(s);
+    return result.ok();
+  };
+
+  while (!g_stop) {
+    absl::StatusOr<int> n = probe->Poll(kPollMs);
+    if (!n.ok()) {
+      write_status(n.status());
+      break;
+    }
+    if (!write_status(sink.Flush())) break;
+    if (g_reopen) {
+      g_reopen = 0;
+      if (!write_status(sink.Reopen())) break;
+    }
+    uint64_t now = MonotonicNs();
+    if (now >= end_ns) break;
+    if (now >= next_tick) {
+      next_tick = now + kTickNs;
+      enricher.Recalibrate();
+      ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
+      if (c.lost() > lost_reported) {
+        // Loss is reported while it happens, not only at exit.
+        absl::FPrintF(diag,
+                      "biosnoop: lost %d events (kernel ring buffer full); "
+                      "%d lost since start. Raise --ringbuf-kib or --min-us.\n",
+                      c.lost() - lost_reported, c.lost());
+        lost_reported = c.lost();
+      }
+    }
+    if (now >= next_expire) {
+      next_expire = now + kExpireEveryNs;
+      ASSIGN_OR_RETURN(uint64_t removed,
+                       probe->ExpireInflight(now, kInflightMaxAgeNs));
+      expired += removed;
+    }
+  }
+
+  // Drain what the kernel already submitted, unless the output is gone.
+  if (result.ok()) {
+    absl::StatusOr<int> n = probe->Drain();
+    if (!n.ok()) write_status(n.status());
+    write_status(sink.Flush());
+  }
+  ASSIGN_OR_RETURN(Counters counters, probe->ReadCounters());
+  const double seconds = (MonotonicNs() - start_ns) / 1e9;
+  absl::FPrintF(diag, "%s\n",
+                SummaryLine(counters, file->lines_written(), pipeline, expired,
+                            seconds, options.verbose));
+  if (pipeline.decode_errors > 0) {
+    absl::FPrintF(diag, "biosnoop: %d records could not be decoded; first: %s\n",
+                  pipeline.decode_errors, pipeline.first_decode_error);
+  }
+  if (result.code() == absl::StatusCode::kCancelled) return absl::OkStatus();
+  if (!result.ok()) return WithExitCode(result, kExitIoError);
+  return absl::OkStatus();
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,315 @@
+// End-to-end: the real BPF program, real loop devices, real dd.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "harness.h"
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string HostName() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+// Every counter of the summary line adds up: each completion is emitted,
+// lost, below the threshold, filtered or an orphan.
+void ExpectSummaryConsistent(const Biosnoop& b, size_t lines) {
+  std::map<std::string, double> s = b.Summary();
+  ASSERT_TRUE(s.count("completions")) << b.Stderr();
+  EXPECT_EQ(s["written"], lines) << b.Stderr();
+  EXPECT_EQ(s["emitted"], s["written"] + s["decode_errors"]) << b.Stderr();
+  EXPECT_EQ(s["completions"], s["emitted"] + s["lost"] + s["below_threshold"] +
+                                  s["filtered"] + s["orphans"])
+      << b.Stderr();
+  EXPECT_EQ(s["lost"], 0) << b.Stderr();
+  EXPECT_EQ(s["decode_errors"], 0) << b.Stderr();
+}
+
+TEST(EndToEnd, EveryDirectReadAppearsExactlyOnceWithTheRightFields) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  auto before = std::chrono::system_clock::now();
+  constexpr int kCount = 200;
+  Workload dd = DirectDd(loop.path(), /*read=*/true, 4096, kCount);
+  ASSERT_EQ(dd.exit_code, 0);
+  EXPECT_EQ(b.Stop(SIGINT), 0) << b.Stderr();
+
+  std::vector<json> all = b.Events();
+  std::vector<json> mine = EventsOfPid(all, dd.pid);
+  ASSERT_EQ(mine.size(), static_cast<size_t>(kCount)) << b.Stdout();
+  std::set<uint64_t> sectors;
+  int64_t last_seq = 0;
+  for (const json& e : mine) {
+    EXPECT_EQ(e["comm"], "dd");
+    EXPECT_EQ(e["op"], "read");
+    EXPECT_EQ(e["rwbs"].get<std::string>().substr(0, 1), "R");
+    EXPECT_EQ(e["bytes"], 4096);
+    EXPECT_EQ(e["disk"], loop.name());
+    EXPECT_TRUE(e["partition"].is_null());
+    EXPECT_EQ(e["host"], HostName());
+    EXPECT_EQ(e["error_code"], 0);
+    EXPECT_TRUE(e["error"].is_null());
+    EXPECT_GE(e["queue_depth"].get<int>(), 1);
+    EXPECT_EQ(e["tid"], dd.pid);  // dd is single-threaded
+    EXPECT_EQ(e["latency_us"], e["device_us"]);
+    EXPECT_FALSE(e["queue_us"].is_null());  // block_io_start saw it
+    EXPECT_GT(e["seq"].get<int64_t>(), last_seq);
+    last_seq = e["seq"].get<int64_t>();
+    sectors.insert(e["sector"].get<uint64_t>());
+  }
+  // One event per 4 KiB block: sectors 0, 8, ..., 8*(kCount-1).
+  ASSERT_EQ(sectors.size(), static_cast<size_t>(kCount));
+  EXPECT_EQ(*sectors.begin(), 0u);
+  EXPECT_EQ(*sectors.rbegin(), 8u * (kCount - 1));
+
+  // Wall clock of the completion, not of reading: within the test window.
+  std::string ts = mine.front()["timestamp"];
+  ASSERT_EQ(ts.size(), 30u) << ts;  // 2026-11-21T05:44:01.123456789Z
+  EXPECT_EQ(ts.back(), 'Z');
+  std::tm tm = {};
+  ASSERT_NE(strptime(ts.c_str(), "%Y-%m-%dT%H:%M:%S", &tm), nullptr);
+  auto t = std::chrono::system_clock::from_time_t(timegm(&tm));
+  EXPECT_GE(t, std::chrono::time_point_cast<std::chrono::seconds>(before) -
+                   std::chrono::seconds(1));
+  EXPECT_LE(t, std::chrono::system_clock::now());
+
+  ExpectSummaryConsistent(b, all.size());
+}
+
+TEST(EndToEnd, DirectWritesAreWritesOfTheRightSize) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  constexpr int kCount = 50;
+  Workload dd = DirectDd(loop.path(), /*read=*/false, 8192, kCount, 100);
+  ASSERT_EQ(dd.exit_code, 0);
+  EXPECT_EQ(b.Stop(SIGTERM), 0) << b.Stderr();
+  std::vector<json> all = b.Events();
+  std::vector<json> mine = EventsOfPid(all, dd.pid);
+  ASSERT_EQ(mine.size(), static_cast<size_t>(kCount));
+  std::set<uint64_t> sectors;
+  for (const json& e : mine) {
+    EXPECT_EQ(e["op"], "write");
+    EXPECT_EQ(e["rwbs"].get<std::string>().substr(0, 1), "W");
+    EXPECT_EQ(e["bytes"], 8192);
+    EXPECT_EQ(e["comm"], "dd");
+    sectors.insert(e["sector"].get<uint64_t>());
+  }
+  EXPECT_EQ(sectors.size(), static_cast<size_t>(kCount));
+  EXPECT_EQ(*sectors.begin(), 100u * 16);  // seek=100 blocks of 8 KiB
+  ExpectSummaryConsistent(b, all.size());
+}
+
+TEST(EndToEnd, ThresholdKeepsFastIoOut) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  // 2 s: no request on a RAM-backed loop device takes that long.
+  Biosnoop b({"--min-us", "2000000", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  Workload dd = DirectDd(loop.path(), true, 4096, 100);
+  ASSERT_EQ(dd.exit_code, 0);
+  EXPECT_EQ(b.Stop(), 0);
+  EXPECT_TRUE(b.Events().empty()) << b.Stdout();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_GE(s["completions"], 100);
+  EXPECT_GE(s["below_threshold"], 100);
+  EXPECT_EQ(s["emitted"], 0);
+  ExpectSummaryConsistent(b, 0);
+}
+
+TEST(EndToEnd, DiskFilterExcludesOtherDisks) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice wanted(32), other(32);
+  ASSERT_TRUE(wanted.ok() && other.ok());
+  Biosnoop b({"--min-us", "0", "--disk", "/dev/" + wanted.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  Workload a = DirectDd(wanted.path(), true, 4096, 30);
+  Workload o = DirectDd(other.path(), true, 4096, 30);
+  ASSERT_EQ(a.exit_code, 0);
+  ASSERT_EQ(o.exit_code, 0);
+  EXPECT_EQ(b.Stop(), 0);
+  std::vector<json> all = b.Events();
+  for (const json& e : all) EXPECT_EQ(e["disk"], wanted.name()) << e.dump();
+  EXPECT_EQ(EventsOfPid(all, a.pid).size(), 30u);
+  EXPECT_TRUE(EventsOfPid(all, o.pid).empty());
+  ExpectSummaryConsistent(b, all.size());
+}
+
+TEST(EndToEnd, PidCommAndOpFiltersSelectInTheKernel) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  {
+    Biosnoop b({"--min-us", "0", "-d", loop.name(), "--op", "write"});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    Workload r = DirectDd(loop.path(), true, 4096, 20);
+    Workload w = DirectDd(loop.path(), false, 4096, 10);
+    ASSERT_EQ(b.Stop(), 0);
+    std::vector<json> all = b.Events();
+    EXPECT_TRUE(EventsOfPid(all, r.pid).empty());
+    EXPECT_EQ(EventsOfPid(all, w.pid).size(), 10u);
+    for (const json& e : all) EXPECT_EQ(e["op"], "write");
+    EXPECT_GE(b.Summary()["filtered"], 20);
+  }
+  {
+    Biosnoop b({"--min-us", "0", "-d", loop.name(), "--comm", "no-such-comm"});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    Workload r = DirectDd(loop.path(), true, 4096, 20);
+    ASSERT_EQ(b.Stop(), 0);
+    EXPECT_TRUE(b.Events().empty());
+    EXPECT_GE(b.Summary()["filtered"], 20);
+  }
+  {
+    Biosnoop b({"--min-us", "0", "-d", loop.name(), "--comm", "dd"});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    Workload r = DirectDd(loop.path(), true, 4096, 20);
+    ASSERT_EQ(b.Stop(), 0);
+    std::vector<json> all = b.Events();
+    EXPECT_EQ(EventsOfPid(all, r.pid).size(), 20u);
+    for (const json& e : all) EXPECT_EQ(e["comm"], "dd");
+  }
+  {
+    // The pid filter: our own pid does no I/O on the device, dd does.
+    Biosnoop b({"--min-us", "0", "-d", loop.name(), "-p",
+                std::to_string(getpid())});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    Workload r = DirectDd(loop.path(), true, 4096, 20);
+    ASSERT_EQ(b.Stop(), 0);
+    EXPECT_TRUE(b.Events().empty()) << b.Stdout();
+    EXPECT_GE(b.Summary()["filtered"], 20);
+  }
+}
+
+TEST(EndToEnd, PartitionIsNamedAndSectorsAreWholeDisk) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32, /*partitioned=*/true);
+  ASSERT_TRUE(loop.ok());
+  ASSERT_EQ(access(loop.partition_path().c_str(), F_OK), 0);
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  Workload dd = DirectDd(loop.partition_path(), true, 4096, 10, 4);
+  ASSERT_EQ(dd.exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0);
+  std::vector<json> mine = EventsOfPid(b.Events(), dd.pid);
+  ASSERT_EQ(mine.size(), 10u);
+  std::set<uint64_t> sectors;
+  for (const json& e : mine) {
+    EXPECT_EQ(e["disk"], loop.name());
+    EXPECT_EQ(e["partition"], loop.partition_name());
+    sectors.insert(e["sector"].get<uint64_t>());
+  }
+  EXPECT_EQ(*sectors.begin(), loop.partition_start_sector() + 4 * 8);
+
+  // -d with a partition name keeps only I/O inside that partition.
+  Biosnoop p({"--min-us", "0", "-d", loop.partition_name()});
+  ASSERT_TRUE(p.WaitAttached()) << p.Stderr();
+  Workload in = DirectDd(loop.partition_path(), true, 4096, 5);
+  Workload whole = DirectDd(loop.path(), true, 4096, 5);  // sectors 0..39
+  ASSERT_EQ(p.Stop(), 0);
+  std::vector<json> all = p.Events();
+  EXPECT_EQ(EventsOfPid(all, in.pid).size(), 5u);
+  EXPECT_TRUE(EventsOfPid(all, whole.pid).empty());
+}
+
+TEST(EndToEnd, DeviceAttachedAfterStartIsNamed) {
+  BIOSNOOP_REQUIRE_ROOT();
+  Biosnoop b({"--min-us", "0", "--comm", "dd"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  LoopDevice late(32);  // losetup after biosnoop started
+  ASSERT_TRUE(late.ok());
+  Workload dd = DirectDd(late.path(), true, 4096, 10);
+  ASSERT_EQ(dd.exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0);
+  std::vector<json> mine = EventsOfPid(b.Events(), dd.pid);
+  ASSERT_EQ(mine.size(), 10u);
+  for (const json& e : mine) EXPECT_EQ(e["disk"], late.name());
+}
+
+TEST(EndToEnd, DurationEndsTheRunWithASummary) {
+  BIOSNOOP_REQUIRE_ROOT();
+  auto start = std::chrono::steady_clock::now();
+  Biosnoop b({"--min-us", "0", "--duration", "1"});
+  EXPECT_EQ(b.Wait(20000), 0) << b.Stderr();
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::seconds(1));
+  EXPECT_TRUE(b.Summary().count("completions")) << b.Stderr();
+}
+
+TEST(EndToEnd, ClosedPipeEndsCleanly) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  // biosnoop | head -3 while dd keeps the device busy; biosnoop's own exit
+  // status is what the pipeline reports (pipefail off, so read PIPESTATUS).
+  std::string cmd =
+      "( " + std::string(BIOSNOOP_BIN) + " --min-us 0 -d " + loop.name() +
+      " 2>/tmp/biosnoop-pipe-err | head -3 > /tmp/biosnoop-pipe-out; "
+      "echo ${PIPESTATUS[0]} > /tmp/biosnoop-pipe-rc ) & "
+      "sleep 1; for i in $(seq 20); do dd if=" + loop.path() +
+      " of=/dev/null bs=4k count=50 iflag=direct status=none; done; wait";
+  ASSERT_EQ(RunCommand({"bash", "-c", cmd}), 0);
+  std::optional<std::string> rc = CommandOutput({"cat", "/tmp/biosnoop-pipe-rc"});
+  ASSERT_TRUE(rc.has_value());
+  EXPECT_EQ(*rc, "0");
+  std::optional<std::string> out =
+      CommandOutput({"wc", "-l", "/tmp/biosnoop-pipe-out"});
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->substr(0, 1), "3");
+  std::optional<std::string> err = CommandOutput({"cat", "/tmp/biosnoop-pipe-err"});
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("biosnoop: completions="), std::string::npos) << *err;
+  RunCommand({"rm", "-f", "/tmp/biosnoop-pipe-err", "/tmp/biosnoop-pipe-out",
+              "/tmp/biosnoop-pipe-rc"});
+}
+
+TEST(EndToEnd, BadUsageAndUnknownDiskExit64) {
+  BIOSNOOP_REQUIRE_ROOT();
+  {
+    Biosnoop b({"--no-such-flag"});
+    EXPECT_EQ(b.Wait(), 64);
+    EXPECT_NE(b.Stderr().find("unknown option --no-such-flag"), std::string::npos);
+  }
+  {
+    Biosnoop b({"--min-us", "ten"});
+    EXPECT_EQ(b.Wait(), 64);
+    EXPECT_NE(b.Stderr().find("--min-us"), std::string::npos);
+  }
+  {
+    Biosnoop b({"-d", "nosuchdisk0"});
+    EXPECT_EQ(b.Wait(), 64);
+    EXPECT_NE(b.Stderr().find("nosuchdisk0"), std::string::npos) << b.Stderr();
+  }
+}
+
+TEST(EndToEnd, WithoutPrivilegeExit77WithAdvice) {
+  BIOSNOOP_REQUIRE_ROOT();
+  // setpriv drops to an unprivileged uid with no capabilities.
+  std::optional<std::string> out = CommandOutput(
+      {"bash", "-c",
+       "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "
+       "--bounding-set=-all " + std::string(BIOSNOOP_BIN) +
+           " --duration 1 2>&1; echo rc=$?"});
+  ASSERT_TRUE(out.has_value());
+  EXPECT_NE(out->find("rc=77"), std::string::npos) << *out;
+  EXPECT_NE(out->find("sudo"), std::string::npos) << *out;
+}
+
+}  // namespace
+}  // namespace biosnoop::testing

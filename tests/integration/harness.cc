@@ -1,0 +1,255 @@
+#include "harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+extern char** environ;
+
+namespace biosnoop::testing {
+namespace {
+
+pid_t Spawn(const std::vector<std::string>& argv, const char* out_path,
+            const char* err_path) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (out_path != nullptr) {
+    posix_spawn_file_actions_addopen(&fa, 1, out_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  } else {
+    posix_spawn_file_actions_adddup2(&fa, 2, 1);
+  }
+  if (err_path != nullptr) {
+    posix_spawn_file_actions_addopen(&fa, 2, err_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) {
+    pid = -1;
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+bool IsRoot() { return geteuid() == 0; }
+
+bool InCi() {
+  const char* ci = getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+int RunCommand(const std::vector<std::string>& argv) {
+  pid_t pid = Spawn(argv, nullptr, nullptr);
+  if (pid < 0) return -1;
+  return WaitExit(pid);
+}
+
+std::optional<std::string> CommandOutput(const std::vector<std::string>& argv) {
+  char tmpl[] = "/tmp/biosnoop-cmd-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) return std::nullopt;
+  close(fd);
+  pid_t pid = Spawn(argv, tmpl, nullptr);
+  int rc = pid < 0 ? -1 : WaitExit(pid);
+  std::string out = ReadFile(tmpl);
+  unlink(tmpl);
+  if (rc != 0) return std::nullopt;
+  return std::string(absl::StripAsciiWhitespace(out));
+}
+
+LoopDevice::LoopDevice(int size_mib, bool partitioned) {
+  char tmpl[] = "/dev/shm/biosnoop-test-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) return;
+  backing_ = tmpl;
+  if (ftruncate(fd, static_cast<off_t>(size_mib) << 20) != 0) {
+    close(fd);
+    return;
+  }
+  close(fd);
+  if (partitioned) {
+    // One partition from sector 2048 to the end.
+    if (RunCommand({"sh", "-c",
+                    "echo 'start=2048, type=83' | sfdisk --quiet " + backing_}) != 0) {
+      return;
+    }
+  }
+  std::vector<std::string> cmd = {"losetup", "--find", "--show"};
+  if (partitioned) cmd.push_back("--partscan");
+  cmd.push_back(backing_);
+  std::optional<std::string> dev = CommandOutput(cmd);
+  if (!dev.has_value()) return;
+  path_ = *dev;
+  if (partitioned) {
+    // udev is not guaranteed: wait for the kernel to create the partition.
+    std::string sys = "/sys/class/block/" + partition_name();
+    for (int i = 0; i < 100 && access(sys.c_str(), F_OK) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (access(partition_path().c_str(), F_OK) != 0) {
+      // No devtmpfs node yet: make one from sysfs's dev file.
+      std::string devnum = ReadFile(sys + "/dev");
+      unsigned ma = 0, mi = 0;
+      if (sscanf(devnum.c_str(), "%u:%u", &ma, &mi) == 2) {
+        mknod(partition_path().c_str(), S_IFBLK | 0600, makedev(ma, mi));
+      }
+    }
+  }
+}
+
+LoopDevice::~LoopDevice() {
+  if (!path_.empty()) RunCommand({"losetup", "-d", path_});
+  if (!backing_.empty()) unlink(backing_.c_str());
+}
+
+std::string LoopDevice::name() const {
+  return path_.substr(path_.find_last_of('/') + 1);
+}
+std::string LoopDevice::partition_path() const { return path_ + "p1"; }
+std::string LoopDevice::partition_name() const { return name() + "p1"; }
+
+Biosnoop::Biosnoop(std::vector<std::string> args) {
+  char tmpl[] = "/tmp/biosnoop-run-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return;
+  dir_ = tmpl;
+  std::vector<std::string> argv = {BIOSNOOP_BIN, "-v"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = Spawn(argv, (dir_ + "/out").c_str(), (dir_ + "/err").c_str());
+}
+
+Biosnoop::~Biosnoop() {
+  if (pid_ > 0 && !exited_) {
+    kill(pid_, SIGKILL);
+    WaitExit(pid_);
+  }
+  if (!dir_.empty()) RunCommand({"rm", "-rf", dir_});
+}
+
+bool Biosnoop::WaitAttached(int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 20) {
+    if (Stderr().find("biosnoop: attached") != std::string::npos) return true;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited_ = true;
+      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+int Biosnoop::Wait(int timeout_ms) {
+  for (int waited = 0; !exited_ && waited < timeout_ms; waited += 10) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited_ = true;
+      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return exited_ ? status_ : -2;
+}
+
+int Biosnoop::Stop(int sig, int timeout_ms) {
+  if (!exited_) kill(pid_, sig);
+  return Wait(timeout_ms);
+}
+
+std::string Biosnoop::Stdout() const { return ReadFile(dir_ + "/out"); }
+std::string Biosnoop::Stderr() const { return ReadFile(dir_ + "/err"); }
+
+std::vector<nlohmann::json> Biosnoop::Events() const {
+  std::vector<nlohmann::json> events;
+  std::string out = Stdout();
+  if (!out.empty()) {
+    EXPECT_EQ(out.back(), '\n') << "last line is torn";
+  }
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    try {
+      events.push_back(nlohmann::json::parse(line));
+    } catch (const nlohmann::json::exception& e) {
+      ADD_FAILURE() << "invalid JSON line: " << line << ": " << e.what();
+    }
+  }
+  return events;
+}
+
+std::map<std::string, double> Biosnoop::Summary() const {
+  std::map<std::string, double> kv;
+  for (absl::string_view line : absl::StrSplit(Stderr(), '\n')) {
+    if (!absl::ConsumePrefix(&line, "biosnoop: completions=")) continue;
+    std::string full = "completions=" + std::string(line);
+    for (absl::string_view field : absl::StrSplit(full, ' ')) {
+      std::pair<std::string, std::string> p = absl::StrSplit(field, '=');
+      double v = 0;
+      if (absl::SimpleAtod(p.second, &v)) kv[p.first] = v;
+    }
+  }
+  return kv;
+}
+
+Workload DirectDd(const std::string& dev, bool read, int bs, int count,
+                  int skip_blocks) {
+  std::vector<std::string> argv = {"dd", "bs=" + std::to_string(bs),
+                                   "count=" + std::to_string(count),
+                                   "status=none"};
+  if (read) {
+    argv.insert(argv.end(), {"if=" + dev, "of=/dev/null", "iflag=direct",
+                             "skip=" + std::to_string(skip_blocks)});
+  } else {
+    argv.insert(argv.end(), {"if=/dev/zero", "of=" + dev, "oflag=direct",
+                             "seek=" + std::to_string(skip_blocks)});
+  }
+  Workload w;
+  w.pid = Spawn(argv, nullptr, nullptr);
+  if (w.pid > 0) w.exit_code = WaitExit(w.pid);
+  return w;
+}
+
+std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
+                                        pid_t pid) {
+  std::vector<nlohmann::json> out;
+  for (const nlohmann::json& e : all) {
+    if (e.value("pid", 0) == pid) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace biosnoop::testing

@@ -1,0 +1,105 @@
+#pragma once
+
+// Helpers for the privileged end-to-end tests: real loop devices, the real
+// biosnoop binary as a child process, real workloads (dd).  Everything set
+// up is torn down by destructors, also when an assertion fails.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace biosnoop::testing {
+
+// Skips the test when not root, with the reason; under CI=true a missing
+// privilege is a failure instead, since CI runs as root.
+#define BIOSNOOP_REQUIRE_ROOT()                                              \
+  do {                                                                       \
+    if (!::biosnoop::testing::IsRoot()) {                                    \
+      if (::biosnoop::testing::InCi()) {                                     \
+        FAIL() << "privileged test needs root, and CI=true: not skipping";   \
+      }                                                                      \
+      GTEST_SKIP() << "needs root (loads the BPF program, creates loop "     \
+                      "devices); run tools/test with sudo";                  \
+    }                                                                        \
+  } while (0)
+
+bool IsRoot();
+bool InCi();
+
+// Runs argv, returns the exit status (or -1); stdout/stderr to stderr.
+int RunCommand(const std::vector<std::string>& argv);
+// Runs argv and returns its stdout (trimmed), or nullopt when it fails.
+std::optional<std::string> CommandOutput(const std::vector<std::string>& argv);
+
+// A loop device over a file in /dev/shm.
+class LoopDevice {
+ public:
+  // size_mib of backing file; partitioned: give it a GPT/MBR partition
+  // table with one partition starting at 1 MiB (losetup -P).
+  explicit LoopDevice(int size_mib, bool partitioned = false);
+  ~LoopDevice();
+  LoopDevice(const LoopDevice&) = delete;
+  LoopDevice& operator=(const LoopDevice&) = delete;
+
+  bool ok() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }  // /dev/loop3
+  std::string name() const;                           // loop3
+  std::string partition_path() const;                 // /dev/loop3p1
+  std::string partition_name() const;                 // loop3p1
+  uint64_t partition_start_sector() const { return 2048; }
+
+ private:
+  std::string backing_;
+  std::string path_;
+};
+
+// The biosnoop binary as a child process writing to files.
+class Biosnoop {
+ public:
+  explicit Biosnoop(std::vector<std::string> args);
+  ~Biosnoop();  // SIGKILL if still running
+
+  // Waits until biosnoop says it attached (-v is added by the constructor).
+  bool WaitAttached(int timeout_ms = 15000);
+  // Sends sig and waits for exit; returns the exit code, -1 on a signal death.
+  int Stop(int sig = SIGINT, int timeout_ms = 20000);
+  // Waits for the child to exit by itself.
+  int Wait(int timeout_ms = 20000);
+  pid_t pid() const { return pid_; }
+
+  std::string Stdout() const;
+  std::string Stderr() const;
+  // Parses every stdout line; a line that is not valid JSON fails the test.
+  std::vector<nlohmann::json> Events() const;
+  // key=value pairs of the "biosnoop: completions=..." summary line.
+  std::map<std::string, double> Summary() const;
+
+ private:
+  std::string dir_;
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool exited_ = false;
+};
+
+struct Workload {
+  pid_t pid = -1;
+  int exit_code = -1;
+};
+
+// dd with O_DIRECT: count requests of bs bytes from/to dev at offset skip
+// blocks.  read: if=dev of=/dev/null iflag=direct; else of=dev oflag=direct.
+Workload DirectDd(const std::string& dev, bool read, int bs, int count,
+                  int skip_blocks = 0);
+
+// Events whose pid is `pid`.
+std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
+                                        pid_t pid);
+
+}  // namespace biosnoop::testing

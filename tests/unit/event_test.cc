@@ -1,0 +1,45 @@
+#include "event.h"
+
+#include <cerrno>
+
+#include "gtest/gtest.h"
+
+namespace biosnoop {
+namespace {
+
+TEST(RwbsTest, MatchesKernelFlagStrings) {
+  EXPECT_EQ(Rwbs(Op::kRead, 0), "R");
+  EXPECT_EQ(Rwbs(Op::kWrite, 0), "W");
+  EXPECT_EQ(Rwbs(Op::kWrite, kFlagSync), "WS");
+  EXPECT_EQ(Rwbs(Op::kRead, kFlagRahead), "RA");
+  EXPECT_EQ(Rwbs(Op::kRead, kFlagMeta | kFlagSync), "RSM");
+  EXPECT_EQ(Rwbs(Op::kFlush, kFlagPreflush), "FF");
+  EXPECT_EQ(Rwbs(Op::kWrite, kFlagPreflush | kFlagFua | kFlagSync), "FWFS");
+  EXPECT_EQ(Rwbs(Op::kDiscard, 0), "D");
+  EXPECT_EQ(Rwbs(Op::kSecureErase, 0), "DE");
+  EXPECT_EQ(Rwbs(Op::kOther, 0), "N");
+}
+
+TEST(OpNameTest, StableLowercaseNames) {
+  EXPECT_EQ(OpName(Op::kRead), "read");
+  EXPECT_EQ(OpName(Op::kWrite), "write");
+  EXPECT_EQ(OpName(Op::kFlush), "flush");
+  EXPECT_EQ(OpName(Op::kDiscard), "discard");
+  EXPECT_EQ(OpName(Op::kWriteZeroes), "write_zeroes");
+  EXPECT_EQ(OpName(static_cast<Op>(42)), "other");
+}
+
+TEST(BlkStatusTest, MapsLikeTheKernel) {
+  EXPECT_EQ(BlkStatusToError(0).errno_value, 0);
+  EXPECT_EQ(BlkStatusToError(0).name, "");
+  EXPECT_EQ(BlkStatusToError(10).errno_value, EIO);
+  EXPECT_EQ(BlkStatusToError(10).name, "EIO");
+  EXPECT_EQ(BlkStatusToError(2).name, "ETIMEDOUT");
+  EXPECT_EQ(BlkStatusToError(3).errno_value, ENOSPC);
+  EXPECT_EQ(BlkStatusToError(16).name, "ENODEV");
+  // Codes this build does not know are EIO, as blk_status_to_errno() does.
+  EXPECT_EQ(BlkStatusToError(200).errno_value, EIO);
+}
+
+}  // namespace
+}  // namespace biosnoop

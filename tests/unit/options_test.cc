@@ -1,0 +1,142 @@
+#include "options.h"
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "exit_codes.h"
+#include "gtest/gtest.h"
+
+namespace biosnoop {
+namespace {
+
+absl::StatusOr<Options> Parse(std::initializer_list<const char*> args) {
+  std::vector<std::string> storage = {"biosnoop"};
+  for (const char* a : args) storage.emplace_back(a);
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  return ParseOptions(static_cast<int>(storage.size()), argv.data());
+}
+
+std::string ErrorOf(std::initializer_list<const char*> args) {
+  absl::StatusOr<Options> o = Parse(args);
+  EXPECT_FALSE(o.ok());
+  if (o.ok()) return "";
+  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ExitCodeFor(o.status()), kExitUsage);
+  // One line, so it reads well after "biosnoop: ".
+  EXPECT_EQ(o.status().message().find('\n'), absl::string_view::npos);
+  return std::string(o.status().message());
+}
+
+TEST(OptionsTest, DefaultsMatchBiosnoopUsers) {
+  absl::StatusOr<Options> o = Parse({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->min_us, 0u);
+  EXPECT_EQ(o->output, "-");
+  EXPECT_FALSE(o->queued);
+  EXPECT_FALSE(o->duration.has_value());
+  EXPECT_EQ(o->op, OpFilter::kAny);
+  EXPECT_EQ(o->ringbuf_kib, 4096u);
+}
+
+TEST(OptionsTest, ParsesEveryOption) {
+  absl::StatusOr<Options> o =
+      Parse({"--min-us", "10000", "-d", "vda1", "-p", "123", "--comm", "dd",
+             "-Q", "-o", "/tmp/x.jsonl", "--duration", "5", "--op", "write",
+             "--ringbuf-kib", "64", "-v", "-v"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_us, 10000u);
+  EXPECT_EQ(o->disk, "vda1");
+  EXPECT_EQ(o->pid, 123u);
+  EXPECT_EQ(o->comm, "dd");
+  EXPECT_TRUE(o->queued);
+  EXPECT_EQ(o->output, "/tmp/x.jsonl");
+  EXPECT_EQ(*o->duration, absl::Seconds(5));
+  EXPECT_EQ(o->op, OpFilter::kWrite);
+  EXPECT_EQ(o->ringbuf_kib, 64u);
+  EXPECT_EQ(o->verbose, 2);
+}
+
+TEST(OptionsTest, LongFormsAndEqualsSyntax) {
+  absl::StatusOr<Options> o = Parse({"--min-us=5", "--disk=loop0", "--pid=9",
+                                     "--queued", "--output=-", "--op=read",
+                                     "--duration=1m30s"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_us, 5u);
+  EXPECT_EQ(o->disk, "loop0");
+  EXPECT_EQ(o->pid, 9u);
+  EXPECT_EQ(o->op, OpFilter::kRead);
+  EXPECT_EQ(*o->duration, absl::Seconds(90));
+}
+
+TEST(OptionsTest, CanParseTwiceInOneProcess) {
+  ASSERT_FALSE(Parse({"--bogus"}).ok());
+  absl::StatusOr<Options> o = Parse({"-p", "7"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->pid, 7u);
+}
+
+TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
+  EXPECT_EQ(ErrorOf({"--min-us", "abc"}),
+            "--min-us: expected a whole number of microseconds, got \"abc\"");
+  EXPECT_NE(ErrorOf({"--min-us", "-5"}).find("--min-us"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--min-us", "10ms"}).find("--min-us"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--min-us", "+5"}).find("--min-us"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--min-us", "99999999999999999999999"}).find("--min-us"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"-p", "0"}).find("-p"), std::string::npos);
+  EXPECT_NE(ErrorOf({"-p", "4194305"}).find("process id"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "0"}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "soon"}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "-3s"}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--ringbuf-kib", "100"}).find("power of two"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--ringbuf-kib", "2"}).find("power of two"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--op", "trim"}).find("read or write"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--comm", "a-name-longer-than-15"}).find("15 bytes"),
+            std::string::npos);
+}
+
+TEST(OptionsTest, UnknownOptionsAndStrayArguments) {
+  EXPECT_EQ(ErrorOf({"--bogus"}), "unknown option --bogus (see --help)");
+  EXPECT_EQ(ErrorOf({"-z"}), "unknown option -z (see --help)");
+  EXPECT_EQ(ErrorOf({"10000"}), "unexpected argument \"10000\" (see --help)");
+  EXPECT_EQ(ErrorOf({"-d"}), "-d: missing value");
+  EXPECT_EQ(ErrorOf({"--min-us"}), "--min-us: missing value");
+}
+
+TEST(OptionsTest, HelpAndVersion) {
+  absl::StatusOr<Options> o = Parse({"-h"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->help);
+  o = Parse({"--version"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->version);
+  std::string usage = UsageText();
+  for (const char* flag : {"--min-us", "--disk", "--pid", "--comm", "--queued",
+                           "--output", "--duration", "--op", "--ringbuf-kib"}) {
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(ExitCodesTest, MapStatusesToDocumentedCodes) {
+  EXPECT_EQ(ExitCodeFor(absl::OkStatus()), 0);
+  EXPECT_EQ(ExitCodeFor(absl::CancelledError("pipe")), 0);
+  EXPECT_EQ(ExitCodeFor(absl::InvalidArgumentError("x")), 64);
+  EXPECT_EQ(ExitCodeFor(absl::NotFoundError("unknown disk")), 64);
+  EXPECT_EQ(ExitCodeFor(absl::PermissionDeniedError("x")), 77);
+  EXPECT_EQ(ExitCodeFor(absl::UnavailableError("no BTF")), 69);
+  EXPECT_EQ(ExitCodeFor(absl::InternalError("x")), 70);
+  EXPECT_EQ(ExitCodeFor(WithExitCode(absl::PermissionDeniedError("open"),
+                                     kExitCantCreate)),
+            73);
+  EXPECT_EQ(ExitCodeFor(WithExitCode(absl::ResourceExhaustedError("ENOSPC"),
+                                     kExitIoError)),
+            74);
+}
+
+}  // namespace
+}  // namespace biosnoop
