@@ -1,0 +1,114 @@
+#pragma once
+
+// Block device names from sysfs: major:minor -> "vda", a sector -> "vda1",
+// and a user-given name ("vda", "/dev/vda1") -> major:minor and sector range.
+//
+// Lookup() runs once per event, so every device is cached after its first
+// lookup and a known device costs no syscall. The cache heals itself, with
+// every sysfs re-read rate limited per device by the caller's clock:
+//   - an unknown major:minor (hotplug: losetup after start) is looked up
+//     again at most once per kNegativeRetryNs;
+//   - a sector in no known partition (losetup -P, partprobe after start)
+//     re-reads that disk's partitions at most once per kPartitionRetryNs;
+//   - a known name is revalidated, with its partitions, every
+//     kRevalidateNs (a major:minor can be reused by another device).
+//
+// The sysfs root is injectable so tests can use a fake tree. Malformed sysfs
+// content never crashes: a device whose name cannot be read is unknown, a
+// partition whose start/size cannot be parsed is ignored.
+//
+// Not thread-safe: one instance per consumer thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace biosnoop {
+
+// A disk or partition given by name on the command line, as the kernel-side
+// filter needs it.
+struct ResolvedDisk {
+  uint32_t major = 0;  // of the whole disk, also for a partition
+  uint32_t minor = 0;
+  uint64_t sector_start = 0;  // [sector_start, sector_end), 512-byte units
+  uint64_t sector_end = 0;    // relative to the whole disk
+  std::string disk;           // "vda"
+  std::string partition;      // "vda1"; empty for a whole disk
+};
+
+class DiskNames {
+ public:
+  static constexpr uint64_t kNegativeRetryNs = 1'000'000'000;
+  static constexpr uint64_t kPartitionRetryNs = 1'000'000'000;
+  static constexpr uint64_t kRevalidateNs = 10'000'000'000;
+
+  // `sysfs_root` is where sysfs is mounted ("/sys"); it must contain
+  // dev/block, block and class/block laid out as the kernel does.
+  explicit DiskNames(std::string sysfs_root = "/sys");
+
+  DiskNames(const DiskNames&) = delete;
+  DiskNames& operator=(const DiskNames&) = delete;
+
+  struct Location {
+    std::string disk;       // "vda"; "254:0" when sysfs does not know it
+    std::string partition;  // "vda1"; empty when the sector is in none
+  };
+  // Same, as views into the cache: valid until the next call of any
+  // non-const method. For the hot path, so the caller can copy into strings
+  // whose capacity it reuses.
+  struct LocationView {
+    absl::string_view disk;
+    absl::string_view partition;
+  };
+
+  // Names the whole disk `major`:`minor` and the partition holding `sector`
+  // (512-byte units, relative to the start of the whole disk). `now_ns` is
+  // any monotonic clock in ns (CLOCK_MONOTONIC); it only drives the rate
+  // limits above.
+  Location Lookup(uint32_t major, uint32_t minor, uint64_t sector,
+                  uint64_t now_ns);
+  LocationView LookupView(uint32_t major, uint32_t minor, uint64_t sector,
+                          uint64_t now_ns);
+
+  using ResolvedDisk = ::biosnoop::ResolvedDisk;
+  // Resolves a name given on the command line (-d/--disk): "vda",
+  // "/dev/vda", "vda1" or "/dev/vda1", read fresh from sysfs (no cache).
+  // A whole disk gets [0, UINT64_MAX); a partition gets its whole disk's
+  // major:minor and its own sector range.
+  // Errors: InvalidArgument for a malformed name (empty, ".", "..", a '/'
+  // after the optional "/dev/", a NUL byte); NotFound for a name sysfs does
+  // not know; FailedPrecondition when sysfs holds unparsable content.
+  absl::StatusOr<ResolvedDisk> Resolve(absl::string_view name);
+
+ private:
+  struct Partition {
+    uint64_t start = 0;
+    uint64_t end = 0;      // exclusive
+    uint64_t max_end = 0;  // max `end` of this and all earlier partitions
+    std::string name;
+  };
+  struct Device {
+    bool known = false;
+    std::string name;  // disk name, or "MAJ:MIN" while unknown
+    std::vector<Partition> partitions;  // sorted by start
+    uint64_t name_read_ns = 0;
+    uint64_t partitions_read_ns = 0;
+  };
+
+  // Re-reads the name and, when known, the partitions of `device`.
+  void Refresh(uint32_t major, uint32_t minor, uint64_t now_ns,
+               Device* device);
+  void ReadPartitions(uint64_t now_ns, Device* device);
+  // The partition holding `sector`, or nullptr.
+  static const Partition* FindPartition(const Device& device,
+                                        uint64_t sector);
+
+  std::string root_;
+  absl::flat_hash_map<uint64_t, Device> devices_;
+};
+
+}  // namespace biosnoop

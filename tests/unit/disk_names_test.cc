@@ -1,0 +1,369 @@
+#include "disk_names.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace biosnoop {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kSecond = 1'000'000'000;
+
+// A sysfs tree in a temp dir, laid out as the kernel does it: the device
+// directories live under devices/..., and dev/block/MAJ:MIN, block/<disk>
+// and class/block/<name> are relative symlinks into them.
+class FakeSysfs {
+ public:
+  FakeSysfs() {
+    char tmpl[] = "/tmp/biosnoop-sysfs-XXXXXX";
+    const char* dir = mkdtemp(tmpl);
+    EXPECT_NE(dir, nullptr);
+    root_ = dir != nullptr ? dir : "/nonexistent";
+    fs::create_directories(root_ + "/dev/block");
+    fs::create_directories(root_ + "/block");
+    fs::create_directories(root_ + "/class/block");
+  }
+  ~FakeSysfs() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);  // does not follow the symlinks
+  }
+
+  const std::string& root() const { return root_; }
+
+  // `parent` e.g. "devices/pci0000:00/0000:00:02.0/virtio1/block".
+  void AddDisk(const std::string& name, uint32_t major, uint32_t minor,
+               const std::string& parent = "devices/virtual/block") {
+    std::string rel = parent + "/" + name;
+    device_dirs_[name] = rel;
+    fs::create_directories(root_ + "/" + rel + "/queue");
+    fs::create_directories(root_ + "/" + rel + "/holders");
+    fs::create_directories(root_ + "/" + rel + "/power");
+    WriteFile(rel + "/queue/rotational", "0\n");
+    WriteFile(rel + "/dev", absl::StrCat(major, ":", minor, "\n"));
+    WriteFile(rel + "/size", "16777216\n");
+    Link("dev/block/" + DevName(major, minor), "../../" + rel);
+    Link("block/" + name, "../" + rel);
+    Link("class/block/" + name, "../../" + rel);
+  }
+
+  void AddPartition(const std::string& disk, const std::string& name,
+                    uint32_t major, uint32_t minor, uint64_t start,
+                    uint64_t size) {
+    std::string rel = device_dirs_.at(disk) + "/" + name;
+    device_dirs_[name] = rel;
+    fs::create_directories(root_ + "/" + rel + "/power");
+    WriteFile(rel + "/dev", absl::StrCat(major, ":", minor, "\n"));
+    WriteFile(rel + "/partition", std::string(1, name.back()) + "\n");
+    WriteFile(rel + "/start", absl::StrCat(start, "\n"));
+    WriteFile(rel + "/size", absl::StrCat(size, "\n"));
+    WriteFile(rel + "/ro", "0\n");
+    Link("dev/block/" + DevName(major, minor), "../../" + rel);
+    Link("class/block/" + name, "../../" + rel);
+  }
+
+  // As the kernel does on removal: the device directory, its partitions'
+  // and every link to them go away.
+  void RemoveDisk(const std::string& name) {
+    const std::string dir =
+        fs::canonical(root_ + "/" + device_dirs_.at(name)).string();
+    for (const char* links : {"dev/block", "block", "class/block"}) {
+      for (const fs::directory_entry& link :
+           fs::directory_iterator(root_ + "/" + links)) {
+        fs::path target = link.path().parent_path() / fs::read_symlink(link);
+        std::string resolved = fs::weakly_canonical(target).string();
+        if (resolved == dir || resolved.rfind(dir + "/", 0) == 0) {
+          fs::remove(link.path());
+        }
+      }
+    }
+    fs::remove_all(dir);
+  }
+
+  void WriteFile(const std::string& rel, const std::string& content) {
+    std::ofstream(root_ + "/" + rel, std::ios::binary | std::ios::trunc)
+        << content;
+  }
+  // `rel` relative to the device directory of `device`.
+  void WriteDeviceFile(const std::string& device, const std::string& rel,
+                       const std::string& content) {
+    WriteFile(device_dirs_.at(device) + "/" + rel, content);
+  }
+  void Link(const std::string& rel, const std::string& target) {
+    fs::create_symlink(target, root_ + "/" + rel);
+  }
+
+ private:
+  static std::string DevName(uint32_t major, uint32_t minor) {
+    return absl::StrCat(major, ":", minor);
+  }
+
+  std::string root_;
+  std::map<std::string, std::string> device_dirs_;
+};
+
+class DiskNamesTest : public ::testing::Test {
+ protected:
+  DiskNamesTest() {
+    sysfs_.AddDisk("vda", 254, 0,
+                   "devices/pci0000:00/0000:00:02.0/virtio1/block");
+    sysfs_.AddPartition("vda", "vda1", 254, 1, 2048, 1000);
+    sysfs_.AddPartition("vda", "vda2", 254, 2, 4096, 4096);
+    sysfs_.AddDisk("loop0", 7, 0);
+  }
+
+  std::string Disk(uint32_t major, uint32_t minor, uint64_t now_ns) {
+    return names_.Lookup(major, minor, 0, now_ns).disk;
+  }
+  std::string Part(uint32_t major, uint32_t minor, uint64_t sector,
+                   uint64_t now_ns) {
+    return names_.Lookup(major, minor, sector, now_ns).partition;
+  }
+
+  FakeSysfs sysfs_;
+  DiskNames names_{sysfs_.root()};
+  const uint64_t t0_ = 100 * kSecond;
+};
+
+TEST_F(DiskNamesTest, NamesWholeDisk) {
+  DiskNames::Location loc = names_.Lookup(254, 0, 0, t0_);
+  EXPECT_EQ(loc.disk, "vda");
+  EXPECT_EQ(loc.partition, "");  // sector 0 is before vda1
+  EXPECT_EQ(Disk(7, 0, t0_), "loop0");
+}
+
+TEST_F(DiskNamesTest, NamesPartitionBySector) {
+  EXPECT_EQ(Part(254, 0, 2047, t0_), "");
+  EXPECT_EQ(Part(254, 0, 2048, t0_), "vda1");   // first sector
+  EXPECT_EQ(Part(254, 0, 3047, t0_), "vda1");   // last sector
+  EXPECT_EQ(Part(254, 0, 3048, t0_), "");       // gap
+  EXPECT_EQ(Part(254, 0, 4095, t0_), "");       // gap
+  EXPECT_EQ(Part(254, 0, 4096, t0_), "vda2");
+  EXPECT_EQ(Part(254, 0, 8191, t0_), "vda2");
+  EXPECT_EQ(Part(254, 0, 8192, t0_), "");       // beyond the end
+  EXPECT_EQ(Part(254, 0, std::numeric_limits<uint64_t>::max(), t0_), "");
+  EXPECT_EQ(names_.Lookup(254, 0, 2500, t0_).disk, "vda");
+}
+
+TEST_F(DiskNamesTest, DiskWithoutPartitionsHasNoPartitionName) {
+  EXPECT_EQ(Part(7, 0, 0, t0_), "");
+  EXPECT_EQ(Part(7, 0, 2048, t0_), "");
+}
+
+TEST_F(DiskNamesTest, InnermostOfNestedPartitionsWins) {
+  // MBR: sda2 is an extended partition holding the logical sda5 and sda6.
+  sysfs_.AddDisk("sda", 8, 0);
+  sysfs_.AddPartition("sda", "sda1", 8, 1, 2048, 2048);
+  sysfs_.AddPartition("sda", "sda2", 8, 2, 8192, 100000);
+  sysfs_.AddPartition("sda", "sda5", 8, 5, 10240, 1000);
+  sysfs_.AddPartition("sda", "sda6", 8, 6, 20480, 1000);
+  EXPECT_EQ(Part(8, 0, 3000, t0_), "sda1");
+  EXPECT_EQ(Part(8, 0, 9000, t0_), "sda2");
+  EXPECT_EQ(Part(8, 0, 10240, t0_), "sda5");
+  EXPECT_EQ(Part(8, 0, 11239, t0_), "sda5");  // last sector of sda5
+  EXPECT_EQ(Part(8, 0, 11240, t0_), "sda2");  // just after it
+  EXPECT_EQ(Part(8, 0, 21480, t0_), "sda2");
+  EXPECT_EQ(Part(8, 0, 15000, t0_), "sda2");
+  EXPECT_EQ(Part(8, 0, 21000, t0_), "sda6");
+  EXPECT_EQ(Part(8, 0, 108191, t0_), "sda2");
+  EXPECT_EQ(Part(8, 0, 108192, t0_), "");
+}
+
+TEST_F(DiskNamesTest, UnknownDeviceIsMajorMinorUntilHotplugged) {
+  EXPECT_EQ(Disk(7, 1, t0_), "7:1");
+  EXPECT_EQ(Part(7, 1, 0, t0_), "");
+
+  sysfs_.AddDisk("loop1", 7, 1);  // losetup after start
+  // Within the retry window the negative answer is served from the cache:
+  // no sysfs read, so the new device is not seen yet.
+  EXPECT_EQ(Disk(7, 1, t0_ + kSecond / 2), "7:1");
+  EXPECT_EQ(Disk(7, 1, t0_ + kSecond - 1), "7:1");
+  EXPECT_EQ(Disk(7, 1, t0_ + kSecond), "loop1");
+  EXPECT_EQ(Disk(7, 1, t0_ + kSecond + 1), "loop1");
+}
+
+TEST_F(DiskNamesTest, NegativeRetryIsPerDevice) {
+  EXPECT_EQ(Disk(7, 1, t0_), "7:1");
+  sysfs_.AddDisk("loop1", 7, 1);
+  sysfs_.AddDisk("loop2", 7, 2);
+  // 7:2 was never looked up, so its first lookup reads sysfs.
+  EXPECT_EQ(Disk(7, 2, t0_ + 1), "loop2");
+  EXPECT_EQ(Disk(7, 1, t0_ + 1), "7:1");
+}
+
+TEST_F(DiskNamesTest, KnownDeviceIsServedFromCache) {
+  ASSERT_EQ(Disk(254, 0, t0_), "vda");
+  ASSERT_EQ(Part(254, 0, 2048, t0_), "vda1");
+  sysfs_.RemoveDisk("vda");
+  // Hits in the cache need no sysfs: unchanged until revalidation is due.
+  EXPECT_EQ(names_.Lookup(254, 0, 3000, t0_ + 5 * kSecond).disk, "vda");
+  EXPECT_EQ(Part(254, 0, 2048, t0_ + 9 * kSecond), "vda1");
+  EXPECT_EQ(Part(254, 0, 4096, t0_ + DiskNames::kRevalidateNs - 1), "vda2");
+  // Revalidated after kRevalidateNs: the device is gone.
+  EXPECT_EQ(Disk(254, 0, t0_ + DiskNames::kRevalidateNs), "254:0");
+  EXPECT_EQ(Part(254, 0, 2048, t0_ + DiskNames::kRevalidateNs), "");
+}
+
+TEST_F(DiskNamesTest, ReusedMajorMinorIsRenamedOnRevalidation) {
+  ASSERT_EQ(Part(254, 0, 2048, t0_), "vda1");
+  sysfs_.RemoveDisk("vda");
+  sysfs_.AddDisk("vdb", 254, 0, "devices/pci0000:00/0000:00:03.0/virtio2/block");
+  sysfs_.AddPartition("vdb", "vdb1", 254, 1, 2048, 1000);
+  EXPECT_EQ(Disk(254, 0, t0_ + DiskNames::kRevalidateNs - 1), "vda");
+  DiskNames::Location loc =
+      names_.Lookup(254, 0, 2048, t0_ + DiskNames::kRevalidateNs);
+  EXPECT_EQ(loc.disk, "vdb");
+  EXPECT_EQ(loc.partition, "vdb1");
+}
+
+TEST_F(DiskNamesTest, RemovedPartitionIsForgottenOnRevalidation) {
+  ASSERT_EQ(Part(254, 0, 4096, t0_), "vda2");
+  fs::remove(sysfs_.root() + "/dev/block/254:2");
+  fs::remove(sysfs_.root() + "/class/block/vda2");
+  fs::remove_all(sysfs_.root() + "/block/vda/vda2");
+  EXPECT_EQ(Part(254, 0, 4096, t0_ + DiskNames::kRevalidateNs), "");
+  EXPECT_EQ(Part(254, 0, 2048, t0_ + DiskNames::kRevalidateNs), "vda1");
+}
+
+TEST_F(DiskNamesTest, PartitionAddedAfterStartIsFound) {
+  ASSERT_EQ(Part(7, 0, 2100, t0_), "");
+  sysfs_.AddPartition("loop0", "loop0p1", 259, 0, 2048, 2048);  // losetup -P
+  EXPECT_EQ(Part(7, 0, 2100, t0_ + kSecond / 2), "");  // rate limited
+  EXPECT_EQ(Part(7, 0, 2100, t0_ + DiskNames::kPartitionRetryNs), "loop0p1");
+  EXPECT_EQ(names_.Lookup(7, 0, 2100, t0_ + 2 * kSecond).disk, "loop0");
+}
+
+TEST_F(DiskNamesTest, PartitionAddedNextToKnownOnesIsFound) {
+  ASSERT_EQ(Part(254, 0, 2048, t0_), "vda1");
+  sysfs_.AddPartition("vda", "vda3", 254, 3, 8192, 4096);  // partprobe
+  // A hit in vda1 does not re-read; a miss a second later does.
+  EXPECT_EQ(Part(254, 0, 2048, t0_ + 2 * kSecond), "vda1");
+  EXPECT_EQ(Part(254, 0, 9000, t0_ + 2 * kSecond), "vda3");
+}
+
+TEST_F(DiskNamesTest, MalformedSysfsIsTreatedAsUnknown) {
+  // A dev/block entry that is no symlink, and one naming "..".
+  sysfs_.WriteFile("dev/block/9:0", "not a link\n");
+  sysfs_.Link("dev/block/9:1", "../../devices/virtual/block/..");
+  sysfs_.Link("dev/block/9:2", "../../devices/virtual/block/");
+  EXPECT_EQ(Disk(9, 0, t0_), "9:0");
+  EXPECT_EQ(Disk(9, 1, t0_), "9:1");
+  EXPECT_EQ(Disk(9, 2, t0_), "9:2");
+
+  // Partitions with garbage are ignored; the good one still counts.
+  sysfs_.AddDisk("sdb", 8, 16);
+  sysfs_.AddPartition("sdb", "sdb1", 8, 17, 2048, 1000);
+  sysfs_.AddPartition("sdb", "sdb2", 8, 18, 4096, 1000);
+  sysfs_.AddPartition("sdb", "sdb3", 8, 19, 6144, 1000);
+  sysfs_.AddPartition("sdb", "sdb4", 8, 20, 8192, 1000);
+  sysfs_.AddPartition("sdb", "sdb5", 8, 21, 10240, 1000);
+  sysfs_.AddPartition("sdb", "sdb6", 8, 22, 12288, 1000);
+  sysfs_.AddPartition("sdb", "sdb7", 8, 23, 14336, 1000);
+  sysfs_.WriteDeviceFile("sdb2", "start", "garbage\n");
+  sysfs_.WriteDeviceFile("sdb3", "size", "-5\n");
+  sysfs_.WriteDeviceFile("sdb4", "start", "18446744073709551615\n");  // overflows
+  sysfs_.WriteDeviceFile("sdb5", "size", std::string(4096, '1'));
+  sysfs_.WriteDeviceFile("sdb6", "start", "");
+  fs::remove(sysfs_.root() + "/block/sdb/sdb7/partition");
+  fs::create_directories(sysfs_.root() + "/block/sdb/sdb8");  // empty dir
+  EXPECT_EQ(Part(8, 16, 2048, t0_), "sdb1");
+  for (uint64_t sector : {4096, 6144, 8192, 10240, 12288, 14336}) {
+    EXPECT_EQ(Part(8, 16, sector, t0_), "") << sector;
+  }
+  EXPECT_EQ(Disk(8, 16, t0_), "sdb");
+}
+
+TEST_F(DiskNamesTest, MissingBlockDirectoryMeansNoPartitions) {
+  fs::remove(sysfs_.root() + "/block/vda");
+  EXPECT_EQ(names_.Lookup(254, 0, 2048, t0_).disk, "vda");
+  EXPECT_EQ(Part(254, 0, 2048, t0_), "");
+}
+
+TEST_F(DiskNamesTest, ResolvesWholeDisk) {
+  for (const char* name : {"vda", "/dev/vda"}) {
+    absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve(name);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status();
+    EXPECT_EQ(r->major, 254u);
+    EXPECT_EQ(r->minor, 0u);
+    EXPECT_EQ(r->sector_start, 0u);
+    EXPECT_EQ(r->sector_end, std::numeric_limits<uint64_t>::max());
+    EXPECT_EQ(r->disk, "vda");
+    EXPECT_EQ(r->partition, "");
+  }
+  absl::StatusOr<DiskNames::ResolvedDisk> loop = names_.Resolve("loop0");
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  EXPECT_EQ(loop->major, 7u);
+  EXPECT_EQ(loop->minor, 0u);
+}
+
+TEST_F(DiskNamesTest, ResolvesPartitionToItsDiskAndRange) {
+  for (const char* name : {"vda1", "/dev/vda1"}) {
+    absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve(name);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status();
+    EXPECT_EQ(r->major, 254u);  // the whole disk's, not the partition's 254:1
+    EXPECT_EQ(r->minor, 0u);
+    EXPECT_EQ(r->sector_start, 2048u);
+    EXPECT_EQ(r->sector_end, 3048u);
+    EXPECT_EQ(r->disk, "vda");
+    EXPECT_EQ(r->partition, "vda1");
+  }
+  absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("vda2");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->sector_start, 4096u);
+  EXPECT_EQ(r->sector_end, 8192u);
+}
+
+TEST_F(DiskNamesTest, ResolveUnknownDiskSaysWhatToDo) {
+  absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("/dev/sdz");
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kNotFound) << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("unknown disk \"sdz\""));
+  EXPECT_THAT(r.status().message(), HasSubstr("/class/block/sdz"));
+  EXPECT_THAT(r.status().message(), HasSubstr("lsblk"));
+}
+
+TEST_F(DiskNamesTest, ResolveRejectsBadNames) {
+  for (std::string name :
+       {std::string(""), std::string("/dev/"), std::string("."),
+        std::string(".."), std::string("/dev/.."), std::string("/dev/."),
+        std::string("../vda"), std::string("a/b"),
+        std::string("/dev/mapper/root"), std::string("vda/"),
+        std::string("/sys/block/vda"), std::string("vd\0a", 4),
+        std::string(300, 'a')}) {
+    absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve(name);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument)
+        << "\"" << name << "\": " << r.status();
+  }
+}
+
+TEST_F(DiskNamesTest, ResolveReportsMalformedSysfs) {
+  sysfs_.WriteDeviceFile("loop0", "dev", "garbage\n");
+  EXPECT_EQ(names_.Resolve("loop0").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  sysfs_.WriteDeviceFile("vda", "dev", "254:x\n");
+  EXPECT_EQ(names_.Resolve("vda").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // The disk's dev is broken, so its partition cannot be resolved either.
+  EXPECT_EQ(names_.Resolve("vda1").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  sysfs_.WriteDeviceFile("vda", "dev", "254:0\n");
+  sysfs_.WriteDeviceFile("vda2", "size", "huge\n");
+  EXPECT_EQ(names_.Resolve("vda2").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(names_.Resolve("vda1").ok());
+}
+
+}  // namespace
+}  // namespace biosnoop
