@@ -168,8 +168,8 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.version = true;
         break;
       case ':': {
-        std::string name = optopt != 0 ? OptionName(optopt)
-                                       : std::string(argv[optind - 1]);
+        // What the user typed ("-d" or "--disk"), for a message they match.
+        std::string name = argv[optind - 1];
         return absl::InvalidArgumentError(
             absl::StrCat(name, ": missing value"));
       }
