@@ -1,0 +1,331 @@
+#include "json_format.h"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+// The writers below work on a raw pointer into a region the caller has
+// already sized with an upper bound, then shrink the string once: this keeps
+// the per-event cost to plain stores, with no capacity checks per piece and
+// no temporary strings.
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809"
+    "10111213141516171819"
+    "20212223242526272829"
+    "30313233343536373839"
+    "40414243444546474849"
+    "50515253545556575859"
+    "60616263646566676869"
+    "70717273747576777879"
+    "80818283848586878889"
+    "90919293949596979899";
+
+// What the string writer does with each byte value.
+enum ByteClass : uint8_t {
+  kCopy = 0,     // printable ASCII: copied as is
+  kShortEscape,  // " \ \n \r \t \b \f
+  kHexEscape,    // other C0 controls and DEL: \u00XX
+  kNonAscii,     // 0x80..0xFF: start of a UTF-8 sequence, or invalid
+};
+
+constexpr std::array<uint8_t, 256> MakeByteClasses() {
+  std::array<uint8_t, 256> t{};
+  for (size_t c = 0; c < t.size(); ++c) {
+    if (c < 0x20 || c == 0x7f) {
+      t[c] = kHexEscape;
+    } else if (c >= 0x80) {
+      t[c] = kNonAscii;
+    } else {
+      t[c] = kCopy;
+    }
+  }
+  for (char c : {'"', '\\', '\n', '\r', '\t', '\b', '\f'}) {
+    t[static_cast<unsigned char>(c)] = kShortEscape;
+  }
+  return t;
+}
+constexpr std::array<uint8_t, 256> kByteClass = MakeByteClasses();
+
+char ShortEscapeLetter(unsigned char c) {
+  switch (c) {
+    case '\n':
+      return 'n';
+    case '\r':
+      return 'r';
+    case '\t':
+      return 't';
+    case '\b':
+      return 'b';
+    case '\f':
+      return 'f';
+    default:
+      return static_cast<char>(c);  // '"' and '\\' escape as themselves
+  }
+}
+
+inline bool InRange(unsigned char c, unsigned char lo, unsigned char hi) {
+  return c >= lo && c <= hi;
+}
+
+// Length of the well-formed UTF-8 sequence starting at p[0] (a byte >= 0x80)
+// within the n bytes available, or 0 when p[0] does not start one.  The
+// second-byte ranges are Unicode's table 3-7: they exclude overlong forms
+// (C0, C1, E0 80..9F, F0 80..8F), surrogates (ED A0..BF) and code points
+// above U+10FFFF (F4 90.., F5..FF).
+inline size_t Utf8SequenceLength(const unsigned char* p, size_t n) {
+  const unsigned char c = p[0];
+  if (c < 0xc2) return 0;  // stray continuation byte, or overlong C0/C1
+  if (c < 0xe0) return (n >= 2 && InRange(p[1], 0x80, 0xbf)) ? 2 : 0;
+  if (c < 0xf0) {
+    if (n < 3) return 0;
+    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
+    const unsigned char hi = c == 0xed ? 0x9f : 0xbf;
+    return (InRange(p[1], lo, hi) && InRange(p[2], 0x80, 0xbf)) ? 3 : 0;
+  }
+  if (c < 0xf5) {
+    if (n < 4) return 0;
+    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
+    const unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
+    return (InRange(p[1], lo, hi) && InRange(p[2], 0x80, 0xbf) &&
+            InRange(p[3], 0x80, 0xbf))
+               ? 4
+               : 0;
+  }
+  return 0;
+}
+
+// Worst-case output bytes per input byte: a control byte becomes \u00XX.
+constexpr size_t kMaxJsonBytesPerByte = 6;
+
+// Writes `s` quoted; sets *replaced when some byte became U+FFFD.
+char* WriteJsonString(absl::string_view s, char* p, bool* replaced) {
+  const auto* in = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  *p++ = '"';
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = in[i];
+    switch (kByteClass[c]) {
+      case kCopy:
+        *p++ = static_cast<char>(c);
+        ++i;
+        break;
+      case kShortEscape:
+        *p++ = '\\';
+        *p++ = ShortEscapeLetter(c);
+        ++i;
+        break;
+      case kHexEscape:
+        std::memcpy(p, "\\u00", 4);
+        p[4] = kHexDigits[c >> 4];
+        p[5] = kHexDigits[c & 0xf];
+        p += 6;
+        ++i;
+        break;
+      case kNonAscii: {
+        const size_t len = Utf8SequenceLength(in + i, n - i);
+        if (len == 0) {
+          std::memcpy(p, "\xef\xbf\xbd", 3);  // U+FFFD for this one byte
+          p += 3;
+          *replaced = true;
+          ++i;
+        } else {
+          std::memcpy(p, in + i, len);
+          p += len;
+          i += len;
+        }
+        break;
+      }
+    }
+  }
+  *p++ = '"';
+  return p;
+}
+
+char* WriteHex(absl::string_view s, char* p) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    *p++ = kHexDigits[c >> 4];
+    *p++ = kHexDigits[c & 0xf];
+  }
+  return p;
+}
+
+inline char* WriteRaw(absl::string_view s, char* p) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+// Copies a string literal without its terminating NUL.
+template <size_t N>
+inline char* WriteLiteral(const char (&s)[N], char* p) {
+  std::memcpy(p, s, N - 1);
+  return p + (N - 1);
+}
+
+inline int DecimalDigits(uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
+}
+
+// Decimal, two digits per division, written backwards from the known end.
+inline char* WriteUint(uint64_t v, char* p) {
+  char* const end = p + DecimalDigits(v);
+  char* q = end;
+  while (v >= 100) {
+    const size_t pair = static_cast<size_t>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    std::memcpy(q, kDigitPairs + pair, 2);
+  }
+  if (v >= 10) {
+    std::memcpy(q - 2, kDigitPairs + static_cast<size_t>(v) * 2, 2);
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return end;
+}
+
+inline char* WriteInt(int64_t v, char* p) {
+  if (v < 0) {
+    *p++ = '-';
+    return WriteUint(0 - static_cast<uint64_t>(v), p);
+  }
+  return WriteUint(static_cast<uint64_t>(v), p);
+}
+
+// Upper bound of everything AppendEventJson writes after the timestamp,
+// apart from the variable-length strings: about 240 bytes of keys and
+// punctuation, 14 integers of at most 20 digits, "null"s, op/rwbs/error
+// names (under 16 bytes each).  Generous on purpose.
+constexpr size_t kEventFixedBound = 1024;
+
+}  // namespace
+
+bool IsValidUtf8(absl::string_view bytes) {
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  size_t i = 0;
+  while (i < n) {
+    if (in[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t len = Utf8SequenceLength(in + i, n - i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+void AppendJsonString(absl::string_view bytes, std::string* out) {
+  const size_t old_size = out->size();
+  out->resize(old_size + bytes.size() * kMaxJsonBytesPerByte + 2);
+  bool replaced = false;
+  char* end = WriteJsonString(bytes, out->data() + old_size, &replaced);
+  out->resize(static_cast<size_t>(end - out->data()));
+}
+
+void AppendLowerHex(absl::string_view bytes, std::string* out) {
+  const size_t old_size = out->size();
+  out->resize(old_size + bytes.size() * 2);
+  WriteHex(bytes, out->data() + old_size);
+}
+
+void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
+                     std::string* out) {
+  const Event& ev = e.event;
+  out->append("{\"timestamp\":\"");
+  AppendRfc3339Nanos(e.realtime_ns, out);
+
+  const absl::string_view comm = ev.Comm();
+  const absl::string_view op = OpName(ev.op);
+  // At most 7 characters: fits the small-string buffer, so no allocation.
+  const std::string rwbs = Rwbs(ev.op, ev.flags);
+  const BlkError error = BlkStatusToError(ev.blk_status);
+
+  const size_t bound =
+      kEventFixedBound +
+      kMaxJsonBytesPerByte *
+          (host.size() + e.disk.size() + e.partition.size() + comm.size()) +
+      2 * comm.size() + op.size() + rwbs.size() + error.name.size();
+  const size_t old_size = out->size();
+  out->resize(old_size + bound);
+  char* p = out->data() + old_size;
+  bool unused = false;
+
+  p = WriteLiteral("\",\"host\":", p);
+  p = WriteJsonString(host, p, &unused);
+  p = WriteLiteral(",\"disk\":", p);
+  p = WriteJsonString(e.disk, p, &unused);
+  p = WriteLiteral(",\"partition\":", p);
+  p = e.partition.empty() ? WriteLiteral("null", p)
+                          : WriteJsonString(e.partition, p, &unused);
+  p = WriteLiteral(",\"dev\":\"", p);
+  p = WriteUint(ev.major, p);
+  *p++ = ':';
+  p = WriteUint(ev.minor, p);
+  // op and rwbs are fixed ASCII words: nothing to escape.
+  p = WriteLiteral("\",\"op\":\"", p);
+  p = WriteRaw(op, p);
+  p = WriteLiteral("\",\"rwbs\":\"", p);
+  p = WriteRaw(rwbs, p);
+  p = WriteLiteral("\",\"sector\":", p);
+  p = WriteUint(ev.sector, p);
+  p = WriteLiteral(",\"bytes\":", p);
+  p = WriteUint(ev.bytes, p);
+  p = WriteLiteral(",\"latency_us\":", p);
+  p = WriteUint(ev.LatencyNs(e.include_queue) / 1000, p);
+  p = WriteLiteral(",\"device_us\":", p);
+  p = WriteUint(ev.device_ns / 1000, p);
+  p = WriteLiteral(",\"queue_us\":", p);
+  p = ev.queue_ns.has_value() ? WriteUint(*ev.queue_ns / 1000, p)
+                              : WriteLiteral("null", p);
+  p = WriteLiteral(",\"queue_depth\":", p);
+  p = WriteUint(ev.queue_depth, p);
+  p = WriteLiteral(",\"pid\":", p);
+  p = WriteUint(ev.pid, p);
+  p = WriteLiteral(",\"tid\":", p);
+  p = WriteUint(ev.tid, p);
+  p = WriteLiteral(",\"comm\":", p);
+  bool comm_replaced = false;
+  p = WriteJsonString(comm, p, &comm_replaced);
+  // comm_raw exactly when comm no longer equals the raw bytes, which is
+  // exactly when some byte was replaced (escapes decode back losslessly).
+  if (comm_replaced) {
+    p = WriteLiteral(",\"comm_raw\":\"", p);
+    p = WriteHex(comm, p);
+    *p++ = '"';
+  }
+  p = WriteLiteral(",\"error_code\":", p);
+  p = WriteInt(error.errno_value, p);
+  p = WriteLiteral(",\"error\":", p);
+  if (error.name.empty()) {
+    p = WriteLiteral("null", p);
+  } else {
+    *p++ = '"';
+    p = WriteRaw(error.name, p);
+    *p++ = '"';
+  }
+  p = WriteLiteral(",\"seq\":", p);
+  p = WriteUint(e.seq, p);
+  p = WriteLiteral("}\n", p);
+  out->resize(static_cast<size_t>(p - out->data()));
+}
+
+}  // namespace biosnoop

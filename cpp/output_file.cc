@@ -1,0 +1,210 @@
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace biosnoop {
+namespace {
+
+// O_APPEND: several writers (or a restarted daemon) never overwrite each
+// other's lines, and each write(2) lands at the current end.
+// O_NOFOLLOW: the daemon runs as root; a symlink planted at the log path
+// must not redirect root's writes to, say, /etc/shadow.
+constexpr int kOpenFlags =
+    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+constexpr mode_t kCreateMode = 0640;
+
+std::string Quoted(absl::string_view path) {
+  return absl::StrCat("\"", path, "\"");
+}
+
+struct OpenedFd {
+  int fd;
+  bool is_regular;
+};
+
+absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path) {
+  int fd;
+  do {
+    fd = open(path.c_str(), kOpenFlags, kCreateMode);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    const int err = errno;
+    // ELOOP also means "too many links" in a directory component; only
+    // call it a symlink when the last component really is one.
+    struct stat st;
+    if (err == ELOOP && lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot open output ", Quoted(path),
+          ": it is a symbolic link, which is never followed; give the path "
+          "of the real file"));
+    }
+    return absl::ErrnoToStatus(
+        err, absl::StrCat("cannot open output ", Quoted(path)));
+  }
+  struct stat st;
+  const bool is_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  return OpenedFd{fd, is_regular};
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
+    absl::string_view path) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError("output path is empty");
+  }
+  if (path == "-") {
+    struct stat st;
+    const bool is_regular =
+        fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);  // `> x.jsonl`
+    return std::unique_ptr<OutputFile>(
+        new OutputFile("-", STDOUT_FILENO, /*owns_fd=*/false, is_regular));
+  }
+  std::string p(path);
+  absl::StatusOr<OpenedFd> opened = OpenForAppend(p);
+  if (!opened.ok()) return opened.status();
+  return std::unique_ptr<OutputFile>(new OutputFile(
+      std::move(p), opened->fd, /*owns_fd=*/true, opened->is_regular));
+}
+
+OutputFile::OutputFile(std::string path, int fd, bool owns_fd, bool is_regular)
+    : path_(std::move(path)),
+      fd_(fd),
+      owns_fd_(owns_fd),
+      is_regular_(is_regular) {
+  buffer_.reserve(kBufferBytes);
+}
+
+OutputFile::~OutputFile() {
+  (void)Flush();
+  if (owns_fd_) close(fd_);
+}
+
+std::string OutputFile::DisplayName() const {
+  return owns_fd_ ? Quoted(path_) : std::string("stdout");
+}
+
+absl::Status OutputFile::Append(absl::string_view whole_lines) {
+  if (whole_lines.empty()) return absl::OkStatus();
+  if (whole_lines.back() != '\n') {
+    return absl::InvalidArgumentError(
+        "output text must be whole lines ending in a newline");
+  }
+  const uint64_t lines = static_cast<uint64_t>(
+      std::count(whole_lines.begin(), whole_lines.end(), '\n'));
+
+  absl::Status status;
+  if (buffer_.size() + whole_lines.size() > kBufferBytes) {
+    status = Flush();  // on error the buffer's lines are already dropped
+  }
+  if (whole_lines.size() >= kBufferBytes) {
+    // Too big to be worth copying: straight to the file.
+    if (!status.ok()) {
+      lines_dropped_ += lines;
+      return status;
+    }
+    return WriteLines(whole_lines, lines);
+  }
+  // Even after a failed flush, keep this call's lines for the next attempt.
+  buffer_.append(whole_lines.data(), whole_lines.size());
+  buffered_lines_ += lines;
+  return status;
+}
+
+absl::Status OutputFile::Flush() {
+  if (buffer_.empty()) return absl::OkStatus();
+  absl::Status status = WriteLines(buffer_, buffered_lines_);
+  buffer_.clear();
+  buffered_lines_ = 0;
+  return status;
+}
+
+absl::Status OutputFile::WriteLines(absl::string_view data, uint64_t lines) {
+  size_t done = 0;
+  int err = 0;
+  while (done < data.size()) {
+    const ssize_t n = write(fd_, data.data() + done, data.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // stdout may be a non-blocking pipe inherited from the caller.
+      struct pollfd pfd = {fd_, POLLOUT, 0};
+      (void)poll(&pfd, 1, -1);
+      continue;
+    }
+    err = n < 0 ? errno : EIO;  // write(2) returning 0 makes no progress
+    break;
+  }
+  if (err == 0) {
+    lines_written_ += lines;
+    bytes_written_ += data.size();
+    return absl::OkStatus();
+  }
+
+  // Count what is whole in the file; the rest is dropped.
+  const absl::string_view sent = data.substr(0, done);
+  const size_t last_newline = sent.rfind('\n');
+  const size_t whole =
+      last_newline == absl::string_view::npos ? 0 : last_newline + 1;
+  const uint64_t whole_lines = static_cast<uint64_t>(
+      std::count(sent.begin(), sent.begin() + whole, '\n'));
+  lines_written_ += whole_lines;
+  bytes_written_ += whole;
+  lines_dropped_ += lines - whole_lines;
+
+  absl::Status trim;
+  if (done > whole && is_regular_) trim = TrimPartialLine(done - whole);
+
+  if (err == EPIPE) {
+    return absl::CancelledError("output closed by reader (broken pipe)");
+  }
+  absl::Status status =
+      absl::ErrnoToStatus(err, absl::StrCat("writing ", DisplayName()));
+  if (!trim.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat(status.message(), "; ", trim.message()));
+  }
+  return status;
+}
+
+absl::Status OutputFile::TrimPartialLine(size_t partial_bytes) {
+  const off_t partial = static_cast<off_t>(partial_bytes);
+  // After write(2) the offset is just past our last byte, also with
+  // O_APPEND; the partial line is the `partial` bytes before it.
+  const off_t end = lseek(fd_, 0, SEEK_CUR);
+  int err = end < 0 ? errno : (end < partial ? EIO : 0);
+  if (err == 0 && ftruncate(fd_, end - partial) != 0) err = errno;
+  // Without O_APPEND (stdout redirected with '>'), the next write would
+  // otherwise leave a hole of NULs where the partial line was.
+  if (err == 0 && lseek(fd_, end - partial, SEEK_SET) < 0) err = errno;
+  if (err != 0) {
+    return absl::ErrnoToStatus(err,
+                               "a partial line remains: cannot truncate it");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::Reopen() {
+  absl::Status flushed = Flush();  // these lines belong in the rotated file
+  if (!owns_fd_) return flushed;
+  absl::StatusOr<OpenedFd> opened = OpenForAppend(path_);
+  if (!opened.ok()) return opened.status();
+  close(fd_);
+  fd_ = opened->fd;
+  is_regular_ = opened->is_regular;
+  return flushed;
+}
+
+}  // namespace biosnoop

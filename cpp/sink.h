@@ -1,0 +1,28 @@
+#pragma once
+
+// Where formatted events go: one interface, one implementation per output
+// format (JSON Lines, length-delimited protobuf).
+
+#include "absl/status/status.h"
+#include "event.h"
+
+namespace biosnoop {
+
+// Not thread-safe: the consumer thread owns its sink.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+
+  // Formats and queues one event.  An event is written whole or not at all.
+  // CancelledError means the reader went away (broken pipe): stop cleanly.
+  virtual absl::Status Write(const EnrichedEvent& e) = 0;
+
+  // Pushes queued events to the output.  Call after each batch (e.g. each
+  // ring buffer poll) so that `tail -f` and log shippers see them promptly.
+  virtual absl::Status Flush() = 0;
+
+  // Log rotation (SIGHUP): flush, then reopen the output path.
+  virtual absl::Status Reopen() = 0;
+};
+
+}  // namespace biosnoop

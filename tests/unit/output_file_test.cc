@@ -1,0 +1,507 @@
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "event.h"
+#include "gtest/gtest.h"
+#include "jsonl_sink.h"
+#include "nlohmann/json.hpp"
+
+namespace biosnoop {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "line 0007 xxxxxxxx...\n", exactly `size` bytes including the '\n'.
+std::string NumberedLine(int n, size_t size = 64) {
+  std::string line = absl::StrCat("line ", n, " ");
+  line.resize(size - 1, 'x');
+  line += '\n';
+  return line;
+}
+
+// Every line ends in '\n' and is one of ours, intact.
+void ExpectWholeLines(const std::string& content, size_t line_size) {
+  ASSERT_EQ(content.size() % line_size, 0u) << content;
+  for (size_t i = 0; i < content.size(); i += line_size) {
+    EXPECT_EQ(content.substr(i, line_size),
+              NumberedLine(static_cast<int>(i / line_size), line_size));
+  }
+}
+
+class ScopedSigpipeIgnored {
+ public:
+  ScopedSigpipeIgnored() { old_ = signal(SIGPIPE, SIG_IGN); }
+  ~ScopedSigpipeIgnored() { signal(SIGPIPE, old_); }
+
+ private:
+  sighandler_t old_;
+};
+
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t mask) : old_(umask(mask)) {}
+  ~ScopedUmask() { umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+class OutputFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "biosnoop-out-XXXXXX")
+            .string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string dir_;
+};
+
+TEST_F(OutputFileTest, BuffersUntilFlushThenWritesWholeLines) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_TRUE((*file)->Append(NumberedLine(0)).ok());
+  ASSERT_TRUE((*file)->Append(NumberedLine(1) + NumberedLine(2)).ok());
+  EXPECT_EQ(ReadFile(path), "");  // still buffered
+  EXPECT_EQ((*file)->lines_buffered(), 3u);
+  EXPECT_EQ((*file)->lines_written(), 0u);
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(path),
+            NumberedLine(0) + NumberedLine(1) + NumberedLine(2));
+  EXPECT_EQ((*file)->lines_written(), 3u);
+  EXPECT_EQ((*file)->bytes_written(), 3 * 64u);
+  EXPECT_EQ((*file)->lines_buffered(), 0u);
+  EXPECT_EQ((*file)->lines_dropped(), 0u);
+  EXPECT_EQ((*file)->path(), path);
+  EXPECT_FALSE((*file)->is_stdout());
+}
+
+TEST_F(OutputFileTest, FullBufferIsWrittenOnlyAtLineBoundaries) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  constexpr size_t kLine = 100;  // does not divide the buffer size
+  const int lines = static_cast<int>(3 * OutputFile::kBufferBytes / kLine);
+  for (int i = 0; i < lines; ++i) {
+    ASSERT_TRUE((*file)->Append(NumberedLine(i, kLine)).ok());
+    if (i % 500 == 0) ExpectWholeLines(ReadFile(path), kLine);
+  }
+  const std::string before_flush = ReadFile(path);
+  EXPECT_GT(before_flush.size(), 2 * OutputFile::kBufferBytes - kLine);
+  ExpectWholeLines(before_flush, kLine);
+  EXPECT_EQ((*file)->lines_written() + (*file)->lines_buffered(),
+            static_cast<uint64_t>(lines));
+  ASSERT_TRUE((*file)->Flush().ok());
+  const std::string content = ReadFile(path);
+  EXPECT_EQ(content.size(), lines * kLine);
+  ExpectWholeLines(content, kLine);
+}
+
+TEST_F(OutputFileTest, LargeAppendGoesStraightToTheFile) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::string big;
+  int n = 0;
+  while (big.size() < 2 * OutputFile::kBufferBytes) big += NumberedLine(n++);
+  ASSERT_TRUE((*file)->Append(NumberedLine(0)).ok());  // buffered first
+  std::string rest;
+  for (int i = 1; i < n + 1; ++i) rest += NumberedLine(i);
+  ASSERT_TRUE((*file)->Append(rest).ok());
+  EXPECT_EQ(ReadFile(path).size(), (n + 1) * 64u);  // written, in order
+  ExpectWholeLines(ReadFile(path), 64);
+  EXPECT_EQ((*file)->lines_written(), static_cast<uint64_t>(n + 1));
+}
+
+TEST_F(OutputFileTest, RejectsTextThatIsNotWholeLines) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  const absl::Status s = (*file)->Append("no newline");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE((*file)->Append("").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(path), "");
+  EXPECT_EQ((*file)->lines_buffered(), 0u);
+}
+
+TEST_F(OutputFileTest, AppendsToAnExistingFile) {
+  const std::string path = Path("slow.jsonl");
+  { std::ofstream(path) << "earlier\n"; }
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_TRUE((*file)->Append("later\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(path), "earlier\nlater\n");
+}
+
+TEST_F(OutputFileTest, DestructorFlushes) {
+  const std::string path = Path("slow.jsonl");
+  {
+    auto file = OutputFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_TRUE((*file)->Append("one\n").ok());
+  }
+  EXPECT_EQ(ReadFile(path), "one\n");
+}
+
+TEST_F(OutputFileTest, CreatesWithMode0640) {
+  ScopedUmask umask_022(022);
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+}
+
+TEST_F(OutputFileTest, RefusesSymlinkAndLeavesTargetAlone) {
+  const std::string target = Path("target");
+  { std::ofstream(target) << "secret\n"; }
+  ASSERT_EQ(chmod(target.c_str(), 0600), 0);
+  const std::string link = Path("slow.jsonl");
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+
+  auto file = OutputFile::Open(link);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(file.status().message().find("symbolic link"), std::string::npos)
+      << file.status();
+  EXPECT_NE(file.status().message().find(link), std::string::npos)
+      << file.status();
+  EXPECT_EQ(ReadFile(target), "secret\n");
+  struct stat st;
+  ASSERT_EQ(stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST_F(OutputFileTest, RefusesDanglingSymlinkWithoutCreatingTarget) {
+  const std::string target = Path("would-be-created");
+  const std::string link = Path("slow.jsonl");
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  auto file = OutputFile::Open(link);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+TEST_F(OutputFileTest, OpenErrorNamesThePathAndTheReason) {
+  const std::string path = Path("no-such-dir/slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(file.status().message(),
+            absl::StrCat("cannot open output \"", path,
+                         "\": No such file or directory"));
+
+  auto dir = OutputFile::Open(dir_);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find("Is a directory"), std::string::npos)
+      << dir.status();
+
+  EXPECT_EQ(OutputFile::Open("").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(OutputFileTest, ReopenAfterRenameWritesANewFile) {
+  ScopedUmask umask_022(022);
+  const std::string path = Path("slow.jsonl");
+  const std::string rotated = Path("slow.jsonl.1");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_TRUE((*file)->Append("before rotation\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+
+  ASSERT_EQ(rename(path.c_str(), rotated.c_str()), 0);  // logrotate
+  ASSERT_TRUE((*file)->Append("buffered at SIGHUP\n").ok());
+  ASSERT_TRUE((*file)->Reopen().ok());  // SIGHUP
+  ASSERT_TRUE((*file)->Append("after rotation\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+
+  EXPECT_EQ(ReadFile(rotated), "before rotation\nbuffered at SIGHUP\n");
+  EXPECT_EQ(ReadFile(path), "after rotation\n");
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ((*file)->lines_written(), 3u);
+}
+
+TEST_F(OutputFileTest, FailedReopenKeepsWritingToTheOldFile) {
+  const std::string path = Path("slow.jsonl");
+  const std::string rotated = Path("slow.jsonl.1");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(rename(path.c_str(), rotated.c_str()), 0);
+  ASSERT_EQ(symlink("/nonexistent", path.c_str()), 0);  // in the way
+  const absl::Status s = (*file)->Reopen();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  ASSERT_TRUE((*file)->Append("still logged\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(rotated), "still logged\n");
+}
+
+TEST_F(OutputFileTest, StdoutIsNotOwnedAndReopenIsANoop) {
+  auto file = OutputFile::Open("-");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE((*file)->is_stdout());
+  EXPECT_TRUE((*file)->Reopen().ok());
+  file->reset();
+  EXPECT_NE(fcntl(STDOUT_FILENO, F_GETFD), -1);  // still open
+}
+
+// Runs `body(arg)` in a child process (so that limits, credentials and fd 1
+// changes stay there) and returns the text it reports through a pipe.
+std::string RunInChild(std::string (*body)(const std::string&),
+                       const std::string& arg) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const std::string report = body(arg);
+    (void)!write(fds[1], report.data(), report.size());
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string report;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    return absl::StrCat("child died: ", wstatus, " ", report);
+  }
+  return report;
+}
+
+// Sets the soft file size limit; SIGXFSZ ignored, so that write(2) fails
+// with EFBIG (after a short write) instead of killing the process.
+bool SetFileSizeLimit(rlim_t limit) {
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) != 0) return false;
+  rl.rlim_cur = limit == RLIM_INFINITY ? rl.rlim_max : limit;
+  return setrlimit(RLIMIT_FSIZE, &rl) == 0;
+}
+
+std::string OpenAsUnprivileged(const std::string& path) {
+  // Root bypasses permission bits: become nobody first.
+  if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
+    return "cannot drop privileges";
+  }
+  auto file = OutputFile::Open(path);
+  if (file.ok()) return "opened";
+  return absl::StrCat(static_cast<int>(file.status().code()), "|",
+                      file.status().message());
+}
+
+TEST_F(OutputFileTest, PermissionDeniedIsReported) {
+  const std::string path = Path("readonly.jsonl");
+  { std::ofstream(path) << ""; }
+  ASSERT_EQ(chmod(path.c_str(), 0400), 0);
+  EXPECT_EQ(
+      RunInChild(&OpenAsUnprivileged, path),
+      absl::StrCat(static_cast<int>(absl::StatusCode::kPermissionDenied),
+                   "|cannot open output \"", path, "\": Permission denied"));
+}
+
+std::string Report(const absl::Status& s, const OutputFile& f) {
+  return absl::StrCat(static_cast<int>(s.code()), "|", f.lines_written(), "|",
+                      f.bytes_written(), "|", f.lines_dropped(), "|",
+                      s.message());
+}
+
+// 100 lines of 64 bytes against a 1000-byte limit: the write stops mid
+// line 16 (bytes 960..1023); raise the limit, then write line 100.
+std::string PartialWriteBody(const std::string& path) {
+  if (!SetFileSizeLimit(1000)) return "setrlimit failed";
+  auto file = OutputFile::Open(path);
+  if (!file.ok()) return file.status().ToString();
+  std::string lines;
+  for (int i = 0; i < 100; ++i) lines += NumberedLine(i);
+  absl::Status s = (*file)->Append(lines);
+  if (!s.ok()) return "append: " + s.ToString();
+  s = (*file)->Flush();
+  std::string report = Report(s, **file);
+  SetFileSizeLimit(RLIM_INFINITY);
+  absl::Status later = (*file)->Append(NumberedLine(15));
+  if (later.ok()) later = (*file)->Flush();
+  return absl::StrCat(report, "\n", Report(later, **file));
+}
+
+TEST_F(OutputFileTest, PartialWriteIsTrimmedBackToTheLastWholeLine) {
+  const std::string path = Path("slow.jsonl");
+  const std::string report = RunInChild(&PartialWriteBody, path);
+  const std::vector<std::string> parts = absl::StrSplit(report, '\n');
+  ASSERT_EQ(parts.size(), 2u) << report;
+
+  // The failed flush: 15 whole lines written, 85 dropped, an error naming
+  // the file and the reason.
+  const std::vector<std::string> failed = absl::StrSplit(parts[0], '|');
+  ASSERT_EQ(failed.size(), 5u) << report;
+  EXPECT_NE(failed[0], "0") << report;
+  EXPECT_EQ(failed[1], "15");
+  EXPECT_EQ(failed[2], "960");
+  EXPECT_EQ(failed[3], "85");
+  EXPECT_EQ(failed[4], absl::StrCat("writing \"", path, "\": File too large"));
+
+  // Writing again after the error continues right after the last whole line.
+  const std::vector<std::string> later = absl::StrSplit(parts[1], '|');
+  ASSERT_EQ(later.size(), 5u) << report;
+  EXPECT_EQ(later[0], "0") << report;
+  EXPECT_EQ(later[1], "16");
+  EXPECT_EQ(later[3], "85");
+  const std::string content = ReadFile(path);
+  EXPECT_EQ(content.size(), 16 * 64u);
+  ExpectWholeLines(content, 64);
+}
+
+// Same on stdout redirected with '>' (no O_APPEND): after the cut the next
+// line must follow directly, with no hole of NUL bytes.
+std::string PartialWriteStdoutBody(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) return "redirect failed";
+  close(fd);
+  return PartialWriteBody("-");
+}
+
+TEST_F(OutputFileTest, PartialWriteOnRedirectedStdoutLeavesNoHole) {
+  const std::string path = Path("stdout.jsonl");
+  const std::string report = RunInChild(&PartialWriteStdoutBody, path);
+  const std::vector<std::string> parts = absl::StrSplit(report, '\n');
+  ASSERT_EQ(parts.size(), 2u) << report;
+  EXPECT_NE(parts[0].find("|15|960|85|writing stdout: File too large"),
+            std::string::npos)
+      << report;
+  const std::string content = ReadFile(path);
+  EXPECT_EQ(content.size(), 16 * 64u);
+  EXPECT_EQ(content.find('\0'), std::string::npos);
+  ExpectWholeLines(content, 64);
+}
+
+TEST_F(OutputFileTest, BrokenPipeIsCancelled) {
+  ScopedSigpipeIgnored no_sigpipe;
+  const std::string fifo = Path("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  auto file = OutputFile::Open(fifo);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_TRUE((*file)->Append("one\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  char buf[16];
+  EXPECT_EQ(read(reader, buf, sizeof(buf)), 4);
+  close(reader);  // `| head -1` exits
+
+  ASSERT_TRUE((*file)->Append("two\nthree\n").ok());
+  const absl::Status s = (*file)->Flush();
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_EQ(s.message(), "output closed by reader (broken pipe)");
+  EXPECT_EQ((*file)->lines_written(), 1u);
+  EXPECT_EQ((*file)->lines_dropped(), 2u);
+}
+
+// --- JsonlSink over an OutputFile.
+
+EnrichedEvent SinkEvent(uint64_t seq) {
+  EnrichedEvent e;
+  e.event.device_ns = 15000000;
+  e.event.major = 7;
+  e.event.minor = 3;
+  e.event.op = Op::kWrite;
+  std::memcpy(e.event.comm.data(), "dd", 3);
+  e.disk = "loop3";
+  e.realtime_ns = 1795239841000000000;
+  e.seq = seq;
+  return e;
+}
+
+class SinkTest : public OutputFileTest {};
+
+TEST_F(SinkTest, UsableThroughTheInterface) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::unique_ptr<Sink> sink =
+      std::make_unique<JsonlSink>(std::move(*file), "host-a");
+  ASSERT_TRUE(sink->Write(SinkEvent(1)).ok());
+  ASSERT_TRUE(sink->Flush().ok());
+  const std::string content = ReadFile(path);
+  EXPECT_EQ(std::count(content.begin(), content.end(), '\n'), 1);
+  EXPECT_EQ(content.back(), '\n');
+}
+
+TEST_F(SinkTest, JsonlSinkWritesOneLinePerEventAndRotates) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  JsonlSink sink(std::move(*file), "host-a");
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    ASSERT_TRUE(sink.Write(SinkEvent(seq)).ok());
+  }
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(sink.file().lines_written(), 3u);
+
+  ASSERT_EQ(rename(path.c_str(), (path + ".1").c_str()), 0);
+  ASSERT_TRUE(sink.Write(SinkEvent(4)).ok());
+  ASSERT_TRUE(sink.Reopen().ok());
+  ASSERT_TRUE(sink.Write(SinkEvent(5)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+
+  auto seqs = [](const std::string& content) {
+    std::vector<uint64_t> out;
+    for (absl::string_view line :
+         absl::StrSplit(content, '\n', absl::SkipEmpty())) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      EXPECT_EQ(j["host"], "host-a");
+      EXPECT_EQ(j["disk"], "loop3");
+      EXPECT_EQ(j["dev"], "7:3");
+      EXPECT_EQ(j["latency_us"], 15000);
+      out.push_back(j["seq"].get<uint64_t>());
+    }
+    return out;
+  };
+  const std::string old_content = ReadFile(path + ".1");
+  const std::string new_content = ReadFile(path);
+  EXPECT_EQ(seqs(old_content), (std::vector<uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(seqs(new_content), (std::vector<uint64_t>{5}));
+  EXPECT_EQ(old_content.back(), '\n');
+  EXPECT_EQ(new_content.back(), '\n');
+}
+
+}  // namespace
+}  // namespace biosnoop
