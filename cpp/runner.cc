@@ -90,15 +90,16 @@ ProbeConfig MakeProbeConfig(const Options& o) {
   return c;
 }
 
-std::string SummaryLine(const Counters& c, uint64_t written,
+std::string SummaryLine(const Counters& c, const OutputFile& out,
                         const Pipeline& p, uint64_t expired,
                         double seconds, int verbose) {
   std::string line = absl::StrFormat(
       "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
       "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
-      "duration_s=%.1f",
-      c.completions(), c.emitted(), written, c.lost(), c.orphans(),
-      c.below_threshold(), c.filtered(), p.decode_errors, expired, seconds);
+      "dropped=%d duration_s=%.1f",
+      c.completions(), c.emitted(), out.lines_written(), c.lost(),
+      c.orphans(), c.below_threshold(), c.filtered(), p.decode_errors,
+      expired, out.lines_dropped(), seconds);
   if (verbose > 0) {
     for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
       if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
@@ -204,7 +205,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   ASSIGN_OR_RETURN(Counters counters, probe->ReadCounters());
   const double seconds = (MonotonicNs() - start_ns) / 1e9;
   absl::FPrintF(diag, "%s\n",
-                SummaryLine(counters, file->lines_written(), pipeline, expired,
+                SummaryLine(counters, *file, pipeline, expired,
                             seconds, options.verbose));
   if (pipeline.decode_errors > 0) {
     absl::FPrintF(diag, "biosnoop: %d records could not be decoded; first: %s\n",

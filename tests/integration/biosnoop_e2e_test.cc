@@ -27,7 +27,9 @@ void ExpectSummaryConsistent(const Biosnoop& b, size_t lines) {
   std::map<std::string, double> s = b.Summary();
   ASSERT_TRUE(s.count("completions")) << b.Stderr();
   EXPECT_EQ(s["written"], lines) << b.Stderr();
-  EXPECT_EQ(s["emitted"], s["written"] + s["decode_errors"]) << b.Stderr();
+  EXPECT_EQ(s["emitted"], s["written"] + s["decode_errors"] + s["dropped"])
+      << b.Stderr();
+  EXPECT_EQ(s["dropped"], 0) << b.Stderr();
   EXPECT_EQ(s["completions"], s["emitted"] + s["lost"] + s["below_threshold"] +
                                   s["filtered"] + s["orphans"])
       << b.Stderr();
@@ -171,7 +173,7 @@ TEST(EndToEnd, PidCommAndOpFiltersSelectInTheKernel) {
   {
     Biosnoop b({"--min-us", "0", "-d", loop.name(), "--comm", "no-such-comm"});
     ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-    Workload r = DirectDd(loop.path(), true, 4096, 20);
+    ASSERT_EQ(DirectDd(loop.path(), true, 4096, 20).exit_code, 0);
     ASSERT_EQ(b.Stop(), 0);
     EXPECT_TRUE(b.Events().empty());
     EXPECT_GE(b.Summary()["filtered"], 20);
@@ -190,7 +192,7 @@ TEST(EndToEnd, PidCommAndOpFiltersSelectInTheKernel) {
     Biosnoop b({"--min-us", "0", "-d", loop.name(), "-p",
                 std::to_string(getpid())});
     ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-    Workload r = DirectDd(loop.path(), true, 4096, 20);
+    ASSERT_EQ(DirectDd(loop.path(), true, 4096, 20).exit_code, 0);
     ASSERT_EQ(b.Stop(), 0);
     EXPECT_TRUE(b.Events().empty()) << b.Stdout();
     EXPECT_GE(b.Summary()["filtered"], 20);

@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,8 +117,10 @@ LoopDevice::LoopDevice(int size_mib, bool partitioned) {
   if (!dev.has_value()) return;
   path_ = *dev;
   if (partitioned) {
-    // udev is not guaranteed: wait for the kernel to create the partition.
+    // Kernels without CONFIG_MSDOS_PARTITION (this CI's) do not scan the
+    // table themselves; partx reads it and adds the partition (BLKPG).
     std::string sys = "/sys/class/block/" + partition_name();
+    if (access(sys.c_str(), F_OK) != 0) RunCommand({"partx", "--add", path_});
     for (int i = 0; i < 100 && access(sys.c_str(), F_OK) != 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
