@@ -17,6 +17,7 @@
 #include "exit_codes.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
+#include "privileges.h"
 #include "probe.h"
 #include "status_macros.h"
 #include "wall_clock.h"
@@ -140,9 +141,14 @@ absl::Status Run(const Options& options, std::FILE* diag) {
                    Probe::Open(config, [&pipeline](const void* d, size_t n) {
                      return pipeline.Handle(d, n);
                    }));
+  // Loaded and attached: nothing from here on needs privilege, so none is
+  // kept while parsing what the kernel sends.
+  const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
+  if (absl::Status s = DropPrivileges(keep_bpf); !s.ok()) return s;
   if (options.verbose > 0) {
-    absl::FPrintF(diag, "biosnoop: attached %s\n",
-                  absl::StrJoin(probe->attached(), ", "));
+    absl::FPrintF(diag, "biosnoop: attached %s; capabilities dropped%s\n",
+                  absl::StrJoin(probe->attached(), ", "),
+                  keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
   }
 
   const uint64_t start_ns = MonotonicNs();
