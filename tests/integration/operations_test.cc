@@ -1,0 +1,266 @@
+// Operational accidents and hostile input, on the real kernel: log
+// rotation, a full output disk, hostile process names, privilege drop, a
+// symlink planted at the output path.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "harness.h"
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Parses a JSONL file strictly: every line whole and valid.
+std::vector<json> ParseLines(const std::string& path) {
+  std::vector<json> out;
+  std::string text = ReadAll(path);
+  if (!text.empty()) {
+    EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
+  }
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    try {
+      out.push_back(json::parse(line));
+    } catch (const json::exception& e) {
+      ADD_FAILURE() << path << ": invalid line: " << line;
+    }
+  }
+  return out;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/biosnoop-ops-XXXXXX";
+    if (mkdtemp(tmpl) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    if (!path_.empty()) RunCommand({"rm", "-rf", path_});
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(Operations, SighupRotationLosesNoEvent) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  // A steady stream of I/O (batches of dd); the rotation lands in its
+  // middle, while events are being written.
+  constexpr int kBatches = 40, kPerBatch = 200;
+  std::vector<pid_t> pids;
+  std::atomic<int> done{0};
+  std::thread io([&] {
+    for (int i = 0; i < kBatches; ++i) {
+      Workload w = DirectDd(loop.path(), true, 4096, kPerBatch, i * kPerBatch);
+      if (w.exit_code == 0) pids.push_back(w.pid);
+      done = i + 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  while (done < kBatches / 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);  // logrotate "create"
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  io.join();
+  ASSERT_EQ(pids.size(), static_cast<size_t>(kBatches));
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  std::vector<json> first = ParseLines(log + ".1");
+  std::vector<json> second = ParseLines(log);
+  std::vector<json> both = first;
+  both.insert(both.end(), second.begin(), second.end());
+  size_t mine = 0;
+  for (pid_t pid : pids) {
+    size_t n = EventsOfPid(both, pid).size();
+    EXPECT_EQ(n, static_cast<size_t>(kPerBatch)) << "dd " << pid;
+    mine += n;
+  }
+  EXPECT_EQ(mine, static_cast<size_t>(kBatches * kPerBatch));
+  EXPECT_FALSE(EventsOfPid(first, pids.front()).empty()) << "nothing before rotation";
+  EXPECT_FALSE(EventsOfPid(second, pids.back()).empty()) << "nothing after rotation";
+  std::set<int64_t> seqs;
+  for (const json& e : both) seqs.insert(e["seq"].get<int64_t>());
+  EXPECT_EQ(seqs.size(), both.size()) << "an event was written twice";
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["written"], both.size());
+  EXPECT_EQ(s["lost"], 0);
+  // The new file is created as the first one was: 0640.
+  struct stat st;
+  ASSERT_EQ(stat(log.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
+
+TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  ASSERT_EQ(mount("tmpfs", dir.path().c_str(), "tmpfs", 0, "size=64k"), 0);
+  const std::string log = dir.path() + "/slow.jsonl";
+  {
+    Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    // ~330 bytes a line: 2000 events are about 10 times what fits.
+    Workload dd = DirectDd(loop.path(), true, 4096, 2000);
+    ASSERT_EQ(dd.exit_code, 0);
+    int rc = b.Wait(10000);
+    if (rc == -2) rc = b.Stop();
+    EXPECT_EQ(rc, 74) << b.Stderr();
+    EXPECT_NE(b.Stderr().find("No space left on device"), std::string::npos)
+        << b.Stderr();
+    EXPECT_NE(b.Stderr().find(log), std::string::npos) << b.Stderr();
+    std::vector<json> lines = ParseLines(log);
+    EXPECT_GT(lines.size(), 10u);
+    std::map<std::string, double> s = b.Summary();
+    EXPECT_EQ(s["written"], lines.size()) << b.Stderr();
+    EXPECT_GT(s["dropped"], 0) << b.Stderr();
+  }
+  umount2(dir.path().c_str(), MNT_DETACH);
+}
+
+// A process name made of every kind of trouble.
+constexpr char kHostileComm[] = "\"q\\\n\x01\x7f\xff\xfe\xc3x";
+
+pid_t ReadWithComm(const std::string& dev, const char* comm, int count) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_NAME, comm, 0, 0, 0);
+    int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
+    if (fd < 0) _exit(2);
+    void* buf = nullptr;
+    if (posix_memalign(&buf, 4096, 4096) != 0) _exit(3);
+    for (int i = 0; i < count; ++i) {
+      if (pread(fd, buf, 4096, static_cast<off_t>(i) * 4096) != 4096) _exit(4);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? pid : -1;
+}
+
+TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  pid_t hostile = ReadWithComm(loop.path(), kHostileComm, 5);
+  ASSERT_GT(hostile, 0);
+  pid_t plain = ReadWithComm(loop.path(), "caf\xc3\xa9-\xe2\x9c\x93", 3);
+  ASSERT_GT(plain, 0);
+  ASSERT_EQ(b.Stop(), 0);
+
+  std::vector<json> all = b.Events();  // fails the test on any invalid line
+  std::vector<json> mine = EventsOfPid(all, hostile);
+  ASSERT_EQ(mine.size(), 5u);
+  for (const json& e : mine) {
+    // The documented rule: valid UTF-8 kept (control characters escaped
+    // by JSON, so they decode back), each invalid byte -> U+FFFD, and
+    // comm_raw holds the exact bytes in hex.
+    EXPECT_EQ(e["comm"].get<std::string>(),
+              "\"q\\\n\x01\x7f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx");
+    EXPECT_EQ(e["comm_raw"], "22715c0a017ffffec378");
+  }
+  std::vector<json> good = EventsOfPid(all, plain);
+  ASSERT_EQ(good.size(), 3u);
+  for (const json& e : good) {
+    EXPECT_EQ(e["comm"], "caf\xc3\xa9-\xe2\x9c\x93");
+    EXPECT_FALSE(e.contains("comm_raw"));
+  }
+  // And the raw text of each line holds no raw control byte.
+  for (char c : b.Stdout()) {
+    if (c != '\n') {
+      EXPECT_GE(static_cast<unsigned char>(c), 0x20);
+    }
+  }
+}
+
+std::map<std::string, std::string> ProcStatus(pid_t pid) {
+  std::map<std::string, std::string> kv;
+  std::string text = ReadAll("/proc/" + std::to_string(pid) + "/status");
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::pair<std::string, std::string> p = absl::StrSplit(line, ":\t");
+    kv[p.first] = p.second;
+  }
+  return kv;
+}
+
+TEST(Operations, RunningProcessHoldsNoPrivilege) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::map<std::string, std::string> st = ProcStatus(b.pid());
+  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    EXPECT_EQ(st[set], "0000000000000000") << set;
+  }
+  EXPECT_EQ(st["NoNewPrivs"], "1");
+  // It still does its job without them.
+  Workload dd = DirectDd(loop.path(), true, 4096, 20);
+  ASSERT_EQ(dd.exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  EXPECT_EQ(EventsOfPid(b.Events(), dd.pid).size(), 20u);
+  EXPECT_EQ(b.Summary()["completions"], 20) << b.Stderr();
+}
+
+TEST(Operations, SymlinkAtTheOutputPathIsRefused) {
+  BIOSNOOP_REQUIRE_ROOT();
+  TempDir dir;
+  const std::string victim = dir.path() + "/victim";
+  const std::string log = dir.path() + "/slow.jsonl";
+  {
+    std::ofstream(victim) << "precious\n";
+  }
+  ASSERT_EQ(symlink(victim.c_str(), log.c_str()), 0);
+  Biosnoop b({"--min-us", "0", "-o", log});
+  EXPECT_EQ(b.Wait(), 73) << b.Stderr();
+  EXPECT_NE(b.Stderr().find("symbolic link"), std::string::npos) << b.Stderr();
+  EXPECT_EQ(ReadAll(victim), "precious\n");
+}
+
+TEST(Operations, NewOutputFileIsNotWorldReadable) {
+  BIOSNOOP_REQUIRE_ROOT();
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "0", "-o", log, "--duration", "1"});
+  ASSERT_EQ(b.Wait(), 0) << b.Stderr();
+  struct stat st;
+  ASSERT_EQ(stat(log.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0007, 0u);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
+
+}  // namespace
+}  // namespace biosnoop::testing
