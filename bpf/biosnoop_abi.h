@@ -69,8 +69,13 @@ struct biosnoop_event {
   __u64 reserved[4];  /* zero; room for fields without an ABI bump */
 };
 
-/* In-flight map: key and value.  User space reads them only to expire
- * entries whose completion never came (see Probe::ExpireInflight). */
+/* In-flight table: key and value.  User space reads them only to expire
+ * entries whose completion never came (see Probe::ExpireInflight).
+ * BIOSNOOP_SLOTS entries live in an array indexed by a hash of the key (no
+ * allocation, no lock: claimed with compare-and-swap on val.rq); a key whose
+ * slot is taken by another key goes to an overflow hash map of
+ * BIOSNOOP_INFLIGHT_MAX entries. */
+#define BIOSNOOP_SLOTS 16384 /* power of two */
 #define BIOSNOOP_INFLIGHT_MAX 32768
 #define BIOSNOOP_KEY_SECTOR 0   /* sector = start sector of the request */
 #define BIOSNOOP_KEY_DATALESS 1 /* flush etc.: sector = request address */
@@ -95,6 +100,12 @@ struct biosnoop_inflight_val {
   __u8 submit_known;
   __u8 pad[5];
   char comm[16];
+};
+
+/* One slot of the in-flight array.  Free when val.rq == 0. */
+struct biosnoop_slot {
+  struct biosnoop_inflight_key key;
+  struct biosnoop_inflight_val val;
 };
 
 /* Per-CPU counters: index into the counters array map. */

@@ -21,6 +21,7 @@ enum LongOnly : int {
   kOptOp,
   kOptDuration,
   kOptRingbufKib,
+  kOptMaxInflightAge,
   kOptVersion,
 };
 
@@ -36,6 +37,7 @@ const struct option kLongOptions[] = {
     {"output", required_argument, nullptr, 'o'},
     {"duration", required_argument, nullptr, kOptDuration},
     {"ringbuf-kib", required_argument, nullptr, kOptRingbufKib},
+    {"max-inflight-age", required_argument, nullptr, kOptMaxInflightAge},
     {"verbose", no_argument, nullptr, 'v'},
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, kOptVersion},
@@ -67,20 +69,21 @@ absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
   return v;
 }
 
-absl::StatusOr<absl::Duration> ParseDurationValue(absl::string_view value) {
+absl::StatusOr<absl::Duration> ParseDurationValue(int code,
+                                                  absl::string_view value) {
   // A plain number means seconds, as in biolatency/biosnoop usage.
   uint64_t secs = 0;
   if (!value.empty() && absl::ascii_isdigit(value.back()) &&
       absl::SimpleAtoi(value, &secs) && absl::ascii_isdigit(value.front())) {
     if (secs == 0 || secs > 10u * 365 * 24 * 3600) {
-      return BadValue(kOptDuration, value, "a positive number of seconds");
+      return BadValue(code, value, "a positive number of seconds");
     }
     return absl::Seconds(secs);
   }
   absl::Duration d;
   if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
       d == absl::InfiniteDuration()) {
-    return BadValue(kOptDuration, value,
+    return BadValue(code, value,
                     "a positive duration such as 30, 90s, 5m or 1h");
   }
   return d;
@@ -143,9 +146,18 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.output = std::string(arg);
         break;
       case kOptDuration: {
-        auto d = ParseDurationValue(arg);
+        auto d = ParseDurationValue(c, arg);
         if (!d.ok()) return d.status();
         opts.duration = *d;
+        break;
+      }
+      case kOptMaxInflightAge: {
+        auto d = ParseDurationValue(c, arg);
+        if (!d.ok()) return d.status();
+        if (*d < absl::Seconds(1)) {
+          return BadValue(c, arg, "at least 1 second");
+        }
+        opts.max_inflight_age = *d;
         break;
       }
       case kOptRingbufKib: {
@@ -205,6 +217,9 @@ Log every block I/O at least as slow as a threshold, one JSON object per line.
       --duration T    stop after T (seconds, or 90s, 5m, 1h)
       --ringbuf-kib N kernel ring buffer size in KiB, a power of two
                       (default 4096)
+      --max-inflight-age T
+                      forget a request whose completion has not come after T
+                      (default 10m; counted as expired)
   -v, --verbose       say what is attached and report counters periodically
   -h, --help          this text
       --version       print the version

@@ -23,6 +23,9 @@ struct Options {
   std::string output = "-";   // -o/--output: file, "-" for stdout
   std::optional<absl::Duration> duration;  // --duration: run this long
   uint32_t ringbuf_kib = 4096;  // --ringbuf-kib: kernel ring buffer size
+  // --max-inflight-age: in-flight entries older than this are dropped (their
+  // completion was missed) so the bounded table cannot fill up.
+  absl::Duration max_inflight_age = absl::Minutes(10);
   int verbose = 0;            // -v (repeatable)
   bool help = false;          // -h/--help
   bool version = false;       // --version

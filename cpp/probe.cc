@@ -236,24 +236,66 @@ absl::StatusOr<Counters> Probe::ReadCounters() const {
   return c;
 }
 
+namespace {
+
+bool IsStale(const biosnoop_inflight_val& val, uint64_t now_ns,
+             uint64_t max_age_ns) {
+  if (val.rq == 0) return false;
+  uint64_t touched = std::max(val.submit_ns, val.issue_ns);
+  return touched != 0 && now_ns > touched && now_ns - touched > max_age_ns;
+}
+
+}  // namespace
+
 absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
                                                uint64_t max_age_ns) {
+  uint64_t removed = 0;
+
+  // The slot array, read in batches.  A stale slot is freed by writing it
+  // back zeroed; the kernel claims slots only when their owner is 0, so the
+  // one race left (the same key reused after 10 minutes, in the instant
+  // between our read and write) costs that request an orphaned completion,
+  // which is counted.
+  int slots_fd = bpf_map__fd(skel_->maps.slots);
+  constexpr uint32_t kBatch = 1024;
+  std::vector<biosnoop_slot> values(kBatch);
+  std::vector<uint32_t> keys(kBatch);
+  uint32_t in_batch = 0, out_batch = 0;
+  bool first = true;
+  for (;;) {
+    uint32_t count = kBatch;
+    int err = bpf_map_lookup_batch(slots_fd, first ? nullptr : &in_batch,
+                                   &out_batch, keys.data(), values.data(),
+                                   &count, nullptr);
+    if (err != 0 && errno != ENOENT) {
+      return ErrnoStatus(errno, "read in-flight slots");
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!IsStale(values[i].val, now_ns, max_age_ns)) continue;
+      biosnoop_slot empty{};
+      if (bpf_map_update_elem(slots_fd, &keys[i], &empty, BPF_EXIST) == 0) {
+        ++removed;
+      }
+    }
+    if (err != 0) break;  // ENOENT: that was the last batch
+    in_batch = out_batch;
+    first = false;
+  }
+
+  // The overflow hash map.
   int fd = bpf_map__fd(skel_->maps.inflight);
   std::vector<biosnoop_inflight_key> stale;
   biosnoop_inflight_key key{}, next{};
   biosnoop_inflight_key* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     biosnoop_inflight_val val{};
-    if (bpf_map_lookup_elem(fd, &next, &val) == 0) {
-      uint64_t touched = std::max(val.submit_ns, val.issue_ns);
-      if (touched != 0 && now_ns > touched && now_ns - touched > max_age_ns) {
-        stale.push_back(next);
-      }
+    if (bpf_map_lookup_elem(fd, &next, &val) == 0 &&
+        IsStale(val, now_ns, max_age_ns)) {
+      stale.push_back(next);
     }
     key = next;
     prev = &key;
   }
-  uint64_t removed = 0;
   for (const auto& k : stale) {
     if (bpf_map_delete_elem(fd, &k) == 0) ++removed;
   }

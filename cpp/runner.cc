@@ -52,8 +52,7 @@ uint64_t MonotonicNs() {
 
 constexpr int kPollMs = 100;
 constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
-constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: 30 s
-constexpr uint64_t kInflightMaxAgeNs = 600000000000;  // 10 min
+constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: <= 30 s
 
 // Consumer-side state that the record handler updates.
 struct Pipeline {
@@ -157,7 +156,10 @@ absl::Status Run(const Options& options, std::FILE* diag) {
           ? start_ns + static_cast<uint64_t>(absl::ToInt64Nanoseconds(*options.duration))
           : UINT64_MAX;
   uint64_t next_tick = start_ns + kTickNs;
-  uint64_t next_expire = start_ns + kExpireEveryNs;
+  const uint64_t max_age_ns =
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age));
+  const uint64_t expire_every_ns = std::min(kExpireEveryNs, max_age_ns / 2);
+  uint64_t next_expire = start_ns + expire_every_ns;
   uint64_t lost_reported = 0;
   uint64_t expired = 0;
 
@@ -195,9 +197,9 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       }
     }
     if (now >= next_expire) {
-      next_expire = now + kExpireEveryNs;
+      next_expire = now + expire_every_ns;
       ASSIGN_OR_RETURN(uint64_t removed,
-                       probe->ExpireInflight(now, kInflightMaxAgeNs));
+                       probe->ExpireInflight(now, max_age_ns));
       expired += removed;
     }
   }
