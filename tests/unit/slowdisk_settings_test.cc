@@ -1,0 +1,132 @@
+// Unit tests for slowdisk's control syntax and flags: pure, no privilege.
+
+#include "settings.h"
+
+#include <vector>
+
+#include "cli.h"
+#include "gtest/gtest.h"
+
+namespace biosnoop::slowdisk {
+namespace {
+
+TEST(SlowDiskSettingsTest, ByteCountsTakeBinarySuffixes) {
+  EXPECT_EQ(*ParseByteCount("4096"), 4096u);
+  EXPECT_EQ(*ParseByteCount("64K"), 64u << 10);
+  EXPECT_EQ(*ParseByteCount("1m"), 1u << 20);
+  EXPECT_EQ(*ParseByteCount("2G"), uint64_t{2} << 30);
+  for (const char* bad : {"", "K", "-1", "+1", " 1", "1.5M", "1T", "1KB",
+                          "99999999999999999999", "17179869184G"}) {
+    EXPECT_FALSE(ParseByteCount(bad).ok()) << bad;
+  }
+}
+
+TEST(SlowDiskSettingsTest, RegionsNeedOffsetAndNonZeroLength) {
+  EXPECT_EQ(*ParseRegion("1M:64K"), (Region{1 << 20, 64 << 10}));
+  EXPECT_EQ(*ParseRegion("0:1"), (Region{0, 1}));
+  for (const char* bad : {"1M", "1M:", ":1", "1M:0", "1:2:3",
+                          "18446744073709551615:2"}) {
+    EXPECT_FALSE(ParseRegion(bad).ok()) << bad;
+  }
+}
+
+TEST(SlowDiskSettingsTest, OverlapIsByteExact) {
+  Region r{100, 10};  // bytes 100..109
+  EXPECT_TRUE(r.Overlaps(100, 1));
+  EXPECT_TRUE(r.Overlaps(109, 1));
+  EXPECT_TRUE(r.Overlaps(90, 11));
+  EXPECT_TRUE(r.Overlaps(0, 1000));
+  EXPECT_FALSE(r.Overlaps(90, 10));   // ends where it starts
+  EXPECT_FALSE(r.Overlaps(110, 10));  // starts where it ends
+  EXPECT_FALSE(r.Overlaps(105, 0));   // empty
+}
+
+TEST(SlowDiskSettingsTest, ControlWordsApplyAndRegionsClear) {
+  Settings s;
+  absl::StatusOr<ControlRequest> r = ApplyControlText(
+      "read_delay_ms=20 write_delay_ms=5\nflush_delay_ms=50\n"
+      "slow_region=1M:4K error_region=2M:8K\n",
+      s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->settings.read_delay_ms, 20u);
+  EXPECT_EQ(r->settings.write_delay_ms, 5u);
+  EXPECT_EQ(r->settings.flush_delay_ms, 50u);
+  EXPECT_EQ(r->settings.slow_region, (Region{1 << 20, 4 << 10}));
+  EXPECT_EQ(r->settings.error_region, (Region{2 << 20, 8 << 10}));
+  EXPECT_FALSE(r->reset_counters);
+
+  r = ApplyControlText("slow_region= reset_counters", r->settings);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->settings.slow_region.has_value());
+  EXPECT_TRUE(r->settings.error_region.has_value());
+  EXPECT_EQ(r->settings.read_delay_ms, 20u);
+  EXPECT_TRUE(r->reset_counters);
+}
+
+TEST(SlowDiskSettingsTest, BadWordsAreRejectedWithTheirName) {
+  for (const char* bad : {"read_delay_ms", "read_delay_ms=", "read_delay_ms=x",
+                          "read_delay_ms=-1", "read_delay_ms=3600001",
+                          "nope=1", "slow_region=1M", "=5"}) {
+    absl::StatusOr<ControlRequest> r = ApplyControlText(bad, Settings{});
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  absl::StatusOr<ControlRequest> r = ApplyControlText("nope=1", Settings{});
+  EXPECT_NE(r.status().message().find("nope"), absl::string_view::npos);
+}
+
+TEST(SlowDiskSettingsTest, FormatRoundTripsThroughApply) {
+  Settings s;
+  s.read_delay_ms = 7;
+  s.flush_delay_ms = 9;
+  s.error_region = Region{4096, 512};
+  std::string text = FormatSettings(s);
+  EXPECT_EQ(text,
+            "read_delay_ms=7\nwrite_delay_ms=0\nflush_delay_ms=9\n"
+            "slow_region=\nerror_region=4096:512\n");
+  Settings other;
+  other.slow_region = Region{1, 1};
+  absl::StatusOr<ControlRequest> r = ApplyControlText(text, other);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->settings, s);
+}
+
+absl::StatusOr<CliOptions> Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "slowdisk");
+  return ParseCli(static_cast<int>(args.size()),
+                  const_cast<char* const*>(args.data()));
+}
+
+TEST(SlowDiskCliParseTest, FlagsSetSizeAndInitialSettings) {
+  absl::StatusOr<CliOptions> o =
+      Parse({"-s", "16", "--read-delay-ms=20", "--flush-delay-ms", "3",
+             "--slow-region=1M:1M", "--threads=4", "/mnt"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->mountpoint, "/mnt");
+  EXPECT_EQ(o->size_mib, 16u);
+  EXPECT_EQ(o->settings.read_delay_ms, 20u);
+  EXPECT_EQ(o->settings.flush_delay_ms, 3u);
+  EXPECT_EQ(o->settings.slow_region, (Region{1 << 20, 1 << 20}));
+  EXPECT_EQ(o->threads, 4u);
+}
+
+TEST(SlowDiskCliParseTest, BadUsageNamesTheFlag) {
+  absl::StatusOr<CliOptions> o = Parse({"--write-delay-ms=abc", "/mnt"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("--write-delay-ms"),
+            absl::string_view::npos)
+      << o.status();
+  EXPECT_EQ(o.status().message().find("write_delay_ms"),
+            absl::string_view::npos)
+      << o.status();
+  for (std::vector<const char*> bad :
+       std::vector<std::vector<const char*>>{
+           {}, {"/a", "/b"}, {"--bogus", "/a"}, {"-s"}, {"-s", "0", "/a"},
+           {"--threads=0", "/a"}, {"--slow-region=", "/a"},
+           {"--error-region=1M:1M x", "/a"}}) {
+    EXPECT_FALSE(Parse(bad).ok()) << (bad.empty() ? "(none)" : bad[0]);
+  }
+}
+
+}  // namespace
+}  // namespace biosnoop::slowdisk
