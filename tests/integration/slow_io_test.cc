@@ -1,0 +1,342 @@
+// End-to-end on a real slow and failing disk (tools/slowdisk behind a loop
+// device): every slow I/O exactly once with the right latency, nothing
+// lost in a burst, loss counted when the ring buffer is too small.
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "harness.h"
+#include "slowdisk_fixture.h"
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+struct FioResult {
+  bool ok = false;
+  uint64_t reads = 0;   // completed read I/Os, as fio counts them
+  uint64_t writes = 0;
+  json raw;
+};
+
+// Runs fio with JSON output; the count of I/Os comes from fio itself, not
+// from biosnoop.
+FioResult RunFio(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"fio", "--output-format=json",
+                                   "--name=job"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  FioResult r;
+  std::optional<std::string> out = CommandOutput(argv);
+  if (!out.has_value()) return r;
+  try {
+    r.raw = json::parse(*out);
+    for (const json& job : r.raw["jobs"]) {
+      r.reads += job["read"]["total_ios"].get<uint64_t>();
+      r.writes += job["write"]["total_ios"].get<uint64_t>();
+    }
+    r.ok = true;
+  } catch (const json::exception& e) {
+    ADD_FAILURE() << "fio output: " << e.what() << "\n" << *out;
+  }
+  return r;
+}
+
+std::vector<json> OnDisk(const std::vector<json>& all, const std::string& disk) {
+  std::vector<json> out;
+  for (const json& e : all) {
+    if (e.value("disk", "") == disk) out.push_back(e);
+  }
+  return out;
+}
+
+void ExpectCountersAddUp(const Biosnoop& b) {
+  std::map<std::string, double> s = b.Summary();
+  ASSERT_TRUE(s.count("completions")) << b.Stderr();
+  EXPECT_EQ(s["completions"], s["emitted"] + s["lost"] + s["below_threshold"] +
+                                  s["filtered"] + s["orphans"])
+      << b.Stderr();
+  EXPECT_EQ(s["emitted"], s["written"] + s["decode_errors"] + s["dropped"])
+      << b.Stderr();
+}
+
+TEST(SlowIo, EverySlowReadLoggedOnceWithItsLatency) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.size_mib = 64, .read_delay_ms = 20});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  LoopDevice fast(64);
+  ASSERT_TRUE(fast.ok());
+  Biosnoop b({"--min-us", "10000"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  constexpr int kIos = 300;
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
+                        "--bs=4k", "--direct=1", "--ioengine=libaio",
+                        "--iodepth=16", "--size=" + std::to_string(kIos * 4) + "k"});
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.reads, static_cast<uint64_t>(kIos));
+  // Fast I/O on another disk in the same run: below the threshold.
+  FioResult f = RunFio({"--filename=" + fast.path(), "--rw=randread", "--bs=4k",
+                        "--direct=1", "--ioengine=libaio", "--iodepth=16",
+                        "--size=1200k"});
+  ASSERT_TRUE(f.ok);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  std::vector<json> all = b.Events();
+  std::vector<json> slow_events = OnDisk(all, slow.loop_name());
+  EXPECT_TRUE(OnDisk(all, fast.name()).empty()) << "fast I/O was logged";
+  ASSERT_EQ(slow_events.size(), static_cast<size_t>(kIos));
+  std::set<uint64_t> sectors;
+  for (const json& e : slow_events) {
+    EXPECT_EQ(e["op"], "read");
+    EXPECT_EQ(e["bytes"], 4096);
+    EXPECT_EQ(e["comm"], "fio");
+    EXPECT_GE(e["latency_us"].get<uint64_t>(), 20000u);
+    EXPECT_LT(e["latency_us"].get<uint64_t>(), 2000000u);
+    EXPECT_EQ(e["error_code"], 0);
+    uint64_t sector = e["sector"];
+    EXPECT_EQ(sector % 8, 0u);
+    EXPECT_LT(sector, static_cast<uint64_t>(kIos) * 8);
+    sectors.insert(sector);
+  }
+  // randread over the size without repeats: each 4 KiB block once.
+  EXPECT_EQ(sectors.size(), static_cast<size_t>(kIos));
+  ExpectCountersAddUp(b);
+  EXPECT_EQ(b.Summary()["lost"], 0);
+}
+
+TEST(SlowIo, JustUnderTheThresholdLogsNothing) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 5});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--min-us", "10000", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=read",
+                        "--bs=4k", "--direct=1", "--ioengine=psync",
+                        "--size=200k"});
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(b.Stop(), 0);
+  EXPECT_TRUE(b.Events().empty()) << b.Stdout();
+  EXPECT_GE(b.Summary()["below_threshold"], 50);
+}
+
+TEST(SlowIo, SlowRegionYieldsEventsOnlyInsideIt) {
+  BIOSNOOP_REQUIRE_ROOT();
+  // Bytes [1 MiB, 1.5 MiB) are slow: sectors [2048, 3072).
+  SlowDisk slow({.read_delay_ms = 20, .slow_region = "1M:512K"});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--min-us", "10000", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // Read the first 4 MiB sequentially: 1024 reads, 128 of them slow.
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=read",
+                        "--bs=4k", "--direct=1", "--ioengine=libaio",
+                        "--iodepth=8", "--size=4M"});
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(b.Stop(), 0);
+  std::vector<json> events = b.Events();
+  ASSERT_EQ(events.size(), 128u);
+  std::set<uint64_t> sectors;
+  for (const json& e : events) {
+    uint64_t s = e["sector"];
+    EXPECT_GE(s, 2048u);
+    EXPECT_LT(s, 3072u);
+    sectors.insert(s);
+  }
+  EXPECT_EQ(sectors.size(), 128u);
+  EXPECT_EQ(*sectors.begin(), 2048u);
+  EXPECT_EQ(*sectors.rbegin(), 3072u - 8);
+}
+
+TEST(SlowIo, FailedReadsCarryEioAndTheirSector) {
+  BIOSNOOP_REQUIRE_ROOT();
+  // Bytes [2 MiB, 2 MiB + 64 KiB) fail: sectors [4096, 4224).
+  SlowDisk slow({.read_delay_ms = 0, .error_region = "2M:64K"});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--min-us", "0", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  int fd = open(slow.loop_path().c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(fd, 0);
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, 4096), 0);
+  int failed = 0;
+  for (off_t off = (2 << 20) - 8192; off < (2 << 20) + 65536 + 8192; off += 4096) {
+    if (pread(fd, buf, 4096, off) < 0) {
+      EXPECT_EQ(errno, EIO);
+      ++failed;
+    }
+  }
+  free(buf);
+  close(fd);
+  EXPECT_EQ(failed, 16);
+  ASSERT_EQ(b.Stop(), 0);
+  int eio = 0, ok = 0;
+  for (const json& e : EventsOfPid(b.Events(), getpid())) {
+    uint64_t s = e["sector"];
+    if (s >= 4096 && s < 4224) {
+      EXPECT_EQ(e["error"], "EIO") << e.dump();
+      EXPECT_EQ(e["error_code"], 5);
+      ++eio;
+    } else {
+      EXPECT_TRUE(e["error"].is_null()) << e.dump();
+      ++ok;
+    }
+  }
+  EXPECT_EQ(eio, 16);
+  EXPECT_EQ(ok, 4);
+}
+
+TEST(SlowIo, SlowFlushesFromFsyncAreLogged) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.size_mib = 64});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  ASSERT_EQ(RunCommand({"mkfs.ext4", "-q", "-F", slow.loop_path()}), 0);
+  char mnt[] = "/tmp/biosnoop-fs-XXXXXX";
+  ASSERT_NE(mkdtemp(mnt), nullptr);
+  ASSERT_EQ(mount(slow.loop_path().c_str(), mnt, "ext4", 0, nullptr), 0);
+  ASSERT_TRUE(slow.Set("flush_delay_ms=30").ok());
+
+  Biosnoop b({"--min-us", "20000", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::string file = std::string(mnt) + "/f";
+  for (int i = 0; i < 5; ++i) {
+    int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, "0123456789abcdef", 16), 16);
+    ASSERT_EQ(fsync(fd), 0);
+    close(fd);
+  }
+  ASSERT_EQ(b.Stop(), 0);
+  umount2(mnt, 0);
+  rmdir(mnt);
+
+  std::vector<json> events = b.Events();
+  int flushes = 0;
+  for (const json& e : events) {
+    // A flush is a data-less flush request or a write with a preflush:
+    // either way its rwbs starts with F.
+    EXPECT_GE(e["latency_us"].get<uint64_t>(), 20000u);
+    if (e["rwbs"].get<std::string>().front() == 'F') ++flushes;
+  }
+  EXPECT_GE(flushes, 5) << b.Stdout();
+  ExpectCountersAddUp(b);
+}
+
+TEST(SlowIo, BurstOfThousandsLosesNothing) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.size_mib = 128, .read_delay_ms = 10});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--min-us", "5000", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // 4 jobs x 1500 reads at queue depth 64: 6000 slow completions arriving
+  // in waves of up to 256 at once.
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
+                        "--bs=4k", "--direct=1", "--ioengine=libaio",
+                        "--iodepth=64", "--numjobs=4", "--size=6000k",
+                        "--offset_increment=6000k"});
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.reads, 6000u);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  std::vector<json> events = b.Events();
+  EXPECT_EQ(events.size(), 6000u);
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["lost"], 0);
+  EXPECT_EQ(s["emitted"], 6000);
+  EXPECT_EQ(s["written"], 6000);
+  ExpectCountersAddUp(b);
+}
+
+TEST(SlowIo, TinyRingBufferLossIsCountedAndReported) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.size_mib = 128, .read_delay_ms = 10});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  // 4 KiB of ring buffer holds about 30 records; 256 completions land
+  // within a millisecond or two.
+  Biosnoop b({"--min-us", "5000", "-d", slow.loop_name(), "--ringbuf-kib", "4"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
+                        "--bs=4k", "--direct=1", "--ioengine=libaio",
+                        "--iodepth=64", "--numjobs=4", "--size=6000k",
+                        "--offset_increment=6000k"});
+  ASSERT_TRUE(r.ok);
+  // Let the once-a-second loss report run while biosnoop is still going.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::string running = b.Stderr();
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_GT(s["lost"], 0) << b.Stderr();
+  // Every slow completion is either written or counted as lost.
+  EXPECT_EQ(s["emitted"] + s["lost"], 6000) << b.Stderr();
+  EXPECT_EQ(b.Events().size(), s["written"]);
+  EXPECT_NE(running.find("events (kernel ring buffer full)"), std::string::npos)
+      << "no loss report while running:\n" << running;
+  ExpectCountersAddUp(b);
+}
+
+TEST(SlowIo, HotpluggedAndPartitionedSlowDisksAreNamed) {
+  BIOSNOOP_REQUIRE_ROOT();
+  Biosnoop b({"--min-us", "10000", "--comm", "fio"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // Both disks appear after biosnoop started.
+  SlowDisk plain({.read_delay_ms = 15});
+  SlowDisk parted({.read_delay_ms = 15, .partitioned = true, .partitions = 2});
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  ASSERT_TRUE(parted.ok()) << parted.error();
+  for (const std::string& dev :
+       {plain.loop_path(), parted.partition_path(1), parted.partition_path(2)}) {
+    FioResult r = RunFio({"--filename=" + dev, "--rw=read", "--bs=4k",
+                          "--direct=1", "--ioengine=psync", "--size=40k"});
+    ASSERT_TRUE(r.ok) << dev;
+  }
+  ASSERT_EQ(b.Stop(), 0);
+  std::vector<json> events = b.Events();
+  std::vector<json> p = OnDisk(events, plain.loop_name());
+  ASSERT_EQ(p.size(), 10u);
+  for (const json& e : p) EXPECT_TRUE(e["partition"].is_null());
+  std::vector<json> q = OnDisk(events, parted.loop_name());
+  ASSERT_EQ(q.size(), 20u);
+  int in1 = 0, in2 = 0;
+  for (const json& e : q) {
+    uint64_t s = e["sector"];
+    if (e["partition"] == parted.partition_name(1)) {
+      EXPECT_GE(s, parted.partition_start_sector(1));
+      ++in1;
+    } else if (e["partition"] == parted.partition_name(2)) {
+      EXPECT_GE(s, parted.partition_start_sector(2));
+      ++in2;
+    } else {
+      ADD_FAILURE() << e.dump();
+    }
+  }
+  EXPECT_EQ(in1, 10);
+  EXPECT_EQ(in2, 10);
+}
+
+TEST(SlowIo, StuckRequestIsExpiredAndItsLateCompletionCounted) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 3500});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--min-us", "0", "-d", slow.loop_name(), "--max-inflight-age", "1"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=read",
+                        "--bs=4k", "--direct=1", "--ioengine=psync",
+                        "--size=4k"});
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(b.Stop(), 0);
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["expired"], 1) << b.Stderr();
+  EXPECT_EQ(s["orphans"], 1) << b.Stderr();
+  EXPECT_TRUE(b.Events().empty());
+  ExpectCountersAddUp(b);
+}
+
+}  // namespace
+}  // namespace biosnoop::testing
