@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {
 namespace {
@@ -68,21 +69,22 @@ class TempDir {
 
 TEST(Operations, SighupRotationLosesNoEvent) {
   BIOSNOOP_REQUIRE_ROOT();
-  LoopDevice loop(64);
-  ASSERT_TRUE(loop.ok());
+  // Every read takes 1 ms: a stream of slow I/O, each one logged.
+  SlowDisk loop({.size_mib = 64, .read_delay_ms = 1});
+  ASSERT_TRUE(loop.ok()) << loop.error();
   TempDir dir;
   const std::string log = dir.path() + "/slow.jsonl";
-  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  Biosnoop b({"--min-us", "1000", "-d", loop.loop_name(), "-o", log});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
   // A steady stream of I/O (batches of dd); the rotation lands in its
   // middle, while events are being written.
-  constexpr int kBatches = 40, kPerBatch = 200;
+  constexpr int kBatches = 20, kPerBatch = 50;
   std::vector<pid_t> pids;
   std::atomic<int> done{0};
   std::thread io([&] {
     for (int i = 0; i < kBatches; ++i) {
-      Workload w = DirectDd(loop.path(), true, 4096, kPerBatch, i * kPerBatch);
+      Workload w = DirectDd(loop.loop_path(), true, 4096, kPerBatch, i * kPerBatch);
       if (w.exit_code == 0) pids.push_back(w.pid);
       done = i + 1;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -171,13 +173,13 @@ pid_t ReadWithComm(const std::string& dev, const char* comm, int count) {
 
 TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
   BIOSNOOP_REQUIRE_ROOT();
-  LoopDevice loop(32);
-  ASSERT_TRUE(loop.ok());
-  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  SlowDisk loop({.size_mib = 32, .read_delay_ms = 12});
+  ASSERT_TRUE(loop.ok()) << loop.error();
+  Biosnoop b({"--min-us", "10000", "-d", loop.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  pid_t hostile = ReadWithComm(loop.path(), kHostileComm, 5);
+  pid_t hostile = ReadWithComm(loop.loop_path(), kHostileComm, 5);
   ASSERT_GT(hostile, 0);
-  pid_t plain = ReadWithComm(loop.path(), "caf\xc3\xa9-\xe2\x9c\x93", 3);
+  pid_t plain = ReadWithComm(loop.loop_path(), "caf\xc3\xa9-\xe2\x9c\x93", 3);
   ASSERT_GT(plain, 0);
   ASSERT_EQ(b.Stop(), 0);
 
