@@ -30,7 +30,6 @@
 #include <bpf/bpf_tracing.h>
 
 #include "biosnoop_abi.h"
-#include "inflight_table.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -46,6 +45,8 @@ const volatile __u32 filter_pid = 0;            /* 0 = every process */
 const volatile __u32 filter_comm_set = 0;
 const volatile char filter_comm[16] = {};
 const volatile __u32 filter_op = BIOSNOOP_FILTER_OP_ANY;
+/* Histogram-only mode (--hist): count, never emit. */
+const volatile __u32 events_disabled = 0;
 
 
 /* Requests issued and not yet completed, per disk: a small array indexed
@@ -87,6 +88,9 @@ static __always_inline void count(__u32 idx) {
   __u64 *v = bpf_map_lookup_elem(&counters, &idx);
   if (v) *v += 1;
 }
+
+#include "hist.bpf.h"
+#include "inflight_table.bpf.h"
 
 /* Linux 5.16 (commit "block: remove the ->rq_disk field in struct request")
  * moved the disk from request->rq_disk to request->q->disk. */
@@ -401,15 +405,19 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
   __u64 latency = device_ns;
   if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN)
     latency += queue_ns;
-  if (latency < min_ns) {
-    count(BIOSNOOP_CTR_BELOW_THRESHOLD);
-    return 0;
-  }
   __u64 sector = val.sector;
   if (!passes_filters(&val, sector)) {
     count(BIOSNOOP_CTR_FILTERED);
     return 0;
   }
+  bool slow = latency >= min_ns;
+  if (hist_enabled)
+    hist_count(dev, val.op, val.flags, latency, val.bytes, slow);
+  if (!slow) {
+    count(BIOSNOOP_CTR_BELOW_THRESHOLD);
+    return 0;
+  }
+  if (events_disabled) return 0;
 
   struct biosnoop_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
   if (!e) {

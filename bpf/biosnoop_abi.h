@@ -108,6 +108,26 @@ struct biosnoop_slot {
   struct biosnoop_inflight_val val;
 };
 
+/* Latency and size histograms, counted in the kernel for every completion
+ * that passes the filters (no per-event message).  Per CPU, keyed by
+ * (dev, op, flags); user space sums CPUs and keys as the user asks. */
+#define BIOSNOOP_HIST_BUCKETS 32 /* log2 buckets: [2^i, 2^(i+1)), 0 in 0 */
+#define BIOSNOOP_HIST_SLOTS 256  /* power of two */
+
+/* (dev << 16) | (op << 8) | flags; 0 marks a free slot (dev is never 0). */
+static inline __u64 biosnoop_hist_key(__u32 dev, __u8 op, __u8 flags) {
+  return ((__u64)dev << 16) | ((__u64)op << 8) | flags;
+}
+
+struct biosnoop_hist {
+  __u64 key;
+  __u64 count;     /* completions */
+  __u64 bytes;     /* their bytes */
+  __u64 slow;      /* completions at least as slow as the threshold */
+  __u64 latency[BIOSNOOP_HIST_BUCKETS]; /* log2 of latency in hist_unit_ns */
+  __u64 size[BIOSNOOP_HIST_BUCKETS];    /* log2 of bytes */
+};
+
 /* Per-CPU counters: index into the counters array map. */
 enum biosnoop_counter {
   BIOSNOOP_CTR_COMPLETIONS = 0,   /* completions on tracked disks */
@@ -123,6 +143,7 @@ enum biosnoop_counter {
   BIOSNOOP_CTR_PARTIAL,           /* partial completions (entry re-keyed) */
   BIOSNOOP_CTR_REQUEUES,          /* requests requeued and issued again */
   BIOSNOOP_CTR_ISSUE_UNSUBMITTED, /* issued with no submission seen */
+  BIOSNOOP_CTR_HIST_FULL,         /* histogram key found no room */
   BIOSNOOP_CTR_MAX,
 };
 

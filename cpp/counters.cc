@@ -17,6 +17,7 @@ const char* CounterName(int index) {
     case BIOSNOOP_CTR_PARTIAL: return "partial_completions";
     case BIOSNOOP_CTR_REQUEUES: return "requeues";
     case BIOSNOOP_CTR_ISSUE_UNSUBMITTED: return "issued_unsubmitted";
+    case BIOSNOOP_CTR_HIST_FULL: return "hist_full";
     default: return "unknown";
   }
 }

@@ -22,10 +22,15 @@ enum LongOnly : int {
   kOptDuration,
   kOptRingbufKib,
   kOptMaxInflightAge,
+  kOptHist,
+  kOptInterval,
+  kOptCsv,
+  kOptJson,
+  kOptSummaryInterval,
   kOptVersion,
 };
 
-constexpr char kShortOptions[] = ":d:p:Qo:vh";
+constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
 
 const struct option kLongOptions[] = {
     {"min-us", required_argument, nullptr, kOptMinUs},
@@ -38,6 +43,14 @@ const struct option kLongOptions[] = {
     {"duration", required_argument, nullptr, kOptDuration},
     {"ringbuf-kib", required_argument, nullptr, kOptRingbufKib},
     {"max-inflight-age", required_argument, nullptr, kOptMaxInflightAge},
+    {"hist", no_argument, nullptr, kOptHist},
+    {"interval", required_argument, nullptr, kOptInterval},
+    {"per-disk", no_argument, nullptr, 'D'},
+    {"per-flags", no_argument, nullptr, 'F'},
+    {"ms", no_argument, nullptr, 'm'},
+    {"csv", no_argument, nullptr, kOptCsv},
+    {"json", no_argument, nullptr, kOptJson},
+    {"summary-interval", required_argument, nullptr, kOptSummaryInterval},
     {"verbose", no_argument, nullptr, 'v'},
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, kOptVersion},
@@ -170,6 +183,40 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.ringbuf_kib = static_cast<uint32_t>(*v);
         break;
       }
+      case kOptHist:
+        opts.hist = true;
+        break;
+      case kOptInterval: {
+        auto d = ParseDurationValue(c, arg);
+        if (!d.ok()) return d.status();
+        opts.interval = *d;
+        break;
+      }
+      case 'D':
+        opts.per_disk = true;
+        break;
+      case 'F':
+        opts.per_flags = true;
+        break;
+      case 'm':
+        opts.hist_ms = true;
+        break;
+      case kOptCsv:
+        opts.hist_format = Options::HistFormat::kCsv;
+        break;
+      case kOptJson:
+        opts.hist_format = Options::HistFormat::kJson;
+        break;
+      case kOptSummaryInterval: {
+        if (arg == "0") {
+          opts.summary_interval = absl::ZeroDuration();
+          break;
+        }
+        auto d = ParseDurationValue(c, arg);
+        if (!d.ok()) return d.status();
+        opts.summary_interval = *d;
+        break;
+      }
       case 'v':
         ++opts.verbose;
         break;
@@ -193,6 +240,12 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
             absl::StrCat("unknown option ", name, " (see --help)"));
       }
     }
+  }
+  if (!opts.hist &&
+      (opts.interval.has_value() || opts.per_disk || opts.per_flags ||
+       opts.hist_ms || opts.hist_format != Options::HistFormat::kText)) {
+    return absl::InvalidArgumentError(
+        "--interval, -D, -F, -m, --csv and --json go with --hist");
   }
   if (optind < argc) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -220,6 +273,20 @@ Log every block I/O at least as slow as a threshold, one JSON object per line.
       --max-inflight-age T
                       forget a request whose completion has not come after T
                       (default 10m; counted as expired)
+      --summary-interval T
+                      every T (default 1m; 0: never) a summary record with
+                      the interval's latency/size histograms per disk and op
+
+Histogram mode (like biolatency), no events:
+      --hist          count every I/O into in-kernel log2 histograms and print
+                      them at exit, or every --interval
+      --interval T    print (and restart) the histograms every T
+  -D, --per-disk      one histogram per disk
+  -F, --per-flags     one histogram per operation flags (rwbs)
+  -m, --ms            millisecond buckets (default microseconds)
+      --csv           print CSV: [disk,][op,]bucket,lo_us,hi_us,count
+      --json          print one JSON object per report
+
   -v, --verbose       say what is attached and report counters periodically
   -h, --help          this text
       --version       print the version

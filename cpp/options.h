@@ -26,6 +26,17 @@ struct Options {
   // --max-inflight-age: in-flight entries older than this are dropped (their
   // completion was missed) so the bounded table cannot fill up.
   absl::Duration max_inflight_age = absl::Minutes(10);
+  // Histogram mode (biolatency): --hist prints latency and size histograms
+  // of every I/O instead of events.
+  bool hist = false;
+  std::optional<absl::Duration> interval;  // --interval: print every T
+  bool per_disk = false;      // -D/--per-disk
+  bool per_flags = false;     // -F/--per-flags (rwbs)
+  bool hist_ms = false;       // -m/--ms: millisecond buckets
+  enum class HistFormat { kText, kCsv, kJson } hist_format = HistFormat::kText;
+  // --summary-interval: in the event stream, a summary record with the
+  // interval's histograms every T; zero turns it off.
+  absl::Duration summary_interval = absl::Minutes(1);
   int verbose = 0;            // -v (repeatable)
   bool help = false;          // -h/--help
   bool version = false;       // --version

@@ -115,6 +115,9 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   skel->rodata->filter_sector_end = config.sector_end;
   skel->rodata->filter_pid = config.pid;
   skel->rodata->filter_op = static_cast<uint32_t>(config.op_filter);
+  skel->rodata->hist_enabled = config.histograms ? 1 : 0;
+  skel->rodata->hist_unit_ns = config.hist_unit_ns;
+  skel->rodata->events_disabled = config.events_disabled ? 1 : 0;
   if (!config.comm.empty()) {
     skel->rodata->filter_comm_set = 1;
     std::memset(const_cast<char*>(skel->rodata->filter_comm), 0,
@@ -246,6 +249,56 @@ bool IsStale(const biosnoop_inflight_val& val, uint64_t now_ns,
 }
 
 }  // namespace
+
+absl::StatusOr<HistSet> Probe::ReadHistograms() const {
+  int ncpus = libbpf_num_possible_cpus();
+  if (ncpus <= 0) return ErrnoStatus(ncpus, "count possible CPUs");
+  std::vector<biosnoop_hist> per_cpu(static_cast<size_t>(ncpus));
+  HistSet set;
+  auto add = [&set](const biosnoop_hist& h) {
+    if (h.key == 0 || h.count == 0) return;
+    HistData& d = set[h.key];
+    HistData one;
+    one.count = h.count;
+    one.bytes = h.bytes;
+    one.slow = h.slow;
+    std::copy(std::begin(h.latency), std::end(h.latency), one.latency.begin());
+    std::copy(std::begin(h.size), std::end(h.size), one.size.begin());
+    d.Add(one);
+  };
+  int fd = bpf_map__fd(skel_->maps.hist_slots);
+  for (uint32_t i = 0; i < BIOSNOOP_HIST_SLOTS; ++i) {
+    if (bpf_map_lookup_elem(fd, &i, per_cpu.data()) != 0) {
+      return ErrnoStatus(errno, "read histograms");
+    }
+    for (const biosnoop_hist& h : per_cpu) add(h);
+  }
+  fd = bpf_map__fd(skel_->maps.hist_overflow);
+  uint64_t key = 0, next = 0;
+  uint64_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    if (bpf_map_lookup_elem(fd, &next, per_cpu.data()) == 0) {
+      for (const biosnoop_hist& h : per_cpu) add(h);
+    }
+    key = next;
+    prev = &key;
+  }
+  return set;
+}
+
+uint64_t Probe::MissedRuns() const {
+  uint64_t missed = 0;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    if (!bpf_program__autoload(prog)) continue;
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+      missed += info.recursion_misses;
+    }
+  }
+  return missed;
+}
 
 absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
                                                uint64_t max_age_ns) {

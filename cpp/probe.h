@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "counters.h"
+#include "histogram.h"
 
 struct biosnoop_bpf;
 struct ring_buffer;
@@ -31,6 +32,9 @@ struct ProbeConfig {
   int op_filter = 0;  // BIOSNOOP_FILTER_OP_*
   uint32_t ringbuf_bytes = 4u << 20;  // power of two, multiple of the page size
   int verbose = 0;  // 1: libbpf warnings to stderr, 2: also its debug log
+  bool histograms = false;       // count every completion into histograms
+  uint64_t hist_unit_ns = 1000;  // latency bucket unit: 1000 us, 1000000 ms
+  bool events_disabled = false;  // histograms only: never emit records
 };
 
 // Called for each ring-buffer record.  A non-OK status stops the current
@@ -55,6 +59,14 @@ class Probe {
   absl::StatusOr<int> Drain();
 
   absl::StatusOr<Counters> ReadCounters() const;
+
+  // The histograms since load, summed over CPUs (empty unless enabled).
+  absl::StatusOr<HistSet> ReadHistograms() const;
+
+  // Runs of our programs the kernel skipped because one was already running
+  // on that CPU (bpf_prog_info.recursion_misses, Linux 5.12+): hooks that
+  // never ran, so the I/O they saw is missing from the counters.
+  uint64_t MissedRuns() const;
 
   // Deletes in-flight entries not touched for max_age_ns (completions that
   // were never seen, e.g. a device removed mid-I/O) so the bounded map

@@ -1,7 +1,5 @@
 #include "runner.h"
 
-#include <signal.h>
-#include <time.h>
 
 #include <atomic>
 #include <memory>
@@ -15,40 +13,17 @@
 #include "disk_names.h"
 #include "enricher.h"
 #include "exit_codes.h"
+#include "hist_mode.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
-#include "privileges.h"
 #include "probe.h"
+#include "session.h"
+#include "signals.h"
 #include "status_macros.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
 namespace {
-
-volatile sig_atomic_t g_stop = 0;
-volatile sig_atomic_t g_reopen = 0;
-
-void OnStopSignal(int) { g_stop = 1; }
-void OnHangup(int) { g_reopen = 1; }
-
-void InstallSignalHandlers() {
-  struct sigaction sa = {};
-  sigemptyset(&sa.sa_mask);
-  // No SA_RESTART: a signal must cut the ring-buffer wait short.
-  sa.sa_handler = OnStopSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sa.sa_handler = OnHangup;
-  sigaction(SIGHUP, &sa, nullptr);
-  // A closed pipe shows up as EPIPE from write(), handled as a clean end.
-  signal(SIGPIPE, SIG_IGN);
-}
-
-uint64_t MonotonicNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
-}
 
 constexpr int kPollMs = 100;
 constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
@@ -76,20 +51,6 @@ struct Pipeline {
   }
 };
 
-ProbeConfig MakeProbeConfig(const Options& o) {
-  ProbeConfig c;
-  c.min_ns = o.min_us * 1000;
-  c.include_queue = o.queued;
-  c.pid = o.pid;
-  c.comm = o.comm;
-  c.op_filter = o.op == OpFilter::kRead    ? BIOSNOOP_FILTER_OP_READ
-                : o.op == OpFilter::kWrite ? BIOSNOOP_FILTER_OP_WRITE
-                                           : BIOSNOOP_FILTER_OP_ANY;
-  c.ringbuf_bytes = o.ringbuf_kib * 1024u;
-  c.verbose = o.verbose;
-  return c;
-}
-
 std::string SummaryLine(const Counters& c, const OutputFile& out,
                         const Pipeline& p, uint64_t expired,
                         double seconds, int verbose) {
@@ -116,14 +77,8 @@ std::string SummaryLine(const Counters& c, const OutputFile& out,
 }  // namespace
 
 absl::Status Run(const Options& options, std::FILE* diag) {
-  ProbeConfig config = MakeProbeConfig(options);
-  DiskNames names;
-  if (!options.disk.empty()) {
-    ASSIGN_OR_RETURN(DiskNames::ResolvedDisk disk, names.Resolve(options.disk));
-    config.dev = (disk.major << 20) | disk.minor;
-    config.sector_start = disk.sector_start;
-    config.sector_end = disk.sector_end;
-  }
+  if (options.hist) return RunHistograms(options, diag);
+  ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
 
   std::string host = "unknown";
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;
@@ -137,18 +92,11 @@ absl::Status Run(const Options& options, std::FILE* diag) {
 
   InstallSignalHandlers();
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
-                   Probe::Open(config, [&pipeline](const void* d, size_t n) {
-                     return pipeline.Handle(d, n);
-                   }));
-  // Loaded and attached: nothing from here on needs privilege, so none is
-  // kept while parsing what the kernel sends.
-  const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
-  if (absl::Status s = DropPrivileges(keep_bpf); !s.ok()) return s;
-  if (options.verbose > 0) {
-    absl::FPrintF(diag, "biosnoop: attached %s; capabilities dropped%s\n",
-                  absl::StrJoin(probe->attached(), ", "),
-                  keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
-  }
+                   OpenProbe(config,
+                             [&pipeline](const void* d, size_t n) {
+                               return pipeline.Handle(d, n);
+                             },
+                             diag, options.verbose));
 
   const uint64_t start_ns = MonotonicNs();
   const uint64_t end_ns =
@@ -170,15 +118,14 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     return result.ok();
   };
 
-  while (!g_stop) {
+  while (!StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(kPollMs);
     if (!n.ok()) {
       write_status(n.status());
       break;
     }
     if (!write_status(sink.Flush())) break;
-    if (g_reopen) {
-      g_reopen = 0;
+    if (TakeReopenRequest()) {
       if (!write_status(sink.Reopen())) break;
     }
     uint64_t now = MonotonicNs();

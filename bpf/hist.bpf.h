@@ -1,0 +1,83 @@
+/* Latency and size histograms for every completion, aggregated in the
+ * kernel: the baseline beside the slow events (biolatency/bitesize).
+ *
+ * Per-CPU, so no atomics: only handle_rq_complete writes, and the kernel
+ * never runs one BPF program nested in itself on a CPU.  Like the
+ * in-flight table, a key's first home is a slot of an array indexed by its
+ * hash (an inlined lookup); a key whose slot holds another key on this CPU
+ * goes to a per-CPU hash map.  User space sums every CPU and both maps.
+ */
+#ifndef BIOSNOOP_BPF_HIST_BPF_H_
+#define BIOSNOOP_BPF_HIST_BPF_H_
+
+const volatile __u32 hist_enabled = 0;
+const volatile __u64 hist_unit_ns = 1000; /* 1000: us buckets; 1000000: ms */
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, BIOSNOOP_HIST_SLOTS);
+  __type(key, __u32);
+  __type(value, struct biosnoop_hist);
+} hist_slots SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u64);
+  __type(value, struct biosnoop_hist);
+} hist_overflow SEC(".maps");
+
+/* Never written: the initial value of an overflow entry. */
+struct biosnoop_hist hist_zero = {};
+
+/* floor(log2(v)) for v > 0, 0 for 0; capped at the last bucket. */
+static __always_inline __u32 log2_bucket(__u64 v) {
+  __u32 r = 0;
+  if (v >= (1ULL << 32)) { v >>= 32; r += 32; }
+  if (v >= (1ULL << 16)) { v >>= 16; r += 16; }
+  if (v >= (1ULL << 8)) { v >>= 8; r += 8; }
+  if (v >= (1ULL << 4)) { v >>= 4; r += 4; }
+  if (v >= (1ULL << 2)) { v >>= 2; r += 2; }
+  if (v >= (1ULL << 1)) r += 1;
+  return r < BIOSNOOP_HIST_BUCKETS ? r : BIOSNOOP_HIST_BUCKETS - 1;
+}
+
+static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
+  __u32 idx = (__u32)((key * 0x9E3779B97F4A7C15ULL) >> 56) &
+              (BIOSNOOP_HIST_SLOTS - 1);
+  struct biosnoop_hist *h = bpf_map_lookup_elem(&hist_slots, &idx);
+  if (h) {
+    if (h->key == key) return h;
+    if (h->key == 0) {
+      h->key = key;
+      return h;
+    }
+  }
+  h = bpf_map_lookup_elem(&hist_overflow, &key);
+  if (h) return h;
+  /* Too big for the stack: insert from an all-zero global, then key it. */
+  bpf_map_update_elem(&hist_overflow, &key, &hist_zero, BPF_NOEXIST);
+  h = bpf_map_lookup_elem(&hist_overflow, &key);
+  if (h) h->key = key;
+  return h;
+}
+
+static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
+                                       __u64 latency_ns, __u32 bytes,
+                                       bool slow) {
+  struct biosnoop_hist *h = hist_for(biosnoop_hist_key(dev, op, flags));
+  if (!h) {
+    count(BIOSNOOP_CTR_HIST_FULL);
+    return;
+  }
+  h->count += 1;
+  h->bytes += bytes;
+  if (slow) h->slow += 1;
+  __u32 lb = log2_bucket(latency_ns / hist_unit_ns);
+  __u32 sb = log2_bucket(bytes);
+  /* Bounded above by log2_bucket; the masks make that plain to the verifier. */
+  h->latency[lb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
+  h->size[sb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
+}
+
+#endif /* BIOSNOOP_BPF_HIST_BPF_H_ */

@@ -1,0 +1,36 @@
+#pragma once
+
+// Printing histograms: as biolatency users read them (text with bars), as
+// CSV `bucket,lo_us,hi_us,count`, and as one JSON object per report.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "histogram.h"
+
+namespace biosnoop {
+
+enum class HistUnit { kMicroseconds, kMilliseconds };
+
+// Text: one latency histogram per group (bucket range, count, a 40-column
+// bar), then its I/O size histogram in KiB and its totals.  Buckets are
+// shown from 0 to the highest non-empty one.  `title` heads the report
+// (e.g. the wall-clock time of the interval).
+std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
+                           absl::string_view title);
+
+// CSV.  Columns: bucket,lo_us,hi_us,count, preceded by disk and/or op
+// when grouped by them.  In millisecond mode lo_us/hi_us are the bucket's
+// bounds converted to microseconds.  `header` adds the column line.
+std::string FormatHistCsv(const std::vector<HistGroup>& groups, HistUnit unit,
+                          bool header);
+
+// One JSON object and '\n': {"type":"histogram","timestamp":...,
+// "interval_s":...,"unit":"us","histograms":[{"disk":...,"op":...,
+// "count":...,"bytes":...,"slow":...,"latency":[{"lo":..,"hi":..,
+// "count":..}],"size_bytes":[...]}]}.  Empty buckets are omitted.
+std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
+                           absl::string_view timestamp, double interval_s);
+
+}  // namespace biosnoop

@@ -1,0 +1,123 @@
+#include "hist_mode.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "counters.h"
+#include "disk_names.h"
+#include "exit_codes.h"
+#include "hist_format.h"
+#include "histogram.h"
+#include "output_file.h"
+#include "session.h"
+#include "signals.h"
+#include "status_macros.h"
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+HistGrouping GroupingFor(const Options& o) {
+  if (o.per_disk && o.per_flags) return HistGrouping::kPerDiskAndFlags;
+  if (o.per_disk) return HistGrouping::kPerDisk;
+  if (o.per_flags) return HistGrouping::kPerFlags;
+  return HistGrouping::kAll;
+}
+
+}  // namespace
+
+absl::Status RunHistograms(const Options& options, std::FILE* diag) {
+  ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
+  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
+  if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
+  OutputFile& file = **out;
+
+  InstallSignalHandlers();
+  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
+                   OpenProbe(config, [](const void*, size_t) {
+                     return absl::OkStatus();  // events are disabled
+                   }, diag, options.verbose));
+
+  DiskNames names;
+  WallClock clock;
+  const HistUnit unit = options.hist_ms ? HistUnit::kMilliseconds
+                                        : HistUnit::kMicroseconds;
+  const HistGrouping grouping = GroupingFor(options);
+  auto disk_name = [&names](uint32_t major, uint32_t minor) {
+    return names.Lookup(major, minor, 0, MonotonicNs()).disk;
+  };
+
+  HistSet previous;
+  uint64_t interval_start = MonotonicNs();
+  bool csv_header = true;
+  // Prints the histograms since the last report.
+  auto report = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(HistSet now_set, probe->ReadHistograms());
+    uint64_t now = MonotonicNs();
+    HistSet delta = HistDelta(now_set, previous);
+    previous = std::move(now_set);
+    std::vector<HistGroup> groups = GroupHistograms(delta, grouping, disk_name);
+    std::string ts;
+    AppendRfc3339Nanos(clock.ToRealtimeNs(now), &ts);
+    double seconds = (now - interval_start) / 1e9;
+    interval_start = now;
+    std::string text;
+    switch (options.hist_format) {
+      case Options::HistFormat::kText:
+        text = FormatHistText(groups, unit,
+                              absl::StrFormat("%s (%.1f s)", ts, seconds));
+        break;
+      case Options::HistFormat::kCsv:
+        text = FormatHistCsv(groups, unit, csv_header);
+        csv_header = false;
+        break;
+      case Options::HistFormat::kJson:
+        text = FormatHistJson(groups, unit, ts, seconds);
+        break;
+    }
+    if (text.empty()) return absl::OkStatus();
+    RETURN_IF_ERROR(file.Append(text));
+    return file.Flush();
+  };
+
+  const uint64_t start = MonotonicNs();
+  const uint64_t end =
+      options.duration ? start + absl::ToInt64Nanoseconds(*options.duration)
+                       : UINT64_MAX;
+  const uint64_t every = options.interval
+                             ? absl::ToInt64Nanoseconds(*options.interval)
+                             : UINT64_MAX;
+  uint64_t next = every == UINT64_MAX ? UINT64_MAX : start + every;
+  absl::Status result;
+  while (!StopRequested()) {
+    absl::StatusOr<int> n = probe->Poll(100);
+    if (!n.ok()) {
+      result = n.status();
+      break;
+    }
+    if (TakeReopenRequest()) {
+      if (result = file.Reopen(); !result.ok()) break;
+    }
+    uint64_t now = MonotonicNs();
+    if (now >= next) {
+      next = now + every;
+      if (result = report(); !result.ok()) break;
+    }
+    if (now >= end) break;
+  }
+  if (result.ok()) result = report();
+
+  ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
+  absl::FPrintF(diag,
+                "biosnoop: completions=%d orphans=%d filtered=%d "
+                "hist_full=%d missed=%d duration_s=%.1f\n",
+                c.completions(), c.orphans(), c.filtered(),
+                c.v[BIOSNOOP_CTR_HIST_FULL], probe->MissedRuns(),
+                (MonotonicNs() - start) / 1e9);
+  if (result.code() == absl::StatusCode::kCancelled) return absl::OkStatus();
+  if (!result.ok()) return WithExitCode(result, kExitIoError);
+  return absl::OkStatus();
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,87 @@
+#pragma once
+
+// Kernel histograms in user space: the per-CPU (dev, op, flags) histograms
+// summed, differenced between two reads, and grouped the way the user
+// asked (all I/O, per disk, per operation/flags).
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "biosnoop_abi.h"
+#include "event.h"
+
+namespace biosnoop {
+
+struct HistData {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  uint64_t slow = 0;  // at least as slow as the threshold
+  std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> latency{};
+  std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> size{};
+
+  void Add(const HistData& other);
+  // this - earlier, bucket by bucket (counters only grow).
+  HistData Minus(const HistData& earlier) const;
+  bool empty() const { return count == 0; }
+};
+
+// Kernel key (biosnoop_hist_key) -> summed histogram.
+using HistSet = std::map<uint64_t, HistData>;
+
+struct HistKey {
+  uint32_t major = 0, minor = 0;
+  Op op = Op::kOther;
+  uint8_t flags = 0;
+};
+HistKey DecodeHistKey(uint64_t key);
+
+// cur - prev, per key (keys missing from prev count from zero).
+HistSet HistDelta(const HistSet& cur, const HistSet& prev);
+
+enum class HistGrouping { kAll, kPerDisk, kPerFlags, kPerDiskAndFlags, kPerDiskAndOp };
+
+// One histogram of a report, with the labels its grouping gives it.
+struct HistGroup {
+  std::string disk;  // empty unless grouped by disk
+  std::string op;    // op name, or rwbs when grouped by flags; else empty
+  HistData data;
+};
+
+// Groups `set` by `grouping`, naming disks with `disk_name(major, minor)`.
+// Sorted by (disk, op).  kAll always yields one group, even if empty.
+template <typename DiskNameFn>
+std::vector<HistGroup> GroupHistograms(const HistSet& set, HistGrouping grouping,
+                                       DiskNameFn disk_name) {
+  std::map<std::pair<std::string, std::string>, HistData> groups;
+  if (grouping == HistGrouping::kAll) groups[{"", ""}];
+  for (const auto& [key, data] : set) {
+    HistKey k = DecodeHistKey(key);
+    std::string disk, op;
+    if (grouping == HistGrouping::kPerDisk ||
+        grouping == HistGrouping::kPerDiskAndFlags ||
+        grouping == HistGrouping::kPerDiskAndOp) {
+      disk = disk_name(k.major, k.minor);
+    }
+    if (grouping == HistGrouping::kPerFlags ||
+        grouping == HistGrouping::kPerDiskAndFlags) {
+      op = Rwbs(k.op, k.flags);
+    } else if (grouping == HistGrouping::kPerDiskAndOp) {
+      op = std::string(OpName(k.op));
+    }
+    groups[{disk, op}].Add(data);
+  }
+  std::vector<HistGroup> out;
+  for (auto& [labels, data] : groups) {
+    out.push_back(HistGroup{labels.first, labels.second, data});
+  }
+  return out;
+}
+
+// Bucket i covers [lo, hi]: [0, 1] for i = 0, else [2^i, 2^(i+1) - 1].
+uint64_t BucketLow(int i);
+uint64_t BucketHigh(int i);
+
+}  // namespace biosnoop

@@ -1,0 +1,61 @@
+#include "session.h"
+
+#include <time.h>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "biosnoop_abi.h"
+#include "disk_names.h"
+#include "privileges.h"
+#include "status_macros.h"
+
+namespace biosnoop {
+
+uint64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
+}
+
+absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
+  ProbeConfig c;
+  c.min_ns = o.min_us * 1000;
+  c.include_queue = o.queued;
+  c.pid = o.pid;
+  c.comm = o.comm;
+  c.op_filter = o.op == OpFilter::kRead    ? BIOSNOOP_FILTER_OP_READ
+                : o.op == OpFilter::kWrite ? BIOSNOOP_FILTER_OP_WRITE
+                                           : BIOSNOOP_FILTER_OP_ANY;
+  c.ringbuf_bytes = o.ringbuf_kib * 1024u;
+  c.verbose = o.verbose;
+  c.histograms = o.hist || o.summary_interval > absl::ZeroDuration();
+  c.hist_unit_ns = o.hist && o.hist_ms ? 1000000 : 1000;
+  c.events_disabled = o.hist;
+  if (!o.disk.empty()) {
+    DiskNames names;
+    ASSIGN_OR_RETURN(ResolvedDisk disk, names.Resolve(o.disk));
+    c.dev = (disk.major << 20) | disk.minor;
+    c.sector_start = disk.sector_start;
+    c.sector_end = disk.sector_end;
+  }
+  return c;
+}
+
+absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
+                                                 RecordHandler handler,
+                                                 std::FILE* diag, int verbose) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
+                   Probe::Open(config, std::move(handler)));
+  // Loaded and attached: nothing from here on needs privilege, so none is
+  // kept while parsing what the kernel sends.
+  const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
+  RETURN_IF_ERROR(DropPrivileges(keep_bpf));
+  if (verbose > 0) {
+    absl::FPrintF(diag, "biosnoop: attached %s; capabilities dropped%s\n",
+                  absl::StrJoin(probe->attached(), ", "),
+                  keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
+  }
+  return probe;
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,16 @@
+#pragma once
+
+// The run's signals: SIGINT/SIGTERM ask it to stop, SIGHUP to reopen the
+// output, SIGPIPE is ignored (a closed pipe shows up as EPIPE).
+
+namespace biosnoop {
+
+// Installs the handlers without SA_RESTART, so a signal cuts a blocking
+// wait (the ring-buffer poll) short.
+void InstallSignalHandlers();
+
+bool StopRequested();
+// True once per SIGHUP received since the last call.
+bool TakeReopenRequest();
+
+}  // namespace biosnoop

@@ -1,0 +1,161 @@
+// --hist on the real kernel: every I/O counted in the right bucket, per
+// disk and per operation.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+
+#include "gtest/gtest.h"
+#include "harness.h"
+#include "slowdisk_fixture.h"
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+// The one JSON report biosnoop --hist --json prints at exit.
+json OnlyReport(const Biosnoop& b) {
+  std::vector<json> reports = b.Events();
+  EXPECT_EQ(reports.size(), 1u) << b.Stdout();
+  return reports.empty() ? json() : reports[0];
+}
+
+const json* Find(const json& report, const std::string& disk,
+                 const std::string& op) {
+  for (const json& h : report["histograms"]) {
+    if ((disk.empty() ? h["disk"].is_null() : h["disk"] == disk) &&
+        (op.empty() ? h["op"].is_null() : h["op"] == op)) {
+      return &h;
+    }
+  }
+  return nullptr;
+}
+
+TEST(Hist, EverySlowReadLandsInTheBucketOfItsDelay) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 20});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--hist", "--json", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  constexpr int kIos = 100;
+  Workload dd = DirectDd(slow.loop_path(), true, 4096, kIos);
+  ASSERT_EQ(dd.exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  json report = OnlyReport(b);
+  const json* all = Find(report, "", "");
+  ASSERT_NE(all, nullptr) << report.dump();
+  EXPECT_EQ((*all)["count"], kIos);
+  EXPECT_EQ((*all)["bytes"], kIos * 4096);
+  // 20 ms = 20000 us lies in [16384, 32767].
+  ASSERT_EQ((*all)["latency"].size(), 1u) << all->dump();
+  EXPECT_EQ((*all)["latency"][0]["lo"], 16384);
+  EXPECT_EQ((*all)["latency"][0]["count"], kIos);
+  ASSERT_EQ((*all)["size_bytes"].size(), 1u);
+  EXPECT_EQ((*all)["size_bytes"][0]["lo"], 4096);
+  EXPECT_EQ((*all)["size_bytes"][0]["count"], kIos);
+}
+
+TEST(Hist, MillisecondBuckets) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 20});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--hist", "--json", "-m", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 20).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0);
+  json report = OnlyReport(b);
+  EXPECT_EQ(report["unit"], "ms");
+  const json* all = Find(report, "", "");
+  ASSERT_NE(all, nullptr);
+  // 20 ms lies in [16, 31].
+  ASSERT_EQ((*all)["latency"].size(), 1u) << all->dump();
+  EXPECT_EQ((*all)["latency"][0]["lo"], 16);
+  EXPECT_EQ((*all)["latency"][0]["count"], 20);
+}
+
+TEST(Hist, FastDiskCountEqualsTheWorkload) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--hist", "--json", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  constexpr int kIos = 3000;
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, kIos).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0);
+  json report = OnlyReport(b);
+  const json* all = Find(report, "", "");
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ((*all)["count"], kIos);
+  uint64_t in_buckets = 0;
+  for (const json& bucket : (*all)["latency"]) in_buckets += bucket["count"].get<uint64_t>();
+  EXPECT_EQ(in_buckets, static_cast<uint64_t>(kIos));
+}
+
+TEST(Hist, PerDiskAndPerFlagsSeparateDevicesAndReadsFromWrites) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice a(32), c(32);
+  ASSERT_TRUE(a.ok() && c.ok());
+  Biosnoop b({"--hist", "--json", "-D", "-F", "--comm", "dd"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(a.path(), true, 4096, 30).exit_code, 0);
+  ASSERT_EQ(DirectDd(a.path(), false, 8192, 20).exit_code, 0);
+  ASSERT_EQ(DirectDd(c.path(), true, 4096, 10).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0);
+  json report = OnlyReport(b);
+  // O_DIRECT I/O is sync: rwbs RS and WS.
+  const json* a_reads = Find(report, a.name(), "RS");
+  const json* a_writes = Find(report, a.name(), "WS");
+  const json* c_reads = Find(report, c.name(), "RS");
+  ASSERT_NE(a_reads, nullptr) << report.dump();
+  ASSERT_NE(a_writes, nullptr) << report.dump();
+  ASSERT_NE(c_reads, nullptr) << report.dump();
+  EXPECT_EQ((*a_reads)["count"], 30);
+  EXPECT_EQ((*a_writes)["count"], 20);
+  EXPECT_EQ((*a_writes)["bytes"], 20 * 8192);
+  EXPECT_EQ((*c_reads)["count"], 10);
+  EXPECT_EQ(Find(report, c.name(), "WS"), nullptr);
+}
+
+TEST(Hist, TextAndCsvAtEveryInterval) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  {
+    Biosnoop b({"--hist", "--csv", "-d", loop.name()});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
+    ASSERT_EQ(b.Stop(), 0);
+    std::string csv = b.Stdout();
+    ASSERT_EQ(csv.rfind("bucket,lo_us,hi_us,count\n", 0), 0u) << csv;
+    uint64_t total = 0;
+    for (absl::string_view line : absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
+      if (line.rfind("bucket", 0) == 0) continue;
+      std::vector<std::string> f = absl::StrSplit(line, ',');
+      ASSERT_EQ(f.size(), 4u) << line;
+      total += std::stoull(f[3]);
+    }
+    EXPECT_EQ(total, 50u);
+  }
+  {
+    Biosnoop b({"--hist", "--interval", "1", "--duration", "2500ms", "-d",
+                loop.name()});
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
+    ASSERT_EQ(b.Wait(10000), 0) << b.Stderr();
+    std::string text = b.Stdout();
+    // Two interval reports plus the final partial one.
+    size_t reports = 0;
+    for (size_t at = text.find("all I/O:"); at != std::string::npos;
+         at = text.find("all I/O:", at + 1)) {
+      ++reports;
+    }
+    EXPECT_EQ(reports, 3u) << text;
+    EXPECT_NE(text.find("usecs"), std::string::npos);
+    EXPECT_NE(text.find("all I/O: 50 I/Os"), std::string::npos) << text;
+  }
+}
+
+}  // namespace
+}  // namespace biosnoop::testing

@@ -1,0 +1,147 @@
+#include "histogram.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hist_format.h"
+#include "nlohmann/json.hpp"
+
+namespace biosnoop {
+namespace {
+
+uint64_t Key(uint32_t major, uint32_t minor, Op op, uint8_t flags) {
+  return biosnoop_hist_key((major << 20) | minor, static_cast<uint8_t>(op), flags);
+}
+
+HistData Data(uint64_t count, int latency_bucket, int size_bucket,
+              uint64_t bytes_each) {
+  HistData d;
+  d.count = count;
+  d.bytes = count * bytes_each;
+  d.latency[latency_bucket] = count;
+  d.size[size_bucket] = count;
+  return d;
+}
+
+std::string Name(uint32_t major, uint32_t minor) {
+  return major == 254 ? "vda" : "loop" + std::to_string(minor);
+}
+
+TEST(HistogramTest, KeyRoundTrip) {
+  HistKey k = DecodeHistKey(Key(259, 0xfffff, Op::kWrite, kFlagSync | kFlagFua));
+  EXPECT_EQ(k.major, 259u);
+  EXPECT_EQ(k.minor, 0xfffffu);
+  EXPECT_EQ(k.op, Op::kWrite);
+  EXPECT_EQ(k.flags, kFlagSync | kFlagFua);
+}
+
+TEST(HistogramTest, BucketBoundsAreLog2) {
+  EXPECT_EQ(BucketLow(0), 0u);
+  EXPECT_EQ(BucketHigh(0), 1u);
+  EXPECT_EQ(BucketLow(1), 2u);
+  EXPECT_EQ(BucketHigh(1), 3u);
+  EXPECT_EQ(BucketLow(14), 16384u);
+  EXPECT_EQ(BucketHigh(14), 32767u);
+}
+
+TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
+  HistSet prev = {{Key(254, 0, Op::kRead, 0), Data(10, 3, 12, 4096)},
+                  {Key(7, 1, Op::kWrite, 0), Data(5, 4, 12, 4096)}};
+  HistSet cur = prev;
+  cur[Key(254, 0, Op::kRead, 0)].Add(Data(7, 5, 13, 8192));
+  cur[Key(7, 2, Op::kRead, 0)] = Data(2, 1, 9, 512);
+  HistSet d = HistDelta(cur, prev);
+  ASSERT_EQ(d.size(), 2u);  // loop1's writes did not change
+  const HistData& vda = d[Key(254, 0, Op::kRead, 0)];
+  EXPECT_EQ(vda.count, 7u);
+  EXPECT_EQ(vda.bytes, 7u * 8192);
+  EXPECT_EQ(vda.latency[5], 7u);
+  EXPECT_EQ(vda.latency[3], 0u);
+  EXPECT_EQ(d[Key(7, 2, Op::kRead, 0)].count, 2u);
+}
+
+TEST(HistogramTest, GroupingSeparatesDisksOpsAndFlags) {
+  HistSet set = {{Key(254, 0, Op::kRead, 0), Data(10, 3, 12, 4096)},
+                 {Key(254, 0, Op::kRead, kFlagSync), Data(1, 3, 12, 4096)},
+                 {Key(254, 0, Op::kWrite, kFlagSync), Data(4, 6, 12, 4096)},
+                 {Key(7, 3, Op::kRead, 0), Data(2, 9, 12, 4096)}};
+  auto all = GroupHistograms(set, HistGrouping::kAll, Name);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].data.count, 17u);
+
+  auto disks = GroupHistograms(set, HistGrouping::kPerDisk, Name);
+  ASSERT_EQ(disks.size(), 2u);
+  EXPECT_EQ(disks[0].disk, "loop3");
+  EXPECT_EQ(disks[0].data.count, 2u);
+  EXPECT_EQ(disks[1].disk, "vda");
+  EXPECT_EQ(disks[1].data.count, 15u);
+
+  auto flags = GroupHistograms(set, HistGrouping::kPerFlags, Name);
+  ASSERT_EQ(flags.size(), 3u);  // R, RS, WS
+  EXPECT_EQ(flags[0].op, "R");
+  EXPECT_EQ(flags[0].data.count, 12u);
+  EXPECT_EQ(flags[1].op, "RS");
+  EXPECT_EQ(flags[2].op, "WS");
+
+  auto ops = GroupHistograms(set, HistGrouping::kPerDiskAndOp, Name);
+  ASSERT_EQ(ops.size(), 3u);  // loop3 read, vda read, vda write
+  EXPECT_EQ(ops[1].disk, "vda");
+  EXPECT_EQ(ops[1].op, "read");
+  EXPECT_EQ(ops[1].data.count, 11u);
+}
+
+TEST(HistFormatTest, TextShowsBucketsUpToTheHighestWithBars) {
+  HistGroup g{"vda", "", Data(8, 3, 12, 4096)};
+  g.data.latency[1] = 4;
+  g.data.count = 12;
+  std::string text = FormatHistText({g}, HistUnit::kMicroseconds, "title");
+  EXPECT_NE(text.find("disk = vda: 12 I/Os"), std::string::npos) << text;
+  EXPECT_NE(text.find("usecs"), std::string::npos);
+  // Bucket 3 (8..15) has the maximum: a full 40-star bar.
+  EXPECT_NE(text.find("8 -> 15           : 8        |****************************************|"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("2 -> 3            : 4        |********************"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("16 -> 31"), std::string::npos) << "past the highest bucket";
+  EXPECT_NE(text.find("size (KiB)"), std::string::npos);
+  EXPECT_NE(text.find("4 -> 7            : 8"), std::string::npos) << text;
+}
+
+TEST(HistFormatTest, CsvColumnsAndMillisecondBounds) {
+  HistGroup g{"", "", Data(3, 2, 12, 4096)};
+  std::string us = FormatHistCsv({g}, HistUnit::kMicroseconds, true);
+  EXPECT_EQ(us,
+            "bucket,lo_us,hi_us,count\n"
+            "0,0,1,0\n1,2,3,0\n2,4,7,3\n");
+  std::string ms = FormatHistCsv({g}, HistUnit::kMilliseconds, false);
+  EXPECT_EQ(ms, "0,0,1999,0\n1,2000,3999,0\n2,4000,7999,3\n");
+  HistGroup keyed{"vda", "read", Data(1, 0, 12, 4096)};
+  EXPECT_EQ(FormatHistCsv({keyed}, HistUnit::kMicroseconds, true),
+            "disk,op,bucket,lo_us,hi_us,count\nvda,read,0,0,1,1\n");
+}
+
+TEST(HistFormatTest, JsonIsOneValidObjectPerReport) {
+  HistGroup g{"vda", "WS", Data(5, 14, 13, 8192)};
+  g.data.slow = 5;
+  std::string line = FormatHistJson({g}, HistUnit::kMicroseconds,
+                                    "2026-11-21T06:00:00.000000000Z", 1.5);
+  ASSERT_EQ(line.back(), '\n');
+  nlohmann::json j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["type"], "histogram");
+  EXPECT_EQ(j["unit"], "us");
+  ASSERT_EQ(j["histograms"].size(), 1u);
+  const auto& h = j["histograms"][0];
+  EXPECT_EQ(h["disk"], "vda");
+  EXPECT_EQ(h["op"], "WS");
+  EXPECT_EQ(h["count"], 5);
+  EXPECT_EQ(h["bytes"], 40960);
+  EXPECT_EQ(h["slow"], 5);
+  ASSERT_EQ(h["latency"].size(), 1u);
+  EXPECT_EQ(h["latency"][0]["lo"], 16384);
+  EXPECT_EQ(h["latency"][0]["hi"], 32767);
+  EXPECT_EQ(h["latency"][0]["count"], 5);
+  EXPECT_EQ(h["size_bytes"][0]["lo"], 8192);
+}
+
+}  // namespace
+}  // namespace biosnoop
