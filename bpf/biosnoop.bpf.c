@@ -229,14 +229,75 @@ static __always_inline int on_submit(struct request *rq) {
 /* Linux 6.5 (commit "block: add request-level tracepoints for accounting")
  * added block_io_start, fired in the submitter's context for every request.
  * Older kernels use block_rq_insert instead (user space picks one). */
+/* Rescue programs.  The kernel never runs a BPF program nested in itself
+ * on one CPU: if an interrupt completes (or issues) a request while our
+ * program runs for another, the nested run is skipped and only counted in
+ * bpf_prog_info.recursion_misses.  So each hot hook is attached twice: the
+ * primary marks itself running on this CPU; the rescue, attached after it
+ * and so called after it for every event, does the work only when it finds
+ * the primary running, i.e. when the primary was skipped for this event.
+ * A loss then needs both skipped (three levels of nesting), and is counted
+ * as recursion_misses(primary) - rescued. */
+struct hook_state {
+  __u64 running[BIOSNOOP_HOOKS];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct hook_state);
+} hook_states SEC(".maps");
+
+static __always_inline struct hook_state *hook_state(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&hook_states, &zero);
+}
+
+#define PRIMARY(hook, call)                 \
+  do {                                      \
+    struct hook_state *st = hook_state();   \
+    if (st) st->running[hook] = 1;          \
+    call;                                   \
+    if (st) st->running[hook] = 0;          \
+  } while (0)
+
+#define RESCUE(hook, counter, call)                 \
+  do {                                              \
+    struct hook_state *st = hook_state();           \
+    if (!st || !st->running[hook]) return 0;        \
+    count(counter);                                 \
+    call;                                           \
+  } while (0)
+
+/* Linux 6.5 (commit "block: add request-level tracepoints for accounting")
+ * added block_io_start, fired in the submitter's context for every request.
+ * Older kernels use block_rq_insert instead (user space picks one). */
 SEC("tp_btf/block_io_start")
-int BPF_PROG(handle_io_start, struct request *rq) { return on_submit(rq); }
+int BPF_PROG(handle_io_start, struct request *rq) {
+  PRIMARY(BIOSNOOP_HOOK_SUBMIT, on_submit(rq));
+  return 0;
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(rescue_io_start, struct request *rq) {
+  RESCUE(BIOSNOOP_HOOK_SUBMIT, BIOSNOOP_CTR_RESCUED_SUBMIT, on_submit(rq));
+  return 0;
+}
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(handle_rq_insert, struct request *rq) { return on_submit(rq); }
+int BPF_PROG(handle_rq_insert, struct request *rq) {
+  PRIMARY(BIOSNOOP_HOOK_SUBMIT, on_submit(rq));
+  return 0;
+}
 
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(handle_rq_issue, struct request *rq) {
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(rescue_rq_insert, struct request *rq) {
+  RESCUE(BIOSNOOP_HOOK_SUBMIT, BIOSNOOP_CTR_RESCUED_SUBMIT, on_submit(rq));
+  return 0;
+}
+
+static __always_inline int on_issue(struct request *rq) {
   __u32 dev = rq_dev(rq);
   if (!dev_wanted(dev)) return 0;
   struct biosnoop_inflight_key key = {};
@@ -273,6 +334,18 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
   decode_opf(rq->cmd_flags, &v->op, &v->flags);
   if (v == &fresh && table_store(&key, &fresh))
     count(BIOSNOOP_CTR_MAP_FULL);
+  return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(handle_rq_issue, struct request *rq) {
+  PRIMARY(BIOSNOOP_HOOK_ISSUE, on_issue(rq));
+  return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(rescue_rq_issue, struct request *rq) {
+  RESCUE(BIOSNOOP_HOOK_ISSUE, BIOSNOOP_CTR_RESCUED_ISSUE, on_issue(rq));
   return 0;
 }
 
@@ -356,9 +429,27 @@ static __always_inline bool passes_filters(const struct biosnoop_inflight_val *v
   return true;
 }
 
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
-             unsigned int nr_bytes) {
+/* Waking the consumer costs more than writing the record (an irq_work and
+ * a task wakeup per record, ~1 us).  So a record wakes it only when a
+ * batch has built up (wakeup_batch_bytes) or when nothing woke it for
+ * wakeup_delay_ns, which makes a lone slow event wake it at once; records
+ * submitted in between wait for the next wakeup or the consumer's own poll
+ * timeout (user space polls every 10 ms), which bounds their delay. */
+const volatile __u64 wakeup_batch_bytes = 256 * 1024;
+const volatile __u64 wakeup_delay_ns = 5000000;
+__u64 last_wakeup_ns = 0;
+
+static __always_inline __u64 wakeup_flags(__u64 now) {
+  if (now - last_wakeup_ns >= wakeup_delay_ns ||
+      bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_batch_bytes) {
+    last_wakeup_ns = now;
+    return BPF_RB_FORCE_WAKEUP;
+  }
+  return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline int on_complete(struct request *rq, blk_status_t error,
+                                       unsigned int nr_bytes) {
   __u32 dev = rq_dev(rq);
   if (!dev_wanted(dev)) return 0;
   __u64 now = bpf_ktime_get_ns();
@@ -445,8 +536,23 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
   e->reserved[1] = 0;
   e->reserved[2] = 0;
   e->reserved[3] = 0;
-  bpf_ringbuf_submit(e, 0);
+  bpf_ringbuf_submit(e, wakeup_flags(now));
   count(BIOSNOOP_CTR_EMITTED);
+  return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
+             unsigned int nr_bytes) {
+  PRIMARY(BIOSNOOP_HOOK_COMPLETE, on_complete(rq, error, nr_bytes));
+  return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(rescue_rq_complete, struct request *rq, blk_status_t error,
+             unsigned int nr_bytes) {
+  RESCUE(BIOSNOOP_HOOK_COMPLETE, BIOSNOOP_CTR_RESCUED_COMPLETE,
+         on_complete(rq, error, nr_bytes));
   return 0;
 }
 

@@ -128,6 +128,12 @@ struct biosnoop_hist {
   __u64 size[BIOSNOOP_HIST_BUCKETS];    /* log2 of bytes */
 };
 
+/* Hooks with a rescue program (see biosnoop.bpf.c). */
+#define BIOSNOOP_HOOK_SUBMIT 0
+#define BIOSNOOP_HOOK_ISSUE 1
+#define BIOSNOOP_HOOK_COMPLETE 2
+#define BIOSNOOP_HOOKS 3
+
 /* Per-CPU counters: index into the counters array map. */
 enum biosnoop_counter {
   BIOSNOOP_CTR_COMPLETIONS = 0,   /* completions on tracked disks */
@@ -144,6 +150,9 @@ enum biosnoop_counter {
   BIOSNOOP_CTR_REQUEUES,          /* requests requeued and issued again */
   BIOSNOOP_CTR_ISSUE_UNSUBMITTED, /* issued with no submission seen */
   BIOSNOOP_CTR_HIST_FULL,         /* histogram key found no room */
+  BIOSNOOP_CTR_RESCUED_SUBMIT,    /* submissions seen by the rescue program */
+  BIOSNOOP_CTR_RESCUED_ISSUE,     /* issues seen by the rescue program */
+  BIOSNOOP_CTR_RESCUED_COMPLETE,  /* completions seen by the rescue program */
   BIOSNOOP_CTR_MAX,
 };
 

@@ -18,6 +18,9 @@ const char* CounterName(int index) {
     case BIOSNOOP_CTR_REQUEUES: return "requeues";
     case BIOSNOOP_CTR_ISSUE_UNSUBMITTED: return "issued_unsubmitted";
     case BIOSNOOP_CTR_HIST_FULL: return "hist_full";
+    case BIOSNOOP_CTR_RESCUED_SUBMIT: return "rescued_submit";
+    case BIOSNOOP_CTR_RESCUED_ISSUE: return "rescued_issue";
+    case BIOSNOOP_CTR_RESCUED_COMPLETE: return "rescued_complete";
     default: return "unknown";
   }
 }

@@ -113,7 +113,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                 "biosnoop: completions=%d orphans=%d filtered=%d "
                 "hist_full=%d missed=%d duration_s=%.1f\n",
                 c.completions(), c.orphans(), c.filtered(),
-                c.v[BIOSNOOP_CTR_HIST_FULL], probe->MissedRuns(),
+                c.v[BIOSNOOP_CTR_HIST_FULL], probe->ReadMissed(c).complete,
                 (MonotonicNs() - start) / 1e9);
   if (result.code() == absl::StatusCode::kCancelled) return absl::OkStatus();
   if (!result.ok()) return WithExitCode(result, kExitIoError);

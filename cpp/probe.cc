@@ -126,6 +126,9 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
                 config.comm.data(),
                 std::min(config.comm.size(), sizeof(skel->rodata->filter_comm) - 1));
   }
+  // Wake the consumer once a quarter of the ring (at most 256 KiB) waits.
+  skel->rodata->wakeup_batch_bytes =
+      std::min<uint64_t>(config.ringbuf_bytes / 4, 256 * 1024);
   if (int err = bpf_map__set_max_entries(skel->maps.events, config.ringbuf_bytes)) {
     return ErrnoStatus(err, "size ring buffer");
   }
@@ -139,12 +142,18 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     bool required;
   };
   const bool has_io_start = KernelHasTracepoint(vmlinux, "block_io_start");
+  // Each rescue program comes right after its primary: attach order is call
+  // order on a tracepoint, and the rescue must run after the primary.
   std::vector<Hook> hooks = {
       {skel->progs.handle_rq_issue, "block_rq_issue", true},
+      {skel->progs.rescue_rq_issue, "block_rq_issue", true},
       {skel->progs.handle_rq_complete, "block_rq_complete", true},
+      {skel->progs.rescue_rq_complete, "block_rq_complete", true},
       // Submission: block_io_start since 6.5, else block_rq_insert.
       {skel->progs.handle_io_start, "block_io_start", false},
+      {skel->progs.rescue_io_start, "block_io_start", false},
       {skel->progs.handle_rq_insert, "block_rq_insert", false},
+      {skel->progs.rescue_rq_insert, "block_rq_insert", false},
       {skel->progs.handle_rq_requeue, "block_rq_requeue", false},
       {skel->progs.handle_rq_merge, "block_rq_merge", false},
       {skel->progs.handle_bio_frontmerge, "block_bio_frontmerge", false},
@@ -153,7 +162,10 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   for (const Hook& h : hooks) {
     bool present = KernelHasTracepoint(vmlinux, h.tracepoint);
     bool wanted = present;
-    if (h.prog == skel->progs.handle_rq_insert) wanted = present && !has_io_start;
+    if (h.prog == skel->progs.handle_rq_insert ||
+        h.prog == skel->progs.rescue_rq_insert) {
+      wanted = present && !has_io_start;
+    }
     if (!present && h.required && missing.ok()) {
       missing = absl::UnavailableError(absl::StrCat(
           "this kernel has no ", h.tracepoint,
@@ -179,7 +191,10 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
         *skel->skeleton->progs[i].link = link;
       }
     }
-    probe->attached_.push_back(absl::StrCat("tp_btf/", h.tracepoint));
+    std::string name = absl::StrCat("tp_btf/", h.tracepoint);
+    if (probe->attached_.empty() || probe->attached_.back() != name) {
+      probe->attached_.push_back(std::move(name));
+    }
   }
 
   probe->rb_ = ring_buffer__new(bpf_map__fd(skel->maps.events), &Probe::OnRecord,
@@ -203,6 +218,9 @@ int Probe::OnRecord(void* ctx, void* data, size_t size) {
 
 absl::StatusOr<int> Probe::Poll(int timeout_ms) {
   int n = ring_buffer__poll(rb_, timeout_ms);
+  // Records submitted without a wakeup (see wakeup_flags in the BPF
+  // program) do not end the wait: collect them when it times out.
+  if (n == 0 || n == -EINTR) n = ring_buffer__consume(rb_);
   if (n == -ECANCELED && !handler_status_.ok()) {
     absl::Status s = std::move(handler_status_);
     handler_status_ = absl::OkStatus();
@@ -286,18 +304,29 @@ absl::StatusOr<HistSet> Probe::ReadHistograms() const {
   return set;
 }
 
-uint64_t Probe::MissedRuns() const {
-  uint64_t missed = 0;
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, skel_->obj) {
-    if (!bpf_program__autoload(prog)) continue;
+MissedHooks Probe::ReadMissed(const Counters& counters) const {
+  auto misses = [](bpf_program* prog) -> uint64_t {
+    if (!bpf_program__autoload(prog)) return 0;
     bpf_prog_info info{};
     uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-      missed += info.recursion_misses;
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0) {
+      return 0;
     }
-  }
-  return missed;
+    return info.recursion_misses;
+  };
+  // Skipped primaries that the rescue program did not pick up.
+  auto lost = [](uint64_t skipped, uint64_t rescued) {
+    return skipped > rescued ? skipped - rescued : 0;
+  };
+  MissedHooks m;
+  m.submit = lost(misses(skel_->progs.handle_io_start) +
+                      misses(skel_->progs.handle_rq_insert),
+                  counters.v[BIOSNOOP_CTR_RESCUED_SUBMIT]);
+  m.issue = lost(misses(skel_->progs.handle_rq_issue),
+                 counters.v[BIOSNOOP_CTR_RESCUED_ISSUE]);
+  m.complete = lost(misses(skel_->progs.handle_rq_complete),
+                    counters.v[BIOSNOOP_CTR_RESCUED_COMPLETE]);
+  return m;
 }
 
 absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,

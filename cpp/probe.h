@@ -39,6 +39,12 @@ struct ProbeConfig {
 
 // Called for each ring-buffer record.  A non-OK status stops the current
 // poll and is returned from Poll().
+struct MissedHooks {
+  uint64_t submit = 0;    // pid/comm then come from the issuing task
+  uint64_t issue = 0;     // the completion then counts as an orphan
+  uint64_t complete = 0;  // the I/O is in no counter and no event
+};
+
 using RecordHandler = std::function<absl::Status(const void* data, size_t size)>;
 
 class Probe {
@@ -63,10 +69,10 @@ class Probe {
   // The histograms since load, summed over CPUs (empty unless enabled).
   absl::StatusOr<HistSet> ReadHistograms() const;
 
-  // Runs of our programs the kernel skipped because one was already running
-  // on that CPU (bpf_prog_info.recursion_misses, Linux 5.12+): hooks that
-  // never ran, so the I/O they saw is missing from the counters.
-  uint64_t MissedRuns() const;
+  // Events the kernel never let our programs see: it skips a program that
+  // is already running on that CPU (bpf_prog_info.recursion_misses, Linux
+  // 5.12+), and the rescue program did not pick them up either.
+  MissedHooks ReadMissed(const Counters& counters) const;
 
   // Deletes in-flight entries not touched for max_age_ns (completions that
   // were never seen, e.g. a device removed mid-I/O) so the bounded map
