@@ -1,6 +1,8 @@
 #include "json_format.h"
 
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -247,10 +249,38 @@ void AppendLowerHex(absl::string_view bytes, std::string* out) {
   WriteHex(bytes, out->data() + old_size);
 }
 
+bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out) {
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  bool replaced = false;
+  size_t i = 0;
+  while (i < n) {
+    // Copy the longest run of well-formed text at once.
+    size_t j = i;
+    while (j < n) {
+      if (in[j] < 0x80) {
+        ++j;
+        continue;
+      }
+      const size_t len = Utf8SequenceLength(in + j, n - j);
+      if (len == 0) break;
+      j += len;
+    }
+    out->append(bytes.data() + i, j - i);
+    if (j < n) {
+      out->append("\xef\xbf\xbd");
+      replaced = true;
+      ++j;
+    }
+    i = j;
+  }
+  return replaced;
+}
+
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
                      std::string* out) {
   const Event& ev = e.event;
-  out->append("{\"timestamp\":\"");
+  out->append("{\"type\":\"event\",\"timestamp\":\"");
   AppendRfc3339Nanos(e.realtime_ns, out);
 
   const absl::string_view comm = ev.Comm();
@@ -326,6 +356,95 @@ void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
   p = WriteUint(e.seq, p);
   p = WriteLiteral("}\n", p);
   out->resize(static_cast<size_t>(p - out->data()));
+}
+
+// Header and stats lines are rare (one per file, one per stats period): plain
+// appends are fast enough and easier to check than the event writer above.
+namespace {
+
+void AppendKey(absl::string_view key, std::string* out) {
+  out->append(",\"");
+  out->append(key.data(), key.size());
+  out->append("\":");
+}
+
+void AppendUintField(absl::string_view key, uint64_t v, std::string* out) {
+  AppendKey(key, out);
+  char buf[20];
+  out->append(buf, static_cast<size_t>(WriteUint(v, buf) - buf));
+}
+
+void AppendBoolField(absl::string_view key, bool v, std::string* out) {
+  AppendKey(key, out);
+  out->append(v ? "true" : "false");
+}
+
+void AppendStringField(absl::string_view key, absl::string_view v,
+                       std::string* out) {
+  AppendKey(key, out);
+  AppendJsonString(v, out);
+}
+
+void AppendTimeField(absl::string_view key, int64_t realtime_ns,
+                     std::string* out) {
+  AppendKey(key, out);
+  out->push_back('"');
+  AppendRfc3339Nanos(realtime_ns, out);
+  out->push_back('"');
+}
+
+}  // namespace
+
+void AppendHeaderJson(const StreamInfo& info, std::string* out) {
+  AppendHeaderJson(info, kStreamFormatVersion, out);
+}
+
+void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
+                      std::string* out) {
+  out->append("{\"type\":\"header\"");
+  AppendUintField("format_version", format_version, out);
+  AppendStringField("host", info.host, out);
+  AppendStringField("boot_id", info.boot_id, out);
+  AppendTimeField("start_time", info.start_realtime_ns, out);
+  AppendStringField("biosnoop_version", info.biosnoop_version, out);
+  AppendStringField("kernel_release", info.kernel_release, out);
+  AppendUintField("min_us", info.min_us, out);
+  AppendBoolField("queued", info.queued, out);
+  AppendStringField("disk_filter", info.disk_filter, out);
+  AppendUintField("pid_filter", info.pid_filter, out);
+  AppendStringField("comm_filter", info.comm_filter, out);
+  AppendStringField("op_filter", info.op_filter, out);
+  AppendUintField("ringbuf_kib", info.ringbuf_kib, out);
+  out->append("}\n");
+}
+
+void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
+  out->append("{\"type\":\"stats\"");
+  AppendTimeField("timestamp", stats.realtime_ns, out);
+  AppendKey("elapsed_s", out);
+  if (std::isfinite(stats.elapsed_s)) {
+    // Shortest round-trip form: a converter reading it back gets the same
+    // double, so JSON <-> protobuf conversion stays lossless.
+    char buf[32];
+    const std::to_chars_result r =
+        std::to_chars(buf, buf + sizeof(buf), stats.elapsed_s);
+    out->append(buf, static_cast<size_t>(r.ptr - buf));
+  } else {
+    out->append("null");
+  }
+  AppendUintField("completions", stats.completions, out);
+  AppendUintField("emitted", stats.emitted, out);
+  AppendUintField("lost", stats.lost, out);
+  AppendUintField("orphans", stats.orphans, out);
+  AppendUintField("below_threshold", stats.below_threshold, out);
+  AppendUintField("filtered", stats.filtered, out);
+  AppendUintField("decode_errors", stats.decode_errors, out);
+  AppendUintField("expired", stats.expired, out);
+  AppendUintField("written", stats.written, out);
+  AppendUintField("dropped", stats.dropped, out);
+  AppendBoolField("final", stats.final, out);
+  AppendUintField("missed", stats.missed, out);
+  out->append("}\n");
 }
 
 }  // namespace biosnoop

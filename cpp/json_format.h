@@ -1,7 +1,8 @@
 #pragma once
 
-// JSON Lines formatting of events: one object per line, field names and
-// order exactly as in proto/biosnoop.proto's Event message.
+// JSON Lines formatting of stream records: one object per line, a leading
+// "type" naming the Record member ("event", "header", "stats"), then that
+// message's fields, named and ordered exactly as in proto/biosnoop.proto.
 //
 // Everything here appends to a caller-owned std::string so that a sink can
 // reuse one buffer for every event: no allocation once the buffer has grown.
@@ -10,6 +11,7 @@
 
 #include "absl/strings/string_view.h"
 #include "event.h"
+#include "stream_info.h"
 
 namespace biosnoop {
 
@@ -30,8 +32,15 @@ void AppendJsonString(absl::string_view bytes, std::string* out);
 // Appends `bytes` as lowercase hex digits, two per byte, unquoted.
 void AppendLowerHex(absl::string_view bytes, std::string* out);
 
+// Appends `bytes` unquoted and unescaped, each byte that is not part of a
+// well-formed UTF-8 sequence replaced by U+FFFD, as AppendJsonString does:
+// the text a JSON reader gets back from AppendJsonString's output.  Returns
+// true when some byte was replaced.
+bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out);
+
 // Appends one JSON object describing `e` followed by exactly one '\n'.
 // Fields, in this order (see proto/biosnoop.proto for their meaning):
+//   type        "event"
 //   timestamp   RFC 3339 UTC string with nanoseconds, from e.realtime_ns
 //   host        `host`
 //   disk        e.disk
@@ -55,5 +64,25 @@ void AppendLowerHex(absl::string_view bytes, std::string* out);
 // partition) go through AppendJsonString too.
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
                      std::string* out);
+
+// Appends the stream header line: {"type":"header", then every StreamHeader
+// field in schema order: format_version (kStreamFormatVersion), host,
+// boot_id, start_time (RFC 3339 like an event's timestamp), biosnoop_version,
+// kernel_release, min_us, queued (true/false), disk_filter, pid_filter,
+// comm_filter, op_filter, ringbuf_kib}, then '\n'.  Every field is always
+// present (empty strings and zeros included).
+void AppendHeaderJson(const StreamInfo& info, std::string* out);
+
+// Same as above with an explicit format_version (for a converter that
+// copies a stream written by another version).
+void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
+                      std::string* out);
+
+// Appends a stats line: {"type":"stats", then every Stats field in schema
+// order: timestamp (RFC 3339), elapsed_s (the shortest decimal that reads
+// back as the same double; null if not finite), completions, emitted, lost,
+// orphans, below_threshold, filtered, decode_errors, expired, written,
+// dropped, final (true/false)}, then '\n'.
+void AppendStatsJson(const StatsSnapshot& stats, std::string* out);
 
 }  // namespace biosnoop

@@ -7,18 +7,26 @@
 namespace biosnoop {
 
 JsonlSink::JsonlSink(std::unique_ptr<OutputFile> file, std::string host)
-    : file_(std::move(file)), host_(std::move(host)) {
+    : FileSink(std::move(file)), host_(std::move(host)) {
   line_.reserve(1024);  // a typical line is ~400 bytes
 }
 
 absl::Status JsonlSink::Write(const EnrichedEvent& e) {
   line_.clear();  // keeps the capacity
   AppendEventJson(e, host_, &line_);
-  return file_->Append(line_);
+  return AppendEvent(line_);
 }
 
-absl::Status JsonlSink::Flush() { return file_->Flush(); }
+absl::Status JsonlSink::WriteHeader(const StreamInfo& info) {
+  std::string line;
+  AppendHeaderJson(info, &line);
+  return AppendNonEvent(line);
+}
 
-absl::Status JsonlSink::Reopen() { return file_->Reopen(); }
+absl::Status JsonlSink::WriteStats(const StatsSnapshot& stats) {
+  std::string line;
+  AppendStatsJson(stats, &line);
+  return AppendNonEvent(line);
+}
 
 }  // namespace biosnoop

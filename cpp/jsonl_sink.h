@@ -1,34 +1,33 @@
 #pragma once
 
-// JSON Lines sink: one AppendEventJson() object per line, through an
-// OutputFile (so a line reaches the file whole or not at all).
+// JSON Lines sink: one line per record (json_format.h: events, the stream
+// header, stats), through an OutputFile, so a line reaches the file whole
+// or not at all.
 
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/strings/string_view.h"
 #include "event.h"
+#include "file_sink.h"
 #include "output_file.h"
-#include "sink.h"
+#include "stream_info.h"
 
 namespace biosnoop {
 
-class JsonlSink : public Sink {
+class JsonlSink : public FileSink {
  public:
-  // `file` must not be null.  `host` goes into every line's "host" field.
+  // `file` must not be null and must use RecordFraming::kLines.  `host` goes
+  // into every event's "host" field.
   JsonlSink(std::unique_ptr<OutputFile> file, std::string host);
 
-  // Errors are OutputFile::Append()'s.
+  // Errors are OutputFile::Append()'s (and Flush()'s for header and stats,
+  // which are written out at once; see FileSink).
   absl::Status Write(const EnrichedEvent& e) override;
-  absl::Status Flush() override;
-  absl::Status Reopen() override;
-
-  // Line counters (written, dropped) for the exit summary.
-  const OutputFile& file() const { return *file_; }
+  absl::Status WriteHeader(const StreamInfo& info) override;
+  absl::Status WriteStats(const StatsSnapshot& stats) override;
 
  private:
-  std::unique_ptr<OutputFile> file_;
   std::string host_;
   std::string line_;  // reused for every event: no allocation per event
 };

@@ -27,6 +27,8 @@ enum LongOnly : int {
   kOptCsv,
   kOptJson,
   kOptSummaryInterval,
+  kOptFormat,
+  kOptStatsInterval,
   kOptVersion,
 };
 
@@ -51,6 +53,8 @@ const struct option kLongOptions[] = {
     {"csv", no_argument, nullptr, kOptCsv},
     {"json", no_argument, nullptr, kOptJson},
     {"summary-interval", required_argument, nullptr, kOptSummaryInterval},
+    {"format", required_argument, nullptr, kOptFormat},
+    {"stats-interval", required_argument, nullptr, kOptStatsInterval},
     {"verbose", no_argument, nullptr, 'v'},
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, kOptVersion},
@@ -207,6 +211,25 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       case kOptJson:
         opts.hist_format = Options::HistFormat::kJson;
         break;
+      case kOptFormat:
+        if (arg == "json" || arg == "jsonl") {
+          opts.format = Options::Format::kJson;
+        } else if (arg == "proto" || arg == "protobuf") {
+          opts.format = Options::Format::kProto;
+        } else {
+          return BadValue(c, arg, "json or proto");
+        }
+        break;
+      case kOptStatsInterval: {
+        if (arg == "0") {
+          opts.stats_interval = absl::ZeroDuration();
+          break;
+        }
+        auto d = ParseDurationValue(c, arg);
+        if (!d.ok()) return d.status();
+        opts.stats_interval = *d;
+        break;
+      }
       case kOptSummaryInterval: {
         if (arg == "0") {
           opts.summary_interval = absl::ZeroDuration();
@@ -267,6 +290,11 @@ Log every block I/O at least as slow as a threshold, one JSON object per line.
                       that is compared and reported
   -o, --output FILE   append to FILE (mode 0640, never through a symlink);
                       default: stdout.  SIGHUP reopens FILE (log rotation).
+      --format F      json (JSON Lines, default) or proto (length-delimited
+                      biosnoop.v1.Record messages, see proto/biosnoop.proto)
+      --stats-interval T
+                      a stats record (counters, loss) in the stream every T
+                      (default 1m; 0: only the final one at exit)
       --duration T    stop after T (seconds, or 90s, 5m, 1h)
       --ringbuf-kib N kernel ring buffer size in KiB, a power of two
                       (default 4096)

@@ -21,6 +21,9 @@ struct Options {
   OpFilter op = OpFilter::kAny;  // --op read|write
   bool queued = false;        // -Q/--queued: latency includes queue time
   std::string output = "-";   // -o/--output: file, "-" for stdout
+  enum class Format { kJson, kProto } format = Format::kJson;  // --format
+  // --stats-interval: a stats record every T (zero: only the final one).
+  absl::Duration stats_interval = absl::Minutes(1);
   std::optional<absl::Duration> duration;  // --duration: run this long
   uint32_t ringbuf_kib = 4096;  // --ringbuf-kib: kernel ring buffer size
   // --max-inflight-age: in-flight entries older than this are dropped (their

@@ -55,10 +55,52 @@ absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path) {
   return OpenedFd{fd, is_regular};
 }
 
+// The complete records at the start of `data`: how many, and the bytes
+// they span.  Append() needs it to validate its input and a failed write to
+// know where the last whole record ended; neither is on a per-byte hot path
+// (a line is counted with std::count, a protobuf record costs one varint).
+struct WholeRecords {
+  uint64_t count = 0;
+  size_t bytes = 0;
+};
+
+WholeRecords ScanRecords(RecordFraming framing, absl::string_view data) {
+  WholeRecords whole;
+  if (framing == RecordFraming::kLines) {
+    const size_t last_newline = data.rfind('\n');
+    if (last_newline == absl::string_view::npos) return whole;
+    whole.bytes = last_newline + 1;
+    whole.count = static_cast<uint64_t>(
+        std::count(data.begin(), data.begin() + whole.bytes, '\n'));
+    return whole;
+  }
+  size_t pos = 0;
+  while (pos < data.size()) {
+    uint64_t length = 0;
+    size_t i = pos;
+    int shift = 0;
+    bool complete = false;
+    while (i < data.size() && shift < 64) {
+      const auto byte = static_cast<unsigned char>(data[i++]);
+      length |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      shift += 7;
+      if ((byte & 0x80) == 0) {
+        complete = true;
+        break;
+      }
+    }
+    if (!complete || length > data.size() - i) break;
+    pos = i + static_cast<size_t>(length);
+    whole.bytes = pos;
+    ++whole.count;
+  }
+  return whole;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
-    absl::string_view path) {
+    absl::string_view path, RecordFraming framing) {
   if (path.empty()) {
     return absl::InvalidArgumentError("output path is empty");
   }
@@ -66,18 +108,21 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
     struct stat st;
     const bool is_regular =
         fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);  // `> x.jsonl`
-    return std::unique_ptr<OutputFile>(
-        new OutputFile("-", STDOUT_FILENO, /*owns_fd=*/false, is_regular));
+    return std::unique_ptr<OutputFile>(new OutputFile(
+        "-", framing, STDOUT_FILENO, /*owns_fd=*/false, is_regular));
   }
   std::string p(path);
   absl::StatusOr<OpenedFd> opened = OpenForAppend(p);
   if (!opened.ok()) return opened.status();
-  return std::unique_ptr<OutputFile>(new OutputFile(
-      std::move(p), opened->fd, /*owns_fd=*/true, opened->is_regular));
+  return std::unique_ptr<OutputFile>(
+      new OutputFile(std::move(p), framing, opened->fd, /*owns_fd=*/true,
+                     opened->is_regular));
 }
 
-OutputFile::OutputFile(std::string path, int fd, bool owns_fd, bool is_regular)
+OutputFile::OutputFile(std::string path, RecordFraming framing, int fd,
+                       bool owns_fd, bool is_regular)
     : path_(std::move(path)),
+      framing_(framing),
       fd_(fd),
       owns_fd_(owns_fd),
       is_regular_(is_regular) {
@@ -93,42 +138,45 @@ std::string OutputFile::DisplayName() const {
   return owns_fd_ ? Quoted(path_) : std::string("stdout");
 }
 
-absl::Status OutputFile::Append(absl::string_view whole_lines) {
-  if (whole_lines.empty()) return absl::OkStatus();
-  if (whole_lines.back() != '\n') {
+absl::Status OutputFile::Append(absl::string_view whole_records) {
+  if (whole_records.empty()) return absl::OkStatus();
+  const WholeRecords whole = ScanRecords(framing_, whole_records);
+  if (whole.bytes != whole_records.size()) {
     return absl::InvalidArgumentError(
-        "output text must be whole lines ending in a newline");
+        framing_ == RecordFraming::kLines
+            ? "output text must be whole lines ending in a newline"
+            : "output bytes must be whole length-delimited records");
   }
-  const uint64_t lines = static_cast<uint64_t>(
-      std::count(whole_lines.begin(), whole_lines.end(), '\n'));
+  const uint64_t records = whole.count;
 
   absl::Status status;
-  if (buffer_.size() + whole_lines.size() > kBufferBytes) {
-    status = Flush();  // on error the buffer's lines are already dropped
+  if (buffer_.size() + whole_records.size() > kBufferBytes) {
+    status = Flush();  // on error the buffer's records are already dropped
   }
-  if (whole_lines.size() >= kBufferBytes) {
+  if (whole_records.size() >= kBufferBytes) {
     // Too big to be worth copying: straight to the file.
     if (!status.ok()) {
-      lines_dropped_ += lines;
+      records_dropped_ += records;
       return status;
     }
-    return WriteLines(whole_lines, lines);
+    return WriteRecords(whole_records, records);
   }
-  // Even after a failed flush, keep this call's lines for the next attempt.
-  buffer_.append(whole_lines.data(), whole_lines.size());
-  buffered_lines_ += lines;
+  // Even after a failed flush, keep this call's records for the next attempt.
+  buffer_.append(whole_records.data(), whole_records.size());
+  buffered_records_ += records;
   return status;
 }
 
 absl::Status OutputFile::Flush() {
   if (buffer_.empty()) return absl::OkStatus();
-  absl::Status status = WriteLines(buffer_, buffered_lines_);
+  absl::Status status = WriteRecords(buffer_, buffered_records_);
   buffer_.clear();
-  buffered_lines_ = 0;
+  buffered_records_ = 0;
   return status;
 }
 
-absl::Status OutputFile::WriteLines(absl::string_view data, uint64_t lines) {
+absl::Status OutputFile::WriteRecords(absl::string_view data,
+                                      uint64_t records) {
   size_t done = 0;
   int err = 0;
   while (done < data.size()) {
@@ -148,24 +196,21 @@ absl::Status OutputFile::WriteLines(absl::string_view data, uint64_t lines) {
     break;
   }
   if (err == 0) {
-    lines_written_ += lines;
+    records_written_ += records;
     bytes_written_ += data.size();
     return absl::OkStatus();
   }
 
   // Count what is whole in the file; the rest is dropped.
-  const absl::string_view sent = data.substr(0, done);
-  const size_t last_newline = sent.rfind('\n');
-  const size_t whole =
-      last_newline == absl::string_view::npos ? 0 : last_newline + 1;
-  const uint64_t whole_lines = static_cast<uint64_t>(
-      std::count(sent.begin(), sent.begin() + whole, '\n'));
-  lines_written_ += whole_lines;
-  bytes_written_ += whole;
-  lines_dropped_ += lines - whole_lines;
+  const WholeRecords whole = ScanRecords(framing_, data.substr(0, done));
+  records_written_ += whole.count;
+  bytes_written_ += whole.bytes;
+  records_dropped_ += records - whole.count;
 
   absl::Status trim;
-  if (done > whole && is_regular_) trim = TrimPartialLine(done - whole);
+  if (done > whole.bytes && is_regular_) {
+    trim = TrimPartialRecord(done - whole.bytes);
+  }
 
   if (err == EPIPE) {
     return absl::CancelledError("output closed by reader (broken pipe)");
@@ -179,25 +224,25 @@ absl::Status OutputFile::WriteLines(absl::string_view data, uint64_t lines) {
   return status;
 }
 
-absl::Status OutputFile::TrimPartialLine(size_t partial_bytes) {
+absl::Status OutputFile::TrimPartialRecord(size_t partial_bytes) {
   const off_t partial = static_cast<off_t>(partial_bytes);
   // After write(2) the offset is just past our last byte, also with
-  // O_APPEND; the partial line is the `partial` bytes before it.
+  // O_APPEND; the partial record is the `partial` bytes before it.
   const off_t end = lseek(fd_, 0, SEEK_CUR);
   int err = end < 0 ? errno : (end < partial ? EIO : 0);
   if (err == 0 && ftruncate(fd_, end - partial) != 0) err = errno;
   // Without O_APPEND (stdout redirected with '>'), the next write would
-  // otherwise leave a hole of NULs where the partial line was.
+  // otherwise leave a hole of NULs where the partial record was.
   if (err == 0 && lseek(fd_, end - partial, SEEK_SET) < 0) err = errno;
   if (err != 0) {
     return absl::ErrnoToStatus(err,
-                               "a partial line remains: cannot truncate it");
+                               "a partial record remains: cannot truncate it");
   }
   return absl::OkStatus();
 }
 
 absl::Status OutputFile::Reopen() {
-  absl::Status flushed = Flush();  // these lines belong in the rotated file
+  absl::Status flushed = Flush();  // these records belong in the rotated file
   if (!owns_fd_) return flushed;
   absl::StatusOr<OpenedFd> opened = OpenForAppend(path_);
   if (!opened.ok()) return opened.status();

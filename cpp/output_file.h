@@ -1,13 +1,15 @@
 #pragma once
 
-// The output file: buffered, line-atomic appends to a path or to stdout.
+// The output file: buffered, record-atomic appends to a path or to stdout.
 //
-// Contract: only whole lines ever reach the file.  Callers hand over text
-// made of complete '\n'-terminated lines; if a write fails part-way on a
+// Contract: only whole records ever reach the file.  A record is framed as
+// the file's RecordFraming says: a '\n'-terminated line (JSON Lines), or a
+// varint length followed by that many bytes (length-delimited protobuf).
+// Callers hand over complete records; if a write fails part-way on a
 // regular file (ENOSPC, EFBIG, EDQUOT, EIO, ...), the file is truncated back
-// to the end of the last whole line written, so a reader (Filebeat, Vector,
-// `bioreport`) never sees half a JSON object.  Lines accepted but not
-// written are counted in lines_dropped().
+// to the end of the last whole record written, so a reader (Filebeat,
+// Vector, `bioreport`) never sees half a JSON object or half a message.
+// Records accepted but not written are counted in records_dropped().
 //
 // Not thread-safe: one writer thread.
 
@@ -21,6 +23,11 @@
 #include "absl/strings/string_view.h"
 
 namespace biosnoop {
+
+enum class RecordFraming {
+  kLines,           // each record ends in '\n' and holds no other '\n'
+  kVarintDelimited  // each record: base-128 varint length, then the bytes
+};
 
 class OutputFile {
  public:
@@ -38,7 +45,7 @@ class OutputFile {
   // Other errors map errno to a status code, with a message like
   //   cannot open output "x": Permission denied
   static absl::StatusOr<std::unique_ptr<OutputFile>> Open(
-      absl::string_view path);
+      absl::string_view path, RecordFraming framing = RecordFraming::kLines);
 
   // Flushes what is buffered (errors are lost: call Flush() first to see
   // them), then closes the file unless it is stdout.
@@ -47,19 +54,22 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  // Buffers `whole_lines` (one or more lines, each ending in '\n'; empty is
-  // a no-op) and writes the buffer when it is full.  InvalidArgumentError,
-  // with nothing buffered, when the text does not end in '\n'.
+  // Buffers `whole_records` (one or more complete records in the file's
+  // framing; empty is a no-op) and writes the buffer when it is full.
+  // InvalidArgumentError, with nothing buffered, when the bytes are not
+  // whole records (lines: not ending in '\n'; varint-delimited: a length
+  // that is malformed or runs past the end).
   // Errors (from this call's write, if any):
   //   CancelledError("output closed by reader (broken pipe)") on EPIPE
   //     (the process must ignore SIGPIPE, or it dies before seeing this);
   //   otherwise the errno's status code with a message like
   //     writing "slow.jsonl": No space left on device
-  // After an error, the lines that were being written are dropped (counted
-  // in lines_dropped()); this call's own lines stay buffered when they fit.
+  // After an error, the records that were being written are dropped
+  // (counted in records_dropped()); this call's own records stay buffered
+  // when they fit.
   // The file stays open: a later call tries again (the disk may have space
   // by then).
-  absl::Status Append(absl::string_view whole_lines);
+  absl::Status Append(absl::string_view whole_records);
 
   // Writes everything buffered.  Same errors as Append().
   absl::Status Flush();
@@ -75,34 +85,39 @@ class OutputFile {
   const std::string& path() const { return path_; }
   bool is_stdout() const { return !owns_fd_; }
 
-  // Lines / bytes that have fully reached the file (or pipe).
-  uint64_t lines_written() const { return lines_written_; }
+  RecordFraming framing() const { return framing_; }
+
+  // Records / bytes that have fully reached the file (or pipe).
+  uint64_t records_written() const { return records_written_; }
   uint64_t bytes_written() const { return bytes_written_; }
-  // Lines handed to Append() that were discarded after a write error
-  // (including a line trimmed off after a partial write).
-  uint64_t lines_dropped() const { return lines_dropped_; }
-  // Lines accepted and still in the buffer.
-  uint64_t lines_buffered() const { return buffered_lines_; }
+  // Records handed to Append() that were discarded after a write error
+  // (including a record trimmed off after a partial write).
+  uint64_t records_dropped() const { return records_dropped_; }
+  // Records accepted and still in the buffer.
+  uint64_t records_buffered() const { return buffered_records_; }
+
 
  private:
-  OutputFile(std::string path, int fd, bool owns_fd, bool is_regular);
+  OutputFile(std::string path, RecordFraming framing, int fd, bool owns_fd,
+             bool is_regular);
 
-  // Writes `data` (holding `lines` whole lines) to the fd; see Append().
-  absl::Status WriteLines(absl::string_view data, uint64_t lines);
+  // Writes `data` (holding `records` whole records) to the fd; see Append().
+  absl::Status WriteRecords(absl::string_view data, uint64_t records);
   // After a failed write to a regular file: cuts off the `partial_bytes`
-  // of an incomplete line that precede the file offset.
-  absl::Status TrimPartialLine(size_t partial_bytes);
+  // of an incomplete record that precede the file offset.
+  absl::Status TrimPartialRecord(size_t partial_bytes);
   std::string DisplayName() const;
 
   std::string path_;
+  RecordFraming framing_;
   int fd_;
   bool owns_fd_;
-  bool is_regular_;  // a regular file: a partial line can be truncated away
+  bool is_regular_;  // a regular file: a partial record can be truncated away
   std::string buffer_;
-  uint64_t buffered_lines_ = 0;
-  uint64_t lines_written_ = 0;
+  uint64_t buffered_records_ = 0;
+  uint64_t records_written_ = 0;
   uint64_t bytes_written_ = 0;
-  uint64_t lines_dropped_ = 0;
+  uint64_t records_dropped_ = 0;
 };
 
 }  // namespace biosnoop

@@ -1,25 +1,26 @@
 #include "runner.h"
 
+#include <unistd.h>
 
-#include <atomic>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "biosnoop_abi.h"
 #include "decoder.h"
-#include "disk_names.h"
 #include "enricher.h"
 #include "exit_codes.h"
+#include "file_sink.h"
 #include "hist_mode.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
 #include "probe.h"
+#include "proto_sink.h"
 #include "session.h"
 #include "signals.h"
 #include "status_macros.h"
+#include "stream_header.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -40,7 +41,6 @@ struct Pipeline {
   Enricher* enricher;
   Sink* sink;
   EnrichedEvent scratch;
-  uint64_t decoded = 0;
   uint64_t decode_errors = 0;
   std::string first_decode_error;
 
@@ -51,22 +51,20 @@ struct Pipeline {
       if (decode_errors++ == 0) first_decode_error = ev.status().ToString();
       return absl::OkStatus();
     }
-    ++decoded;
     enricher->Enrich(*ev, ev->complete_ns, &scratch);
     return sink->Write(scratch);
   }
 };
 
-std::string SummaryLine(const Counters& c, const OutputFile& out,
-                        const Pipeline& p, uint64_t expired,
-                        const MissedHooks& missed, double seconds, int verbose) {
+std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
+                        const MissedHooks& missed, int verbose) {
   std::string line = absl::StrFormat(
       "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
       "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
       "dropped=%d missed=%d duration_s=%.1f",
-      c.completions(), c.emitted(), out.lines_written(), c.lost(),
-      c.orphans(), c.below_threshold(), c.filtered(), p.decode_errors,
-      expired, out.lines_dropped(), missed.complete, seconds);
+      s.completions, s.emitted, s.written, s.lost, s.orphans,
+      s.below_threshold, s.filtered, s.decode_errors, s.expired, s.dropped,
+      s.missed, s.elapsed_s);
   if (verbose > 0) {
     for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
       if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
@@ -82,6 +80,22 @@ std::string SummaryLine(const Counters& c, const OutputFile& out,
   return line;
 }
 
+absl::StatusOr<std::unique_ptr<FileSink>> OpenSink(const Options& options,
+                                                   const std::string& host) {
+  const bool proto = options.format == Options::Format::kProto;
+  if (proto && options.output == "-" && isatty(STDOUT_FILENO)) {
+    return absl::InvalidArgumentError(
+        "--format proto writes binary records: give -o FILE or a pipe, not a "
+        "terminal");
+  }
+  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(
+      options.output,
+      proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
+  if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
+  if (proto) return std::make_unique<ProtoSink>(std::move(*out), host);
+  return std::make_unique<JsonlSink>(std::move(*out), host);
+}
+
 }  // namespace
 
 absl::Status Run(const Options& options, std::FILE* diag) {
@@ -90,13 +104,9 @@ absl::Status Run(const Options& options, std::FILE* diag) {
 
   std::string host = "unknown";
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;
-
-  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
-  if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
-  OutputFile* file = out->get();
-  JsonlSink sink(std::move(*out), host);
+  ASSIGN_OR_RETURN(std::unique_ptr<FileSink> sink, OpenSink(options, host));
   Enricher enricher("/sys", options.queued);
-  Pipeline pipeline{&enricher, &sink};
+  Pipeline pipeline{&enricher, sink.get()};
 
   InstallSignalHandlers();
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
@@ -107,39 +117,60 @@ absl::Status Run(const Options& options, std::FILE* diag) {
                              diag, options.verbose));
 
   const uint64_t start_ns = MonotonicNs();
+  WallClock& clock = enricher.wall_clock();
+  const StreamInfo info =
+      MakeStreamInfo(options, host, clock.ToRealtimeNs(start_ns));
+
+  // Ends the loop on a closed pipe (clean) or an output error (not).
+  absl::Status result;
+  auto keep = [&result](absl::Status s) {
+    if (!s.ok() && result.ok()) result = std::move(s);
+    return result.ok();
+  };
+  keep(sink->WriteHeader(info));
+
+  uint64_t expired = 0;
+  // A stats record from the counters as they are now.  Flushes first, so
+  // written/dropped count what has reached the file.
+  auto snapshot = [&](bool final) -> absl::StatusOr<StatsSnapshot> {
+    keep(sink->Flush());
+    ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
+    ConsumerCounts consumer{pipeline.decode_errors, expired,
+                            sink->events_written(), sink->events_dropped()};
+    uint64_t now = MonotonicNs();
+    return MakeStats(c, probe->ReadMissed(c), consumer, clock.ToRealtimeNs(now),
+                     (now - start_ns) / 1e9, final);
+  };
+
   const uint64_t end_ns =
       options.duration.has_value()
           ? start_ns + static_cast<uint64_t>(absl::ToInt64Nanoseconds(*options.duration))
           : UINT64_MAX;
-  uint64_t next_tick = start_ns + kTickNs;
   const uint64_t max_age_ns =
       static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age));
   const uint64_t expire_every_ns = std::min(kExpireEveryNs, max_age_ns / 2);
+  const uint64_t stats_every_ns =
+      options.stats_interval > absl::ZeroDuration()
+          ? static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.stats_interval))
+          : UINT64_MAX;
+  uint64_t next_tick = start_ns + kTickNs;
   uint64_t next_expire = start_ns + expire_every_ns;
+  uint64_t next_stats = stats_every_ns == UINT64_MAX ? UINT64_MAX
+                                                     : start_ns + stats_every_ns;
   uint64_t lost_reported = 0;
   uint64_t last_flush = start_ns;
-  uint64_t expired = 0;
 
-  // Ends the loop on a closed pipe (clean) or an output error (not).
-  absl::Status result;
-  auto write_status = [&](absl::Status s) {
-    if (!s.ok() && result.ok()) result = std::move(s);
-    return result.ok();
-  };
-
-  while (!StopRequested()) {
+  while (result.ok() && !StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(kPollMs);
-    if (!n.ok()) {
-      write_status(n.status());
-      break;
-    }
+    if (!keep(n.status())) break;
     uint64_t now = MonotonicNs();
     if (now - last_flush >= kFlushEveryNs) {
       last_flush = now;
-      if (!write_status(sink.Flush())) break;
+      if (!keep(sink->Flush())) break;
     }
     if (TakeReopenRequest()) {
-      if (!write_status(sink.Reopen())) break;
+      // A rotated file starts with its own header, so it reads alone.
+      if (!keep(sink->Reopen()) || !keep(sink->WriteHeader(info))) break;
     }
     if (now >= end_ns) break;
     if (now >= next_tick) {
@@ -155,6 +186,11 @@ absl::Status Run(const Options& options, std::FILE* diag) {
         lost_reported = c.lost();
       }
     }
+    if (now >= next_stats) {
+      next_stats = now + stats_every_ns;
+      ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
+      if (!keep(sink->WriteStats(s))) break;
+    }
     if (now >= next_expire) {
       next_expire = now + expire_every_ns;
       ASSIGN_OR_RETURN(uint64_t removed,
@@ -164,16 +200,16 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   }
 
   // Drain what the kernel already submitted, unless the output is gone.
+  if (result.ok()) keep(probe->Drain().status());
+  ASSIGN_OR_RETURN(StatsSnapshot last, snapshot(true));
   if (result.ok()) {
-    absl::StatusOr<int> n = probe->Drain();
-    if (!n.ok()) write_status(n.status());
-    write_status(sink.Flush());
+    keep(sink->WriteStats(last));
+    keep(sink->Flush());
   }
   ASSIGN_OR_RETURN(Counters counters, probe->ReadCounters());
-  const double seconds = (MonotonicNs() - start_ns) / 1e9;
   absl::FPrintF(diag, "%s\n",
-                SummaryLine(counters, *file, pipeline, expired, probe->ReadMissed(counters),
-                            seconds, options.verbose));
+                SummaryLine(counters, last, probe->ReadMissed(counters),
+                            options.verbose));
   if (pipeline.decode_errors > 0) {
     absl::FPrintF(diag, "biosnoop: %d records could not be decoded; first: %s\n",
                   pipeline.decode_errors, pipeline.first_decode_error);

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "event.h"
+#include "stream_info.h"
 
 namespace biosnoop {
 
@@ -21,8 +22,20 @@ class Sink {
   // ring buffer poll) so that `tail -f` and log shippers see them promptly.
   virtual absl::Status Flush() = 0;
 
-  // Log rotation (SIGHUP): flush, then reopen the output path.
+  // The stream header: written first, and again first in each reopened file.
+  virtual absl::Status WriteHeader(const StreamInfo& info) = 0;
+
+  // A stats record (periodic and final).
+  virtual absl::Status WriteStats(const StatsSnapshot& stats) = 0;
+
+  // Log rotation (SIGHUP): flush, then reopen the output path.  The caller
+  // writes a header into the new file.
   virtual absl::Status Reopen() = 0;
+
+  // Events that fully reached the output, and events given up after an
+  // output error, since start.
+  virtual uint64_t events_written() const = 0;
+  virtual uint64_t events_dropped() const = 0;
 };
 
 }  // namespace biosnoop

@@ -92,6 +92,39 @@ TEST(EndToEnd, EveryDirectReadAppearsExactlyOnceWithTheRightFields) {
   ExpectSummaryConsistent(b, all.size());
 }
 
+TEST(EndToEnd, StreamStartsWithHeaderAndEndsWithFinalStats) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "--stats-interval", "1"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  std::vector<json> records = b.Records();
+  ASSERT_GE(records.size(), 3u);
+  const json& header = records.front();
+  EXPECT_EQ(header["type"], "header");
+  EXPECT_EQ(header["format_version"], 1);
+  EXPECT_EQ(header["host"], HostName());
+  EXPECT_EQ(header["disk_filter"], loop.name());
+  EXPECT_EQ(header["min_us"], 0);
+  EXPECT_EQ(header["boot_id"].get<std::string>().size(), 36u);
+  std::vector<json> stats = b.RecordsOfType("stats");
+  ASSERT_GE(stats.size(), 2u) << "a periodic and the final stats record";
+  const json& last = records.back();
+  EXPECT_EQ(last["type"], "stats");
+  EXPECT_TRUE(last["final"].get<bool>());
+  EXPECT_FALSE(stats.front()["final"].get<bool>());
+  // The final record agrees with the summary line and with the file.
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(last["written"], b.Events().size());
+  EXPECT_EQ(last["written"].get<double>(), s["written"]);
+  EXPECT_EQ(last["completions"].get<double>(), s["completions"]);
+  EXPECT_EQ(last["lost"], 0);
+  EXPECT_EQ(EventsOfPid(b.Events(), 0).size(), 0u);
+}
+
 TEST(EndToEnd, DirectWritesAreWritesOfTheRightSize) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);

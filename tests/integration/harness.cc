@@ -199,6 +199,18 @@ std::string Biosnoop::Stdout() const { return ReadFile(dir_ + "/out"); }
 std::string Biosnoop::Stderr() const { return ReadFile(dir_ + "/err"); }
 
 std::vector<nlohmann::json> Biosnoop::Events() const {
+  return RecordsOfType("event");
+}
+
+std::vector<nlohmann::json> Biosnoop::RecordsOfType(const std::string& type) const {
+  std::vector<nlohmann::json> out;
+  for (nlohmann::json& r : Records()) {
+    if (r.value("type", "") == type) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> Biosnoop::Records() const {
   std::vector<nlohmann::json> events;
   std::string out = Stdout();
   if (!out.empty()) {

@@ -77,7 +77,11 @@ class Biosnoop {
   std::string Stdout() const;
   std::string Stderr() const;
   // Parses every stdout line; a line that is not valid JSON fails the test.
+  std::vector<nlohmann::json> Records() const;
+  // The records of type "event" (not the stream's header and stats).
   std::vector<nlohmann::json> Events() const;
+  // Records of another type ("header", "stats", "histogram").
+  std::vector<nlohmann::json> RecordsOfType(const std::string& type) const;
   // key=value pairs of the "biosnoop: completions=..." summary line.
   std::map<std::string, double> Summary() const;
 

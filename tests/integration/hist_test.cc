@@ -17,7 +17,7 @@ using nlohmann::json;
 
 // The one JSON report biosnoop --hist --json prints at exit.
 json OnlyReport(const Biosnoop& b) {
-  std::vector<json> reports = b.Events();
+  std::vector<json> reports = b.RecordsOfType("histogram");
   EXPECT_EQ(reports.size(), 1u) << b.Stdout();
   return reports.empty() ? json() : reports[0];
 }

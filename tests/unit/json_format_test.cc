@@ -431,7 +431,8 @@ TEST(JsonEventTest, FullyPopulatedEventExactly) {
   const EnrichedEvent e = FullEvent();
   const std::string line = Line(e);
   EXPECT_EQ(line,
-            R"({"timestamp":"2026-11-21T05:44:01.123456789Z","host":"db-7",)"
+            R"({"type":"event","timestamp":"2026-11-21T05:44:01.123456789Z",)"
+            R"("host":"db-7",)"
             R"("disk":"nvme0n1","partition":"nvme0n1p2","dev":"259:0",)"
             R"("op":"write","rwbs":"WFS","sector":123456789012,"bytes":4096,)"
             R"("latency_us":12345,"device_us":12345,"queue_us":2500,)"
@@ -440,6 +441,7 @@ TEST(JsonEventTest, FullyPopulatedEventExactly) {
             "\n");
 
   const ordered_json expected = {
+      {"type", "event"},
       {"timestamp", "2026-11-21T05:44:01.123456789Z"},
       {"host", "db-7"},
       {"disk", "nvme0n1"},

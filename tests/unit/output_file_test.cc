@@ -93,15 +93,15 @@ TEST_F(OutputFileTest, BuffersUntilFlushThenWritesWholeLines) {
   ASSERT_TRUE((*file)->Append(NumberedLine(0)).ok());
   ASSERT_TRUE((*file)->Append(NumberedLine(1) + NumberedLine(2)).ok());
   EXPECT_EQ(ReadFile(path), "");  // still buffered
-  EXPECT_EQ((*file)->lines_buffered(), 3u);
-  EXPECT_EQ((*file)->lines_written(), 0u);
+  EXPECT_EQ((*file)->records_buffered(), 3u);
+  EXPECT_EQ((*file)->records_written(), 0u);
   ASSERT_TRUE((*file)->Flush().ok());
   EXPECT_EQ(ReadFile(path),
             NumberedLine(0) + NumberedLine(1) + NumberedLine(2));
-  EXPECT_EQ((*file)->lines_written(), 3u);
+  EXPECT_EQ((*file)->records_written(), 3u);
   EXPECT_EQ((*file)->bytes_written(), 3 * 64u);
-  EXPECT_EQ((*file)->lines_buffered(), 0u);
-  EXPECT_EQ((*file)->lines_dropped(), 0u);
+  EXPECT_EQ((*file)->records_buffered(), 0u);
+  EXPECT_EQ((*file)->records_dropped(), 0u);
   EXPECT_EQ((*file)->path(), path);
   EXPECT_FALSE((*file)->is_stdout());
 }
@@ -119,7 +119,7 @@ TEST_F(OutputFileTest, FullBufferIsWrittenOnlyAtLineBoundaries) {
   const std::string before_flush = ReadFile(path);
   EXPECT_GT(before_flush.size(), 2 * OutputFile::kBufferBytes - kLine);
   ExpectWholeLines(before_flush, kLine);
-  EXPECT_EQ((*file)->lines_written() + (*file)->lines_buffered(),
+  EXPECT_EQ((*file)->records_written() + (*file)->records_buffered(),
             static_cast<uint64_t>(lines));
   ASSERT_TRUE((*file)->Flush().ok());
   const std::string content = ReadFile(path);
@@ -140,7 +140,7 @@ TEST_F(OutputFileTest, LargeAppendGoesStraightToTheFile) {
   ASSERT_TRUE((*file)->Append(rest).ok());
   EXPECT_EQ(ReadFile(path).size(), (n + 1) * 64u);  // written, in order
   ExpectWholeLines(ReadFile(path), 64);
-  EXPECT_EQ((*file)->lines_written(), static_cast<uint64_t>(n + 1));
+  EXPECT_EQ((*file)->records_written(), static_cast<uint64_t>(n + 1));
 }
 
 TEST_F(OutputFileTest, RejectsTextThatIsNotWholeLines) {
@@ -152,7 +152,7 @@ TEST_F(OutputFileTest, RejectsTextThatIsNotWholeLines) {
   EXPECT_TRUE((*file)->Append("").ok());
   ASSERT_TRUE((*file)->Flush().ok());
   EXPECT_EQ(ReadFile(path), "");
-  EXPECT_EQ((*file)->lines_buffered(), 0u);
+  EXPECT_EQ((*file)->records_buffered(), 0u);
 }
 
 TEST_F(OutputFileTest, AppendsToAnExistingFile) {
@@ -254,7 +254,7 @@ TEST_F(OutputFileTest, ReopenAfterRenameWritesANewFile) {
   struct stat st;
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
-  EXPECT_EQ((*file)->lines_written(), 3u);
+  EXPECT_EQ((*file)->records_written(), 3u);
 }
 
 TEST_F(OutputFileTest, FailedReopenKeepsWritingToTheOldFile) {
@@ -340,8 +340,8 @@ TEST_F(OutputFileTest, PermissionDeniedIsReported) {
 }
 
 std::string Report(const absl::Status& s, const OutputFile& f) {
-  return absl::StrCat(static_cast<int>(s.code()), "|", f.lines_written(), "|",
-                      f.bytes_written(), "|", f.lines_dropped(), "|",
+  return absl::StrCat(static_cast<int>(s.code()), "|", f.records_written(), "|",
+                      f.bytes_written(), "|", f.records_dropped(), "|",
                       s.message());
 }
 
@@ -431,8 +431,8 @@ TEST_F(OutputFileTest, BrokenPipeIsCancelled) {
   const absl::Status s = (*file)->Flush();
   EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
   EXPECT_EQ(s.message(), "output closed by reader (broken pipe)");
-  EXPECT_EQ((*file)->lines_written(), 1u);
-  EXPECT_EQ((*file)->lines_dropped(), 2u);
+  EXPECT_EQ((*file)->records_written(), 1u);
+  EXPECT_EQ((*file)->records_dropped(), 2u);
 }
 
 // --- JsonlSink over an OutputFile.
@@ -474,7 +474,7 @@ TEST_F(SinkTest, JsonlSinkWritesOneLinePerEventAndRotates) {
     ASSERT_TRUE(sink.Write(SinkEvent(seq)).ok());
   }
   ASSERT_TRUE(sink.Flush().ok());
-  EXPECT_EQ(sink.file().lines_written(), 3u);
+  EXPECT_EQ(sink.file().records_written(), 3u);
 
   ASSERT_EQ(rename(path.c_str(), (path + ".1").c_str()), 0);
   ASSERT_TRUE(sink.Write(SinkEvent(4)).ok());

@@ -1,5 +1,7 @@
 // The JSON Lines output against the schema in proto/biosnoop.proto (the
-// source of truth for field names), through the generated descriptor.
+// source of truth for field names), through the generated descriptor: each
+// line is a Record with "type" naming the member of its oneof `kind`, and
+// every other key a field of that member's message.
 
 #include <cstring>
 #include <string>
@@ -12,12 +14,14 @@
 #include "gtest/gtest.h"
 #include "json_format.h"
 #include "nlohmann/json.hpp"
+#include "stream_info.h"
 
 namespace biosnoop {
 namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
 using nlohmann::ordered_json;
 
 // Every field set: queue time known, partition named, an error, and a comm
@@ -43,18 +47,58 @@ EnrichedEvent EveryFieldEvent() {
   return e;
 }
 
-ordered_json Parse(const EnrichedEvent& e) {
-  std::string line;
-  AppendEventJson(e, "host-a", &line);
-  return ordered_json::parse(line);
+StreamInfo EveryFieldInfo() {
+  StreamInfo info;
+  info.host = "host-a";
+  info.boot_id = "0f4c6d3e-1b2a-4c5d-8e9f-a0b1c2d3e4f5";
+  info.start_realtime_ns = 1795239800123456789;
+  info.biosnoop_version = "0.1.0";
+  info.kernel_release = "6.18.0";
+  info.min_us = 10000;
+  info.queued = true;
+  info.disk_filter = "vda";
+  info.pid_filter = 42;
+  info.comm_filter = "postgres";
+  info.op_filter = "write";
+  info.ringbuf_kib = 4096;
+  return info;
 }
 
-std::vector<std::string> FieldNames() {
-  const Descriptor* d = biosnoop::v1::Event::descriptor();
-  std::vector<std::string> names;
-  for (int i = 0; i < d->field_count(); ++i)
-    names.push_back(d->field(i)->name());
-  return names;
+StatsSnapshot EveryFieldStats() {
+  StatsSnapshot s;
+  s.realtime_ns = 1795239900000000001;
+  s.elapsed_s = 99.876;
+  s.completions = 100;
+  s.emitted = 10;
+  s.lost = 1;
+  s.orphans = 2;
+  s.below_threshold = 80;
+  s.filtered = 7;
+  s.decode_errors = 3;
+  s.expired = 4;
+  s.written = 9;
+  s.dropped = 1;
+  s.missed = 5;
+  s.final = true;
+  return s;
+}
+
+std::string EventLine(const EnrichedEvent& e) {
+  std::string line;
+  AppendEventJson(e, "host-a", &line);
+  return line;
+}
+
+std::string HeaderLine(const StreamInfo& info) {
+  std::string line;
+  AppendHeaderJson(info, &line);
+  return line;
+}
+
+std::string StatsLine(const StatsSnapshot& stats) {
+  std::string line;
+  AppendStatsJson(stats, &line);
+  return line;
 }
 
 std::vector<std::string> Keys(const ordered_json& j) {
@@ -63,75 +107,158 @@ std::vector<std::string> Keys(const ordered_json& j) {
   return keys;
 }
 
-TEST(SchemaTest, FullyPopulatedLineHasEveryFieldInSchemaOrder) {
-  // Same names, same order as declared in the .proto.
-  EXPECT_EQ(Keys(Parse(EveryFieldEvent())), FieldNames());
+std::vector<std::string> FieldNames(const Descriptor* d) {
+  std::vector<std::string> names;
+  for (int i = 0; i < d->field_count(); ++i) {
+    names.push_back(d->field(i)->name());
+  }
+  return names;
 }
 
-TEST(SchemaTest, EveryKeyIsAnEventField) {
-  const Descriptor* d = biosnoop::v1::Event::descriptor();
+// The message a line's "type" names: a member of Record's oneof `kind`.
+const Descriptor* MessageOfType(const std::string& type) {
+  const FieldDescriptor* member =
+      biosnoop::v1::Record::descriptor()->FindFieldByName(type);
+  if (member == nullptr || member->containing_oneof() == nullptr ||
+      member->containing_oneof()->name() != "kind") {
+    return nullptr;
+  }
+  return member->message_type();
+}
+
+// Checks one line against the schema: "type" first, naming a Record member;
+// then fields of that member's message, in declaration order, each value of
+// the JSON type its field type calls for; null only for `optional` fields.
+// Returns the keys after "type".
+std::vector<std::string> ExpectMatchesSchema(const std::string& line,
+                                             const std::string& want_type) {
+  EXPECT_EQ(line.back(), '\n');
+  const ordered_json j = ordered_json::parse(line);
+  std::vector<std::string> keys = Keys(j);
+  EXPECT_FALSE(keys.empty());
+  if (keys.empty()) return {};
+  EXPECT_EQ(keys.front(), "type") << line;
+  EXPECT_EQ(j["type"], want_type) << line;
+  const Descriptor* d = MessageOfType(j["type"].get<std::string>());
+  EXPECT_NE(d, nullptr) << line;
+  if (d == nullptr) return {};
+  keys.erase(keys.begin());
+  int last_index = -1;
+  for (const std::string& key : keys) {
+    const FieldDescriptor* f = d->FindFieldByName(key);
+    EXPECT_NE(f, nullptr) << key << " is not a field of " << d->full_name();
+    if (f == nullptr) continue;
+    EXPECT_GT(f->index(), last_index) << key << " out of schema order";
+    last_index = f->index();
+    const ordered_json& v = j[key];
+    if (v.is_null()) {
+      EXPECT_TRUE(f->has_optional_keyword() ||
+                  f->type() == FieldDescriptor::TYPE_DOUBLE)
+          << key;
+      continue;
+    }
+    switch (f->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_STRING:   // string, and bytes as hex
+      case FieldDescriptor::CPPTYPE_MESSAGE:  // Timestamp: RFC 3339 text
+        EXPECT_TRUE(v.is_string()) << key;
+        break;
+      case FieldDescriptor::CPPTYPE_INT32:
+      case FieldDescriptor::CPPTYPE_INT64:
+        EXPECT_TRUE(v.is_number_integer()) << key;
+        break;
+      case FieldDescriptor::CPPTYPE_UINT32:
+      case FieldDescriptor::CPPTYPE_UINT64:
+        EXPECT_TRUE(v.is_number_unsigned()) << key;
+        break;
+      case FieldDescriptor::CPPTYPE_BOOL:
+        EXPECT_TRUE(v.is_boolean()) << key;
+        break;
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        EXPECT_TRUE(v.is_number()) << key;
+        break;
+      default:
+        ADD_FAILURE() << "no JSON rule for field type of " << key;
+    }
+  }
+  return keys;
+}
+
+TEST(SchemaTest, TypeNamesAreTheRecordOneofMembers) {
+  EXPECT_EQ(MessageOfType("event"), biosnoop::v1::Event::descriptor());
+  EXPECT_EQ(MessageOfType("header"), biosnoop::v1::StreamHeader::descriptor());
+  EXPECT_EQ(MessageOfType("stats"), biosnoop::v1::Stats::descriptor());
+  EXPECT_EQ(MessageOfType("timestamp"), nullptr);
+}
+
+TEST(SchemaTest, FullyPopulatedEventLineHasEveryFieldInSchemaOrder) {
+  EXPECT_EQ(ExpectMatchesSchema(EventLine(EveryFieldEvent()), "event"),
+            FieldNames(biosnoop::v1::Event::descriptor()));
+}
+
+TEST(SchemaTest, EventLineWithNullsAndValidComm) {
   EnrichedEvent e = EveryFieldEvent();
   std::memcpy(e.event.comm.data(), "fine", 5);  // valid: no comm_raw
   e.event.queue_ns.reset();
   e.partition.clear();
   e.event.blk_status = 0;
-  for (const std::string& key : Keys(Parse(e))) {
-    EXPECT_NE(d->FindFieldByName(key), nullptr) << key;
-  }
-  std::vector<std::string> expected = FieldNames();
+  std::vector<std::string> expected =
+      FieldNames(biosnoop::v1::Event::descriptor());
   std::erase(expected, "comm_raw");
-  EXPECT_EQ(Keys(Parse(e)), expected);
+  EXPECT_EQ(ExpectMatchesSchema(EventLine(e), "event"), expected);
 }
 
-TEST(SchemaTest, ValueTypesMatchFieldTypes) {
-  const Descriptor* d = biosnoop::v1::Event::descriptor();
-  EnrichedEvent with_nulls = EveryFieldEvent();
-  with_nulls.event.queue_ns.reset();
-  with_nulls.partition.clear();
-  with_nulls.event.blk_status = 0;
-  for (const EnrichedEvent& e : {EveryFieldEvent(), with_nulls}) {
-    const ordered_json j = Parse(e);
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      const FieldDescriptor* f = d->FindFieldByName(it.key());
-      ASSERT_NE(f, nullptr) << it.key();
-      if (it.value().is_null()) {
-        // null only for proto3 `optional` fields.
-        EXPECT_TRUE(f->has_optional_keyword()) << it.key();
-        continue;
-      }
-      switch (f->cpp_type()) {
-        case FieldDescriptor::CPPTYPE_STRING:   // string, and bytes as hex
-        case FieldDescriptor::CPPTYPE_MESSAGE:  // Timestamp: RFC 3339 text
-          EXPECT_TRUE(it.value().is_string()) << it.key();
-          break;
-        case FieldDescriptor::CPPTYPE_INT32:
-        case FieldDescriptor::CPPTYPE_INT64:
-          EXPECT_TRUE(it.value().is_number_integer()) << it.key();
-          break;
-        case FieldDescriptor::CPPTYPE_UINT32:
-        case FieldDescriptor::CPPTYPE_UINT64:
-          EXPECT_TRUE(it.value().is_number_unsigned()) << it.key();
-          break;
-        default:
-          ADD_FAILURE() << "no JSON rule for field type of " << it.key();
-      }
-    }
-  }
+TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
+  EXPECT_EQ(ExpectMatchesSchema(HeaderLine(EveryFieldInfo()), "header"),
+            FieldNames(biosnoop::v1::StreamHeader::descriptor()));
+  EXPECT_EQ(ExpectMatchesSchema(HeaderLine(StreamInfo{}), "header"),
+            FieldNames(biosnoop::v1::StreamHeader::descriptor()));
 }
 
-TEST(SchemaTest, ProtobufJsonParserReadsALine) {
-  // A line with a valid comm (comm_raw is hex here, base64 in protobuf's
-  // JSON mapping) is accepted by protobuf's own JSON parser, strictly.
-  EnrichedEvent e = EveryFieldEvent();
-  std::memcpy(e.event.comm.data(), "fio", 4);
-  std::string line;
-  AppendEventJson(e, "host-a", &line);
-  biosnoop::v1::Event msg;
+TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
+  EXPECT_EQ(ExpectMatchesSchema(StatsLine(EveryFieldStats()), "stats"),
+            FieldNames(biosnoop::v1::Stats::descriptor()));
+  EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
+            FieldNames(biosnoop::v1::Stats::descriptor()));
+}
+
+TEST(SchemaTest, HeaderAndStatsValuesExactly) {
+  EXPECT_EQ(HeaderLine(EveryFieldInfo()),
+            R"({"type":"header","format_version":1,"host":"host-a",)"
+            R"("boot_id":"0f4c6d3e-1b2a-4c5d-8e9f-a0b1c2d3e4f5",)"
+            R"("start_time":"2026-11-21T05:43:20.123456789Z",)"
+            R"("biosnoop_version":"0.1.0","kernel_release":"6.18.0",)"
+            R"("min_us":10000,"queued":true,"disk_filter":"vda",)"
+            R"("pid_filter":42,"comm_filter":"postgres","op_filter":"write",)"
+            R"("ringbuf_kib":4096})"
+            "\n");
+  EXPECT_EQ(StatsLine(EveryFieldStats()),
+            R"({"type":"stats","timestamp":"2026-11-21T05:45:00.000000001Z",)"
+            R"("elapsed_s":99.876,"completions":100,"emitted":10,"lost":1,)"
+            R"("orphans":2,"below_threshold":80,"filtered":7,)"
+            R"("decode_errors":3,"expired":4,"written":9,"dropped":1,)"
+            R"("final":true,"missed":5})"
+            "\n");
+}
+
+// Protobuf's own JSON parser (strict: no unknown fields) accepts the line
+// once "type" (the Record's oneof case, not a field) is taken out.
+void ExpectProtobufParses(const std::string& line, Message* msg) {
+  ordered_json j = ordered_json::parse(line);
+  j.erase("type");
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   const auto status =
-      google::protobuf::util::JsonStringToMessage(line, &msg, options);
+      google::protobuf::util::JsonStringToMessage(j.dump(), msg, options);
   ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << line;
+}
+
+TEST(SchemaTest, ProtobufJsonParserReadsAnEventLine) {
+  // A line with a valid comm (comm_raw is hex here, base64 in protobuf's
+  // JSON mapping).
+  EnrichedEvent e = EveryFieldEvent();
+  std::memcpy(e.event.comm.data(), "fio", 4);
+  biosnoop::v1::Event msg;
+  ExpectProtobufParses(EventLine(e), &msg);
   EXPECT_EQ(msg.timestamp().seconds(), 1795239841);
   EXPECT_EQ(msg.host(), "host-a");
   EXPECT_EQ(msg.disk(), "sda");
@@ -146,6 +273,27 @@ TEST(SchemaTest, ProtobufJsonParserReadsALine) {
   EXPECT_EQ(msg.error_code(), 5);
   EXPECT_EQ(msg.error(), "EIO");
   EXPECT_EQ(msg.seq(), 1u);
+}
+
+TEST(SchemaTest, ProtobufJsonParserReadsHeaderAndStatsLines) {
+  biosnoop::v1::StreamHeader header;
+  ExpectProtobufParses(HeaderLine(EveryFieldInfo()), &header);
+  EXPECT_EQ(header.format_version(), kStreamFormatVersion);
+  EXPECT_EQ(header.start_time().seconds(), 1795239800);
+  EXPECT_EQ(header.start_time().nanos(), 123456789);
+  EXPECT_EQ(header.min_us(), 10000u);
+  EXPECT_TRUE(header.queued());
+  EXPECT_EQ(header.op_filter(), "write");
+  EXPECT_EQ(header.ringbuf_kib(), 4096u);
+
+  biosnoop::v1::Stats stats;
+  ExpectProtobufParses(StatsLine(EveryFieldStats()), &stats);
+  EXPECT_EQ(stats.timestamp().nanos(), 1);
+  EXPECT_EQ(stats.elapsed_s(), 99.876);
+  EXPECT_EQ(stats.lost(), 1u);
+  EXPECT_EQ(stats.dropped(), 1u);
+  EXPECT_EQ(stats.missed(), 5u);
+  EXPECT_TRUE(stats.final());
 }
 
 }  // namespace

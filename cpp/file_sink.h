@@ -1,0 +1,53 @@
+#pragma once
+
+// What the JSON Lines and protobuf sinks share: an OutputFile, and exact
+// event counts although the file also carries header and stats records.
+//
+// The file counts records; the sinks must count events.  Header and stats
+// records are therefore never buffered together with events: the buffer is
+// flushed before one is appended and flushed again right after, so a buffer
+// is always either all events or a single non-event record, and whatever
+// the file reports as written or dropped in that flush is attributed to
+// the right kind.
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "output_file.h"
+#include "sink.h"
+
+namespace biosnoop {
+
+class FileSink : public Sink {
+ public:
+  absl::Status Flush() override;
+  absl::Status Reopen() override;
+  uint64_t events_written() const override;
+  uint64_t events_dropped() const override;
+
+  // The underlying file (its record counters include headers and stats).
+  const OutputFile& file() const { return *file_; }
+
+ protected:
+  // `file` must not be null.
+  explicit FileSink(std::unique_ptr<OutputFile> file);
+
+  // Queues one formatted event record (OutputFile::Append's errors).
+  absl::Status AppendEvent(absl::string_view record) {
+    return file_->Append(record);
+  }
+
+  // Writes one formatted header or stats record at once, alone in its
+  // flush.  If flushing the queued events fails, that error is returned and
+  // the record is not written.
+  absl::Status AppendNonEvent(absl::string_view record);
+
+ private:
+  std::unique_ptr<OutputFile> file_;
+  uint64_t non_events_written_ = 0;
+  uint64_t non_events_dropped_ = 0;
+};
+
+}  // namespace biosnoop

@@ -1,0 +1,132 @@
+#include "proto_format.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "json_format.h"
+
+namespace biosnoop {
+namespace {
+
+constexpr int64_t kNsPerSecond = 1'000'000'000;
+
+// proto3 `string` fields must hold valid UTF-8 (a reader may refuse the
+// whole message otherwise), so bytes from the kernel or sysfs are cleaned
+// with the same rule the JSON writer applies.  The common case, text that
+// is already valid, is one check and one copy into reused capacity.
+void AssignUtf8(absl::string_view bytes, std::string* out) {
+  if (IsValidUtf8(bytes)) {
+    out->assign(bytes.data(), bytes.size());
+  } else {
+    out->clear();
+    AppendSanitizedUtf8(bytes, out);
+  }
+}
+
+}  // namespace
+
+void SetTimestamp(int64_t realtime_ns, google::protobuf::Timestamp* ts) {
+  int64_t seconds = realtime_ns / kNsPerSecond;
+  int64_t nanos = realtime_ns % kNsPerSecond;
+  if (nanos < 0) {
+    nanos += kNsPerSecond;
+    --seconds;
+  }
+  ts->set_seconds(seconds);
+  ts->set_nanos(static_cast<int32_t>(nanos));
+}
+
+void FillEventProto(const EnrichedEvent& e, absl::string_view host,
+                    v1::Event* msg) {
+  const Event& ev = e.event;
+  SetTimestamp(e.realtime_ns, msg->mutable_timestamp());
+  AssignUtf8(host, msg->mutable_host());
+  AssignUtf8(e.disk, msg->mutable_disk());
+  if (e.partition.empty()) {
+    msg->clear_partition();
+  } else {
+    AssignUtf8(e.partition, msg->mutable_partition());
+  }
+  std::string* dev = msg->mutable_dev();
+  dev->clear();
+  absl::StrAppend(dev, ev.major, ":", ev.minor);
+  const absl::string_view op = OpName(ev.op);
+  msg->mutable_op()->assign(op.data(), op.size());
+  *msg->mutable_rwbs() = Rwbs(ev.op, ev.flags);  // short: no allocation
+  msg->set_sector(ev.sector);
+  msg->set_bytes(ev.bytes);
+  msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);
+  msg->set_device_us(ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) {
+    msg->set_queue_us(*ev.queue_ns / 1000);
+  } else {
+    msg->clear_queue_us();
+  }
+  msg->set_queue_depth(ev.queue_depth);
+  msg->set_pid(ev.pid);
+  msg->set_tid(ev.tid);
+  const absl::string_view comm = ev.Comm();
+  std::string* comm_text = msg->mutable_comm();
+  comm_text->clear();
+  if (AppendSanitizedUtf8(comm, comm_text)) {
+    msg->mutable_comm_raw()->assign(comm.data(), comm.size());
+  } else {
+    msg->clear_comm_raw();
+  }
+  const BlkError error = BlkStatusToError(ev.blk_status);
+  msg->set_error_code(error.errno_value);
+  if (error.name.empty()) {
+    msg->clear_error();
+  } else {
+    msg->mutable_error()->assign(error.name.data(), error.name.size());
+  }
+  msg->set_seq(e.seq);
+}
+
+void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
+  msg->set_format_version(kStreamFormatVersion);
+  AssignUtf8(info.host, msg->mutable_host());
+  AssignUtf8(info.boot_id, msg->mutable_boot_id());
+  SetTimestamp(info.start_realtime_ns, msg->mutable_start_time());
+  AssignUtf8(info.biosnoop_version, msg->mutable_biosnoop_version());
+  AssignUtf8(info.kernel_release, msg->mutable_kernel_release());
+  msg->set_min_us(info.min_us);
+  msg->set_queued(info.queued);
+  AssignUtf8(info.disk_filter, msg->mutable_disk_filter());
+  msg->set_pid_filter(info.pid_filter);
+  AssignUtf8(info.comm_filter, msg->mutable_comm_filter());
+  AssignUtf8(info.op_filter, msg->mutable_op_filter());
+  msg->set_ringbuf_kib(info.ringbuf_kib);
+}
+
+void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
+  SetTimestamp(stats.realtime_ns, msg->mutable_timestamp());
+  msg->set_elapsed_s(stats.elapsed_s);
+  msg->set_completions(stats.completions);
+  msg->set_emitted(stats.emitted);
+  msg->set_lost(stats.lost);
+  msg->set_orphans(stats.orphans);
+  msg->set_below_threshold(stats.below_threshold);
+  msg->set_filtered(stats.filtered);
+  msg->set_decode_errors(stats.decode_errors);
+  msg->set_expired(stats.expired);
+  msg->set_written(stats.written);
+  msg->set_dropped(stats.dropped);
+  msg->set_final(stats.final);
+  msg->set_missed(stats.missed);
+}
+
+void AppendDelimited(const google::protobuf::MessageLite& msg,
+                     std::string* out) {
+  using google::protobuf::io::CodedOutputStream;
+  // A Record is at most a few KiB (strings are short): its size fits 32 bits.
+  const auto size = static_cast<uint32_t>(msg.ByteSizeLong());
+  const size_t old_size = out->size();
+  out->resize(old_size + CodedOutputStream::VarintSize32(size) + size);
+  auto* p = reinterpret_cast<uint8_t*>(out->data() + old_size);
+  p = CodedOutputStream::WriteVarint32ToArray(size, p);
+  msg.SerializeWithCachedSizesToArray(p);
+}
+
+}  // namespace biosnoop

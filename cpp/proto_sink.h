@@ -1,0 +1,39 @@
+#pragma once
+
+// Protobuf sink: each record (event, stream header, stats) as one
+// length-delimited biosnoop.v1.Record (proto_format.h), through an
+// OutputFile with varint-delimited framing, so a record reaches the file
+// whole or not at all.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "biosnoop.pb.h"
+#include "event.h"
+#include "file_sink.h"
+#include "output_file.h"
+#include "stream_info.h"
+
+namespace biosnoop {
+
+class ProtoSink : public FileSink {
+ public:
+  // `file` must not be null and must use RecordFraming::kVarintDelimited.
+  // `host` goes into every event's host field.
+  ProtoSink(std::unique_ptr<OutputFile> file, std::string host);
+
+  // Same errors as JsonlSink's.  Write() allocates nothing once its reused
+  // message and buffer have grown to the size of an event.
+  absl::Status Write(const EnrichedEvent& e) override;
+  absl::Status WriteHeader(const StreamInfo& info) override;
+  absl::Status WriteStats(const StatsSnapshot& stats) override;
+
+ private:
+  std::string host_;
+  v1::Record event_record_;  // holds an Event for the sink's whole life
+  v1::Event* event_;         // event_record_'s Event
+  std::string bytes_;        // reused for every event
+};
+
+}  // namespace biosnoop

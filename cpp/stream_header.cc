@@ -1,0 +1,55 @@
+#include "stream_header.h"
+
+#include <sys/utsname.h>
+
+#include <fstream>
+
+#include "absl/strings/ascii.h"
+
+namespace biosnoop {
+
+StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
+                          int64_t start_realtime_ns) {
+  StreamInfo info;
+  info.host = host;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::getline(boot, info.boot_id);
+  absl::StripAsciiWhitespace(&info.boot_id);
+  info.start_realtime_ns = start_realtime_ns;
+  info.biosnoop_version = BIOSNOOP_VERSION;
+  struct utsname u;
+  if (uname(&u) == 0) info.kernel_release = u.release;
+  info.min_us = o.min_us;
+  info.queued = o.queued;
+  info.disk_filter = o.disk;
+  info.pid_filter = o.pid;
+  info.comm_filter = o.comm;
+  info.op_filter = o.op == OpFilter::kRead    ? "read"
+                   : o.op == OpFilter::kWrite ? "write"
+                                              : "";
+  info.ringbuf_kib = o.ringbuf_kib;
+  return info;
+}
+
+StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
+                        const ConsumerCounts& c, int64_t realtime_ns,
+                        double elapsed_s, bool final) {
+  StatsSnapshot s;
+  s.realtime_ns = realtime_ns;
+  s.elapsed_s = elapsed_s;
+  s.completions = k.completions();
+  s.emitted = k.emitted();
+  s.lost = k.lost();
+  s.orphans = k.orphans();
+  s.below_threshold = k.below_threshold();
+  s.filtered = k.filtered();
+  s.decode_errors = c.decode_errors;
+  s.expired = c.expired;
+  s.written = c.written;
+  s.dropped = c.dropped;
+  s.missed = missed.complete;
+  s.final = final;
+  return s;
+}
+
+}  // namespace biosnoop

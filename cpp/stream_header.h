@@ -1,0 +1,33 @@
+#pragma once
+
+// Filling the stream header and stats records from a run's options and
+// counters (the values; sinks format them).
+
+#include <cstdint>
+#include <string>
+
+#include "counters.h"
+#include "options.h"
+#include "probe.h"
+#include "stream_info.h"
+
+namespace biosnoop {
+
+// host, boot id (/proc/sys/kernel/random/boot_id), kernel release, version
+// and the options in force.
+StreamInfo MakeStreamInfo(const Options& options, const std::string& host,
+                          int64_t start_realtime_ns);
+
+// Consumer-side figures the kernel does not count.
+struct ConsumerCounts {
+  uint64_t decode_errors = 0;
+  uint64_t expired = 0;
+  uint64_t written = 0;
+  uint64_t dropped = 0;
+};
+
+StatsSnapshot MakeStats(const Counters& kernel, const MissedHooks& missed,
+                        const ConsumerCounts& consumer, int64_t realtime_ns,
+                        double elapsed_s, bool final);
+
+}  // namespace biosnoop

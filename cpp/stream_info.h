@@ -1,0 +1,45 @@
+#pragma once
+
+// Domain values for the non-event records of a stream (see the StreamHeader
+// and Stats messages in proto/biosnoop.proto).
+
+#include <cstdint>
+#include <string>
+
+namespace biosnoop {
+
+inline constexpr uint32_t kStreamFormatVersion = 1;
+
+struct StreamInfo {
+  std::string host;
+  std::string boot_id;
+  int64_t start_realtime_ns = 0;
+  std::string biosnoop_version;
+  std::string kernel_release;
+  uint64_t min_us = 0;
+  bool queued = false;
+  std::string disk_filter;
+  uint32_t pid_filter = 0;
+  std::string comm_filter;
+  std::string op_filter;  // "", "read", "write"
+  uint32_t ringbuf_kib = 0;
+};
+
+struct StatsSnapshot {
+  int64_t realtime_ns = 0;
+  double elapsed_s = 0;
+  uint64_t completions = 0;
+  uint64_t emitted = 0;
+  uint64_t lost = 0;
+  uint64_t orphans = 0;
+  uint64_t below_threshold = 0;
+  uint64_t filtered = 0;
+  uint64_t decode_errors = 0;
+  uint64_t expired = 0;
+  uint64_t written = 0;
+  uint64_t dropped = 0;
+  uint64_t missed = 0;
+  bool final = false;
+};
+
+}  // namespace biosnoop

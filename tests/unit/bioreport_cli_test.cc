@@ -1,0 +1,128 @@
+// bioreport's command line: bad usage exits 64 with one line, unreadable
+// inputs 66, data that is not a biosnoop stream (or --strict damage) 65.
+
+#include <string>
+
+#include "bioreport_test_util.h"
+#include "gtest/gtest.h"
+
+namespace biosnoop::report {
+namespace {
+
+using test_util::CliResult;
+using test_util::GoldenPath;
+using test_util::RunCli;
+
+bool OneLine(const std::string& s) {
+  return !s.empty() && s.back() == '\n' && s.find('\n') == s.size() - 1;
+}
+
+TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--bogus"},
+      {"-x"},
+      {"--since"},
+      {"--since", "yesterday"},
+      {"--pid", "12x"},
+      {"--op", "reads"},
+      {"--by", "host"},
+      {"summary", "--by", "disk"},
+      {"convert", GoldenPath("events.jsonl")},
+      {"--to", "proto"},
+      {"hist", "--top", "0"},
+      {"--since", "2026-11-21T06:00:00Z", "--until", "2026-11-21T05:00:00Z"},
+      {"-", "-"},
+  };
+  for (const auto& args : cases) {
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, kExitUsage) << args[0] << ": " << r.err;
+    EXPECT_TRUE(OneLine(r.err)) << r.err;
+    EXPECT_EQ(r.err.rfind("bioreport: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  EXPECT_NE(RunCli({"--pid", "12x"}).err.find("--pid: expected a number"),
+            std::string::npos);
+  EXPECT_NE(RunCli({"--since"}).err.find("--since needs a value"),
+            std::string::npos);
+}
+
+TEST(BioreportCliTest, HelpAndVersion) {
+  const CliResult help = RunCli({"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_EQ(help.out.rfind("usage: bioreport", 0), 0u);
+  const CliResult version = RunCli({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.out.rfind("bioreport ", 0), 0u);
+}
+
+TEST(BioreportCliTest, UnreadableInputsExit66) {
+  CliResult r = RunCli({"/nonexistent/slow.jsonl"});
+  EXPECT_EQ(r.code, kExitNoInput);
+  EXPECT_EQ(r.err,
+            "bioreport: cannot open /nonexistent/slow.jsonl: No such file or "
+            "directory\n");
+  r = RunCli({"/tmp"});
+  EXPECT_EQ(r.code, kExitNoInput);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos);
+}
+
+TEST(BioreportCliTest, NotABiosnoopStreamExits65) {
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("page.html"), "<html><body>hi</body></html>\n");
+  const CliResult r = RunCli({dir.Path("page.html")});
+  EXPECT_EQ(r.code, kExitData);
+  EXPECT_NE(r.err.find("not a biosnoop stream: it starts with bytes 3c 68 74 6d"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(BioreportCliTest, StrictFailsOnDamageOtherwiseWarns) {
+  test_util::TempDir dir;
+  std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  data.insert(data.find('\n') + 1, "{\"type\":\"event\",oops}\n");
+  const std::string path = dir.Path("slow.jsonl");
+  test_util::WriteFile(path, data);
+  CliResult r = RunCli({"json", path});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(path + ":2: corrupt line skipped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("WARNING:   1 corrupt records skipped"), std::string::npos);
+  EXPECT_NE(r.out.find("\"corrupt_records\":1"), std::string::npos);
+  r = RunCli({"summary", path});
+  EXPECT_NE(r.out.find("WARNING:   1 corrupt records skipped"), std::string::npos);
+  r = RunCli({"--strict", path});
+  EXPECT_EQ(r.code, kExitData);
+  EXPECT_TRUE(OneLine(r.err)) << r.err;
+}
+
+TEST(BioreportCliTest, NoStatsMeansLossUnknown) {
+  test_util::TempDir dir;
+  std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  std::string events_only;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    const size_t nl = data.find('\n', pos);
+    const std::string line = data.substr(pos, nl + 1 - pos);
+    if (line.rfind("{\"type\":\"event\"", 0) == 0) events_only += line;
+    pos = nl + 1;
+  }
+  test_util::WriteFile(dir.Path("old.jsonl"), events_only);
+  const CliResult r = RunCli({"hist", dir.Path("old.jsonl")});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("WARNING: events may be missing from this report:\n"
+                        "WARNING:   no stats records: loss unknown\n",
+                        0),
+            0u)
+      << r.out;
+}
+
+TEST(BioreportCliTest, ConvertRefusesToOverwrite) {
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("out.pb"), "x");
+  const CliResult r = RunCli({"convert", "--to", "proto", "-o", dir.Path("out.pb"),
+                              GoldenPath("events.jsonl")});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("exists and is not empty"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace biosnoop::report

@@ -1,0 +1,89 @@
+// Golden-file tests: each report form on the fixed event set in
+// tests/golden (events.jsonl and the same stream as events.pb, both written
+// by `bioreport_gen --events 400 --seed 7 --stats-every 150 --lost 3`),
+// compared byte for byte with tests/golden/expected/*.txt.
+//
+// To regenerate the expected files after an intended change:
+//   BIOREPORT_UPDATE_GOLDEN=1 build/tests/unit_tests --gtest_filter='*BioreportGolden*'
+// then review the diff.
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "bioreport_test_util.h"
+#include "gtest/gtest.h"
+
+namespace biosnoop::report {
+namespace {
+
+using test_util::CliResult;
+using test_util::GoldenPath;
+using test_util::ReadFile;
+using test_util::RunCli;
+
+struct GoldenCase {
+  const char* name;  // expected/<name>.txt
+  std::vector<std::string> args;  // before the input file
+};
+
+const GoldenCase kCases[] = {
+    {"summary", {"summary"}},
+    {"summary_ms", {"summary", "-m"}},
+    {"summary_filtered",
+     {"summary", "--disk", "nvme0n1", "--op", "read", "--min-us", "20000",
+      "--since", "2026-11-21T05:00:01.1Z", "--until", "2026-11-21T05:00:01.4Z"}},
+    {"hist_us", {"hist"}},
+    {"hist_ms", {"hist", "-m"}},
+    {"hist_per_disk", {"hist", "-D"}},
+    {"hist_disk_op", {"hist", "--by", "disk-op"}},
+    {"csv", {"csv"}},
+    {"json", {"json", "--tail-us", "50000"}},
+    {"top", {"top", "--top", "5"}},
+    {"sizes", {"sizes"}},
+    {"errors", {"errors"}},
+};
+
+class BioreportGoldenTest : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(BioreportGoldenTest, MatchesExpectedOutput) {
+  const GoldenCase& c = GetParam();
+  const std::string expected_path =
+      GoldenPath(std::string("expected/") + c.name + ".txt");
+  for (const char* input : {"events.jsonl", "events.pb"}) {
+    SCOPED_TRACE(input);
+    std::vector<std::string> args = c.args;
+    args.push_back(GoldenPath(input));
+    const CliResult r = RunCli(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    // The one place the format shows: the summary heading and JSON.
+    const std::string out =
+        absl::StrReplaceAll(r.out, {{"(proto)", "(jsonl)"},
+                                    {"\"formats\":\"proto\"", "\"formats\":\"jsonl\""}});
+    if (std::getenv("BIOREPORT_UPDATE_GOLDEN") != nullptr) {
+      test_util::WriteFile(expected_path, out);
+      continue;
+    }
+    EXPECT_EQ(out, ReadFile(expected_path)) << "bioreport " << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, BioreportGoldenTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Conversion is lossless: each fixture converts to exactly the other.
+TEST(BioreportGoldenConvert, JsonlAndProtoConvertToEachOther) {
+  test_util::TempDir dir;
+  const CliResult to_proto = RunCli({"convert", "--to", "proto", "-o",
+                                     dir.Path("out.pb"), GoldenPath("events.jsonl")});
+  ASSERT_EQ(to_proto.code, 0) << to_proto.err;
+  EXPECT_EQ(ReadFile(dir.Path("out.pb")), ReadFile(GoldenPath("events.pb")));
+  const CliResult to_jsonl = RunCli({"convert", "--to", "jsonl", "-o",
+                                     dir.Path("out.jsonl"), GoldenPath("events.pb")});
+  ASSERT_EQ(to_jsonl.code, 0) << to_jsonl.err;
+  EXPECT_EQ(ReadFile(dir.Path("out.jsonl")), ReadFile(GoldenPath("events.jsonl")));
+}
+
+}  // namespace
+}  // namespace biosnoop::report

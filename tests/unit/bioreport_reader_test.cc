@@ -1,0 +1,354 @@
+// bioreport's stream readers: format detection, the JSON parser's rules,
+// damage (corrupt records, truncation, gzip cut short), empty input, time
+// order of several files, and lossless conversion.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bioreport_test_util.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "record_parsers.h"
+#include "record_reader.h"
+#include "record_writer.h"
+
+namespace biosnoop::report {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+using test_util::GoldenPath;
+using test_util::ReadFile;
+using test_util::RunCli;
+
+struct ReadResult {
+  std::vector<ParsedRecord> records;
+  std::vector<std::string> warnings;
+  absl::Status status;
+  StreamFormat format = StreamFormat::kUnknown;
+  bool damaged = false;
+  uint64_t skipped = 0;
+};
+
+ReadResult ReadBytes(const std::string& data, bool strict = false) {
+  ReadResult r;
+  ReaderOptions options;
+  options.strict = strict;
+  options.warn = [&r](absl::string_view w) { r.warnings.emplace_back(w); };
+  RecordReader reader("input", MemoryInput(data), options);
+  ParsedRecord rec;
+  for (;;) {
+    absl::StatusOr<bool> got = reader.Next(&rec);
+    if (!got.ok()) {
+      r.status = got.status();
+      break;
+    }
+    if (!*got) break;
+    r.records.push_back(rec);
+  }
+  r.format = reader.format();
+  r.damaged = reader.damaged_end();
+  r.skipped = reader.records_skipped();
+  return r;
+}
+
+std::string ToJsonl(const std::vector<ParsedRecord>& recs) {
+  std::string out;
+  for (const ParsedRecord& r : recs) AppendRecordJson(r, &out);
+  return out;
+}
+
+std::string ToProto(const std::vector<ParsedRecord>& recs) {
+  std::string out;
+  for (const ParsedRecord& r : recs) AppendRecordProto(r, &out);
+  return out;
+}
+
+absl::Status ParseLine(const std::string& line, ParsedRecord* rec) {
+  JsonRecordParser parser;
+  return parser.Parse(line, rec);
+}
+
+const char kEvent[] =
+    R"({"type":"event","timestamp":"2026-11-21T05:44:01.123456789Z",)"
+    R"("host":"db-7","disk":"sda","partition":null,"dev":"8:0","op":"read",)"
+    R"("rwbs":"R","sector":8,"bytes":4096,"latency_us":15000,)"
+    R"("device_us":15000,"queue_us":null,"queue_depth":1,"pid":1,"tid":1,)"
+    R"("comm":"dd","error_code":0,"error":null,"seq":1})";
+
+TEST(BioreportDetectTest, FormatsByFirstBytes) {
+  EXPECT_EQ(DetectFormat(""), StreamFormat::kEmpty);
+  EXPECT_EQ(DetectFormat("{\"type\""), StreamFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat("  \n{\"a\""), StreamFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat(std::string("\x05\x12\x03", 3)), StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat(std::string("\xac\x02\x0a", 3)), StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat(std::string("{\x12", 2)), StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat("<html>"), StreamFormat::kUnknown);
+  EXPECT_EQ(DetectFormat(std::string("\x05\x08", 2)), StreamFormat::kUnknown);
+}
+
+TEST(BioreportJsonTest, ParsesWhatBiosnoopWrites) {
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(kEvent, &rec).ok());
+  EXPECT_EQ(rec.kind, RecordKind::kEvent);
+  EXPECT_EQ(rec.event.timestamp().seconds(), 1795239841);
+  EXPECT_EQ(rec.event.timestamp().nanos(), 123456789);
+  EXPECT_FALSE(rec.event.has_partition());
+  EXPECT_FALSE(rec.event.has_queue_us());
+  EXPECT_EQ(rec.event.latency_us(), 15000u);
+  EXPECT_EQ(rec.event.comm(), "dd");
+}
+
+TEST(BioreportJsonTest, EscapesAndSurrogatePairs) {
+  ParsedRecord rec;
+  std::string line = kEvent;
+  line.replace(line.find(R"("comm":"dd")"), 11,
+               R"("comm":"a\"\\\/\b\f\n\r\t\u0001\u00e9\ud83d\ude00z")");
+  ASSERT_TRUE(ParseLine(line, &rec).ok()) << ParseLine(line, &rec);
+  EXPECT_EQ(rec.event.comm(), "a\"\\/\b\f\n\r\t\x01\xc3\xa9\xf0\x9f\x98\x80z");
+}
+
+TEST(BioreportJsonTest, KeysInAnyOrderTypeOptionalUnknownKeysSkipped) {
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(R"({"lost":7,"extra":{"a":[1,2,{"b":null}]},"type":"stats","final":true})",
+                        &rec).ok());
+  EXPECT_EQ(rec.kind, RecordKind::kStats);
+  EXPECT_EQ(rec.stats.lost(), 7u);
+  EXPECT_TRUE(rec.stats.final());
+  EXPECT_EQ(rec.stats.timestamp().seconds(), 0);  // absent: the epoch
+  // No "type": an event, as lines were before typed records.
+  ASSERT_TRUE(ParseLine(R"({"disk":"vda","latency_us":5})", &rec).ok());
+  EXPECT_EQ(rec.kind, RecordKind::kEvent);
+  EXPECT_EQ(rec.event.disk(), "vda");
+  // comm_raw is hex; upper case accepted.
+  ASSERT_TRUE(ParseLine(R"({"type":"event","comm":"x","comm_raw":"FF00"})", &rec).ok());
+  EXPECT_EQ(rec.event.comm_raw(), std::string("\xff\x00", 2));
+}
+
+TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
+  struct Case {
+    std::string line;
+    std::string message_part;
+  };
+  const std::string base = kEvent;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  const std::vector<Case> cases = {
+      {"", "expected a JSON object"},
+      {"{}", "empty object"},
+      {"[1]", "expected a JSON object"},
+      {base.substr(0, 100), "\"partition\": at column 101: expected a string"},
+      {base.substr(0, 96), "unterminated string"},
+      {base + " x", "text after the object"},
+      {with("\"bytes\":4096", "\"bytes\":4294967296"), "\"bytes\": at column"},
+      {with("\"bytes\":4096", "\"bytes\":-1"), "non-negative"},
+      {with("\"bytes\":4096", "\"bytes\":1.5"), "expected an integer"},
+      {with("\"bytes\":4096", "\"bytes\":012"), "leading zero"},
+      {with("\"bytes\":4096", "\"bytes\":\"4096\""), "expected a number"},
+      {with("\"comm\":\"dd\"", "\"comm\":\"\\ud83d\""), "low surrogate"},
+      {with("\"comm\":\"dd\"", "\"comm\":\"\\ude00\""), "lone low surrogate"},
+      {with("\"comm\":\"dd\"", "\"comm\":\"\\x41\""), "invalid escape"},
+      {with("\"comm\":\"dd\"", "\"comm\":\"a\x01\""), "control character"},
+      {with("\"comm\":\"dd\"", "\"comm\":\"a\xff\""), "not valid UTF-8"},
+      {with("\"comm\":\"dd\"", "\"comm\":\"\\u12\""), "4 hex digits"},
+      {with("2026-11-21T05:44:01.123456789Z", "2026-13-21T05:44:01Z"), "no such date"},
+      {with("\"type\":\"event\"", "\"type\":\"bogus\""), "unknown record type"},
+      {with("\"seq\":1", "\"seq\":1,\"type\":\"stats\""), "two different"},
+      {with("\"partition\":null", "\"partition\":nul"), "expected a string"},
+      {R"({"type":"event","comm_raw":"abc"})", "comm_raw is not hex"},
+  };
+  for (const Case& c : cases) {
+    ParsedRecord rec;
+    const absl::Status s = ParseLine(c.line, &rec);
+    EXPECT_FALSE(s.ok()) << c.line;
+    EXPECT_NE(s.message().find(c.message_part), absl::string_view::npos)
+        << c.line << "\n  -> " << s.message();
+  }
+}
+
+TEST(BioreportReaderTest, EmptyInputIsAnEmptyStream) {
+  ReadResult r = ReadBytes("");
+  EXPECT_TRUE(r.status.ok());
+  EXPECT_TRUE(r.records.empty());
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.format, StreamFormat::kEmpty);
+  const test_util::CliResult cli = RunCli({"summary", "/dev/null"});
+  EXPECT_EQ(cli.code, 0) << cli.err;
+  EXPECT_NE(cli.out.find("no events"), std::string::npos) << cli.out;
+}
+
+TEST(BioreportReaderTest, CorruptLineIsReportedWithLineNumberAndSkipped) {
+  const std::string data = std::string(kEvent) + "\n{\"type\":\"event\",\"bytes\":x}\n\n" +
+                           kEvent + "\n";
+  ReadResult r = ReadBytes(data);
+  EXPECT_TRUE(r.status.ok());
+  EXPECT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.skipped, 1u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].rfind("input:2: corrupt line skipped: \"bytes\": at column", 0), 0u)
+      << r.warnings[0];
+  // --strict: an error instead.
+  ReadResult strict = ReadBytes(data, /*strict=*/true);
+  EXPECT_EQ(strict.status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(strict.records.size(), 1u);
+}
+
+TEST(BioreportReaderTest, TruncatedJsonLinesYieldEveryWholeLine) {
+  const std::string golden = ReadFile(GoldenPath("events.jsonl"));
+  const ReadResult whole = ReadBytes(golden);
+  ASSERT_TRUE(whole.status.ok());
+  ASSERT_EQ(whole.records.size(), 404u);
+  for (size_t cut : {size_t{1}, size_t{200}, golden.size() / 2, golden.size() - 2}) {
+    const std::string data = golden.substr(0, cut);
+    const size_t line_start = data.rfind('\n') == std::string::npos ? 0 : data.rfind('\n') + 1;
+    const size_t whole_lines = std::count(data.begin(), data.end(), '\n');
+    ReadResult r = ReadBytes(data);
+    EXPECT_TRUE(r.status.ok());
+    EXPECT_EQ(r.records.size(), whole_lines) << cut;
+    EXPECT_TRUE(r.damaged);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find(absl::StrCat("at byte offset ", line_start)),
+              std::string::npos)
+        << r.warnings[0];
+  }
+  // Only the final newline missing: the last record is whole.
+  ReadResult r = ReadBytes(golden.substr(0, golden.size() - 1));
+  EXPECT_EQ(r.records.size(), 404u);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(BioreportReaderTest, TruncatedProtobufYieldsEveryWholeRecord) {
+  const std::string golden = ReadFile(GoldenPath("events.pb"));
+  const ReadResult whole = ReadBytes(golden);
+  ASSERT_TRUE(whole.status.ok());
+  ASSERT_EQ(whole.records.size(), 404u);
+  // Record boundaries, from the framing.
+  std::vector<size_t> ends;
+  for (size_t pos = 0; pos < golden.size();) {
+    uint64_t len = 0;
+    int shift = 0;
+    size_t i = pos;
+    for (;; shift += 7) {
+      const auto b = static_cast<unsigned char>(golden[i++]);
+      len |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    pos = i + len;
+    ends.push_back(pos);
+  }
+  ASSERT_EQ(ends.size(), 404u);
+  for (size_t cut : {ends[0] + 1, ends[10] + 5, ends[200] - 1, golden.size() - 1}) {
+    const size_t whole_records =
+        std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin();
+    const size_t partial_start = whole_records == 0 ? 0 : ends[whole_records - 1];
+    ReadResult r = ReadBytes(golden.substr(0, cut));
+    EXPECT_TRUE(r.status.ok());
+    EXPECT_EQ(r.records.size(), whole_records);
+    EXPECT_TRUE(r.damaged);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find(absl::StrCat("at byte offset ", partial_start)),
+              std::string::npos)
+        << r.warnings[0];
+    // The records are the stream's first ones, intact.
+    for (size_t k = 0; k < r.records.size(); ++k) {
+      ASSERT_TRUE(MessageDifferencer::Equals(r.records[k].event, whole.records[k].event));
+    }
+  }
+}
+
+TEST(BioreportReaderTest, CorruptProtobufRecordIsSkippedAndBadLengthStops) {
+  const std::string golden = ReadFile(GoldenPath("events.pb"));
+  std::string data = golden;
+  // Record 2 (after the header): overwrite its first payload byte (the
+  // Record tag) with an invalid wire type; its length stays right.
+  const size_t header_len = 1 + static_cast<unsigned char>(data[0]);
+  data[header_len + 1] = '\x0f';
+  ReadResult r = ReadBytes(data);
+  EXPECT_TRUE(r.status.ok());
+  EXPECT_EQ(r.records.size(), 403u);
+  EXPECT_EQ(r.skipped, 1u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find(absl::StrCat("byte ", header_len, ": corrupt record 2")),
+            std::string::npos)
+      << r.warnings[0];
+
+  // An impossible length: the framing is lost, the rest is not read.
+  std::string bad = golden.substr(0, header_len) + std::string("\xff\xff\xff\x7f", 4) +
+                    golden.substr(header_len);
+  r = ReadBytes(bad);
+  EXPECT_EQ(r.records.size(), 1u);
+  EXPECT_TRUE(r.damaged);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("implausible record length"), std::string::npos);
+}
+
+TEST(BioreportReaderTest, GzipIsDetectedByMagicIncludingConcatenatedMembers) {
+  const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
+  const std::string pb = ReadFile(GoldenPath("events.pb"));
+  for (const std::string* plain : {&jsonl, &pb}) {
+    const ReadResult want = ReadBytes(*plain);
+    ReadResult gz = ReadBytes(test_util::Gzip(*plain));
+    ASSERT_TRUE(gz.status.ok());
+    EXPECT_EQ(ToProto(gz.records), ToProto(want.records));
+    // Two members: `cat a.gz b.gz`.
+    const size_t half = plain == &jsonl ? jsonl.find('\n', jsonl.size() / 2) + 1
+                                        : 0;
+    if (half > 0) {
+      ReadResult two = ReadBytes(test_util::Gzip(plain->substr(0, half)) +
+                                 test_util::Gzip(plain->substr(half)));
+      EXPECT_EQ(ToProto(two.records), ToProto(want.records));
+      EXPECT_TRUE(two.warnings.empty());
+    }
+    // A .gz cut short: what was decompressed is still read, with warnings.
+    const std::string gzipped = test_util::Gzip(*plain);
+    ReadResult cut = ReadBytes(gzipped.substr(0, gzipped.size() / 2));
+    EXPECT_TRUE(cut.status.ok());
+    EXPECT_GT(cut.records.size(), 10u);
+    EXPECT_LT(cut.records.size(), 404u);
+    EXPECT_TRUE(cut.damaged);
+    ASSERT_FALSE(cut.warnings.empty());
+    EXPECT_NE(cut.warnings[0].find("gzip data ends mid-stream"), std::string::npos)
+        << cut.warnings[0];
+  }
+}
+
+TEST(BioreportReaderTest, RoundTripsAreLossless) {
+  const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
+  const std::string pb = ReadFile(GoldenPath("events.pb"));
+  const ReadResult from_jsonl = ReadBytes(jsonl);
+  const ReadResult from_pb = ReadBytes(pb);
+  // Same records either way; each converts to exactly the other file.
+  EXPECT_EQ(ToJsonl(from_pb.records), jsonl);
+  EXPECT_EQ(ToProto(from_jsonl.records), pb);
+  EXPECT_EQ(ToJsonl(ReadBytes(ToProto(from_jsonl.records)).records), jsonl);
+  EXPECT_EQ(ToProto(ReadBytes(ToJsonl(from_pb.records)).records), pb);
+}
+
+TEST(BioreportReaderTest, SeveralFilesAreReadInTimeOrder) {
+  test_util::TempDir dir;
+  const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
+  const std::vector<std::string> lines =
+      absl::StrSplit(jsonl, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 404u);
+  // Rotated: .2.gz oldest, then .1 (protobuf), then the live file.
+  std::string part2, part1, part0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    (i < 100 ? part2 : i < 300 ? part1 : part0) += lines[i] + "\n";
+  }
+  const ReadResult p1 = ReadBytes(part1);
+  test_util::WriteFile(dir.Path("slow.jsonl.2.gz"), test_util::Gzip(part2));
+  test_util::WriteFile(dir.Path("slow.jsonl.1"), ToProto(p1.records));
+  test_util::WriteFile(dir.Path("slow.jsonl"), part0);
+  const test_util::CliResult r = RunCli(
+      {"convert", "--to", "jsonl", "-o", dir.Path("all.jsonl"), dir.Path("slow.jsonl"),
+       dir.Path("slow.jsonl.2.gz"), dir.Path("slow.jsonl.1")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ReadFile(dir.Path("all.jsonl")), jsonl);
+}
+
+}  // namespace
+}  // namespace biosnoop::report

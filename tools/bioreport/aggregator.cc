@@ -1,0 +1,204 @@
+#include "aggregator.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "absl/strings/str_cat.h"
+#include "filter.h"
+
+namespace biosnoop::report {
+namespace {
+
+constexpr char kAnonymousRun[] = "\x01 before any header";
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+}  // namespace
+
+int Log2Bucket(uint64_t v) {
+  return v < 2 ? 0 : 63 - std::countl_zero(v);
+}
+
+uint64_t BucketLow(int b) { return b == 0 ? 0 : uint64_t{1} << b; }
+
+uint64_t BucketHigh(int b) {
+  return b == 0 ? 1 : b == 63 ? UINT64_MAX : (uint64_t{1} << (b + 1)) - 1;
+}
+
+void LatencyStats::Add(uint64_t latency_us, uint64_t io_bytes, bool error,
+                       bool keep) {
+  ++count;
+  bytes = SaturatingAdd(bytes, io_bytes);
+  if (error) ++errors;
+  sum_us = SaturatingAdd(sum_us, latency_us);
+  min_us = std::min(min_us, latency_us);
+  max_us = std::max(max_us, latency_us);
+  ++hist[Log2Bucket(latency_us)];
+  ++hist_ms[Log2Bucket(latency_us / 1000)];
+  if (keep) latencies_us.push_back(latency_us);
+}
+
+void LatencyStats::Merge(const LatencyStats& other) {
+  count += other.count;
+  bytes = SaturatingAdd(bytes, other.bytes);
+  errors += other.errors;
+  sum_us = SaturatingAdd(sum_us, other.sum_us);
+  min_us = std::min(min_us, other.min_us);
+  max_us = std::max(max_us, other.max_us);
+  for (int b = 0; b < kBuckets; ++b) {
+    hist[b] += other.hist[b];
+    hist_ms[b] += other.hist_ms[b];
+  }
+  latencies_us.insert(latencies_us.end(), other.latencies_us.begin(),
+                      other.latencies_us.end());
+}
+
+std::vector<uint64_t> Percentiles(std::vector<uint64_t>* latencies,
+                                  const std::vector<int>& permilles) {
+  std::vector<uint64_t> out;
+  const uint64_t n = latencies->size();
+  // Ascending ranks: each nth_element only needs the part above the last.
+  auto begin = latencies->begin();
+  for (int p : permilles) {
+    if (n == 0) {
+      out.push_back(0);
+      continue;
+    }
+    uint64_t rank = (static_cast<uint64_t>(p) * n + 999) / 1000;
+    if (rank == 0) rank = 1;
+    const auto nth = latencies->begin() + static_cast<ptrdiff_t>(rank - 1);
+    if (nth >= begin) {
+      std::nth_element(begin, nth, latencies->end());
+      begin = nth;
+    }
+    out.push_back(*nth);
+  }
+  return out;
+}
+
+void Aggregator::AddRecordTime(int64_t ns) {
+  if (records_ == 0 || ns < first_record_ns_) first_record_ns_ = ns;
+  if (records_ == 0 || ns > last_record_ns_) last_record_ns_ = ns;
+  ++records_;
+}
+
+void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
+  const uint64_t latency = e.latency_us();
+  const bool error = e.error_code() != 0;
+  if (overall_.count == 0 || ns < first_event_ns_) first_event_ns_ = ns;
+  if (overall_.count == 0 || ns > last_event_ns_) last_event_ns_ = ns;
+  overall_.Add(latency, e.bytes(), error, /*keep=*/false);
+  if (latency >= options_.tail_us) ++tail_events_;
+
+  if (last_group_ == nullptr || e.disk() != last_disk_ || e.op() != last_op_) {
+    last_disk_ = e.disk();
+    last_op_ = e.op();
+    last_group_ = &groups_[{last_disk_, last_op_}];
+  }
+  last_group_->Add(latency, e.bytes(), error, options_.keep_latencies);
+
+  // pid and comm as one key: no allocation once the key has grown.
+  process_key_.clear();
+  const uint32_t pid = e.pid();
+  process_key_.append(reinterpret_cast<const char*>(&pid), sizeof(pid));
+  process_key_.append(e.comm());
+  auto it = processes_.find(process_key_);
+  if (it == processes_.end()) {
+    it = processes_.emplace(process_key_, ProcessTotals{}).first;
+    it->second.pid = pid;
+    it->second.comm = e.comm();
+  }
+  ProcessTotals& p = it->second;
+  ++p.count;
+  p.total_us = SaturatingAdd(p.total_us, latency);
+  p.max_us = std::max(p.max_us, latency);
+  p.bytes = SaturatingAdd(p.bytes, e.bytes());
+
+  if (e.bytes() == 0) {
+    ++zero_byte_events_;
+  } else {
+    ++size_hist_kib_[Log2Bucket(e.bytes() / 1024)];
+  }
+
+  if (error) {
+    const std::string name = e.has_error() && !e.error().empty()
+                                 ? e.error()
+                                 : absl::StrCat("errno ", e.error_code());
+    ErrorTotals& t = errors_[{e.disk(), name}];
+    if (t.count == 0 || ns < t.first_ns) t.first_ns = ns;
+    if (t.count == 0 || ns > t.last_ns) t.last_ns = ns;
+    ++t.count;
+  }
+  if (e.host() != last_host_) {
+    last_host_ = e.host();
+    ++hosts_[last_host_];
+  }
+}
+
+void Aggregator::StartInput() { current_run_.clear(); }
+
+void Aggregator::AddNonEvent(const ParsedRecord& rec) {
+  if (rec.kind == RecordKind::kHeader) {
+    const v1::StreamHeader& h = rec.header;
+    current_run_ = absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()));
+    runs_[current_run_];  // a run, with or without stats
+    ++hosts_[h.host()];
+    return;
+  }
+  if (rec.kind != RecordKind::kStats) return;
+  const v1::Stats& s = rec.stats;
+  Run& run = runs_[current_run_.empty() ? kAnonymousRun : current_run_];
+  // Counters are cumulative: the last record of a run has the totals.
+  run.has_stats = true;
+  run.final = s.final();
+  run.lost = s.lost();
+  run.dropped = s.dropped();
+  run.missed = s.missed();
+  run.decode_errors = s.decode_errors();
+}
+
+LossSummary Aggregator::Loss() const {
+  LossSummary loss;
+  for (const auto& [key, run] : runs_) {
+    ++loss.runs;
+    if (!run.has_stats) {
+      ++loss.runs_without_stats;
+      continue;
+    }
+    loss.any_stats = true;
+    if (!run.final) ++loss.runs_not_final;
+    loss.lost = SaturatingAdd(loss.lost, run.lost);
+    loss.dropped = SaturatingAdd(loss.dropped, run.dropped);
+    loss.missed = SaturatingAdd(loss.missed, run.missed);
+    loss.decode_errors = SaturatingAdd(loss.decode_errors, run.decode_errors);
+  }
+  return loss;
+}
+
+std::vector<uint64_t> Aggregator::AllLatencies() const {
+  std::vector<uint64_t> all;
+  all.reserve(overall_.count);
+  for (const auto& [key, g] : groups_) {
+    all.insert(all.end(), g.latencies_us.begin(), g.latencies_us.end());
+  }
+  return all;
+}
+
+std::vector<ProcessTotals> Aggregator::Processes() const {
+  std::vector<ProcessTotals> out;
+  out.reserve(processes_.size());
+  for (const auto& [key, p] : processes_) out.push_back(p);
+  return out;
+}
+
+std::vector<std::string> Aggregator::Hosts() const {
+  std::vector<std::string> out;
+  for (const auto& [host, n] : hosts_) {
+    if (!host.empty()) out.push_back(host);
+  }
+  return out;
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,403 @@
+#include "bioreport_cli.h"
+
+#include <getopt.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "aggregator.h"
+#include "convert.h"
+#include "stream_set.h"
+#include "time_format.h"
+
+namespace biosnoop::report {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: bioreport [REPORT] [OPTIONS] [FILE...]\n"
+    "Reads biosnoop streams (JSON Lines or protobuf, gzip or not; FILEs in\n"
+    "time order, none or - for stdin) and reports on the slow I/O in them.\n"
+    "\n"
+    "REPORT (default summary):\n"
+    "  summary   per disk and operation: count, bytes, latency min, mean,\n"
+    "            p50, p90, p99, p99.9, max, errors\n"
+    "  hist      log2 latency histogram (biolatency style)\n"
+    "  csv       histogram as CSV: bucket,lo_us,hi_us,count\n"
+    "  json      summary JSON for scripts\n"
+    "  top       top processes and disks by count and by total latency\n"
+    "  sizes     log2 histogram of I/O sizes\n"
+    "  errors    I/O errors by disk\n"
+    "  convert   rewrite the stream in the other format (--to)\n"
+    "\n"
+    "Filters (events only):\n"
+    "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
+    "                               is exclusive\n"
+    "  -d, --disk NAME              disk or partition (vda, vda1)\n"
+    "  -p, --pid PID                submitting process\n"
+    "  -c, --comm NAME              process name, exactly\n"
+    "  --op OP                      read, write, flush, discard, ...\n"
+    "  --min-us N                   latency of at least N microseconds\n"
+    "Report options:\n"
+    "  -m, --ms                     latencies in milliseconds\n"
+    "  -D, --per-disk               hist: one histogram per disk\n"
+    "  --by disk|op|disk-op         hist: one histogram per group\n"
+    "  --top N                      top: rows per table (default 10)\n"
+    "  --tail-us N                  json: tail threshold (default 100000)\n"
+    "  --strict                     fail on corrupt or truncated input\n"
+    "  --to jsonl|proto             convert: output format\n"
+    "  -o, --output FILE            convert: write FILE (new or empty)\n"
+    "                               instead of stdout\n"
+    "  -h, --help, --version\n";
+
+enum LongOnly {
+  kSince = 256,
+  kUntil,
+  kOp,
+  kMinUs,
+  kBy,
+  kTop,
+  kTailUs,
+  kStrict,
+  kTo,
+  kVersion,
+};
+
+const struct option kLongOptions[] = {
+    {"since", required_argument, nullptr, kSince},
+    {"until", required_argument, nullptr, kUntil},
+    {"disk", required_argument, nullptr, 'd'},
+    {"pid", required_argument, nullptr, 'p'},
+    {"comm", required_argument, nullptr, 'c'},
+    {"op", required_argument, nullptr, kOp},
+    {"min-us", required_argument, nullptr, kMinUs},
+    {"ms", no_argument, nullptr, 'm'},
+    {"per-disk", no_argument, nullptr, 'D'},
+    {"by", required_argument, nullptr, kBy},
+    {"top", required_argument, nullptr, kTop},
+    {"tail-us", required_argument, nullptr, kTailUs},
+    {"strict", no_argument, nullptr, kStrict},
+    {"to", required_argument, nullptr, kTo},
+    {"output", required_argument, nullptr, 'o'},
+    {"help", no_argument, nullptr, 'h'},
+    {"version", no_argument, nullptr, kVersion},
+    {nullptr, 0, nullptr, 0},
+};
+
+bool IsReport(absl::string_view s) {
+  for (const char* r :
+       {"summary", "hist", "csv", "json", "top", "sizes", "errors", "convert"}) {
+    if (s == r) return true;
+  }
+  return false;
+}
+
+absl::Status Usage(absl::string_view message) {
+  return absl::InvalidArgumentError(message);
+}
+
+// The option as the user typed it, for messages.
+std::string OptionName(int c, int long_index) {
+  if (long_index >= 0) return absl::StrCat("--", kLongOptions[long_index].name);
+  return absl::StrCat("-", std::string(1, static_cast<char>(c)));
+}
+
+int ExitCodeFor(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kFailedPrecondition:
+      return kExitNoInput;
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kInvalidArgument:
+      return kExitData;
+    default:
+      return kExitIo;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
+  CliOptions o;
+  int first = 1;
+  if (argc > 1 && IsReport(argv[1])) {
+    o.report = argv[1];
+    first = 2;
+  }
+  // getopt_long on the arguments after the report name.
+  std::vector<char*> args = {argv[0]};
+  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  const int n = static_cast<int>(args.size()) - 1;
+  optind = 0;  // full reset: RunBioreport may be called more than once
+  opterr = 0;
+  bool by_set = false;
+  for (;;) {
+    int long_index = -1;
+    const int c = getopt_long(n, args.data(), ":d:p:c:mDo:h", kLongOptions,
+                              &long_index);
+    if (c == -1) break;
+    const std::string name = OptionName(c == ':' || c == '?' ? optopt : c,
+                                        long_index);
+    const absl::string_view arg = optarg != nullptr ? optarg : "";
+    auto number = [&](uint64_t max, uint64_t* out) -> absl::Status {
+      if (!absl::SimpleAtoi(arg, out) || *out > max) {
+        return Usage(absl::StrCat(name, ": expected a number from 0 to ", max,
+                                  ", got \"", arg, "\""));
+      }
+      return absl::OkStatus();
+    };
+    uint64_t v = 0;
+    switch (c) {
+      case kSince:
+      case kUntil: {
+        absl::StatusOr<int64_t> t = ParseRfc3339(arg);
+        if (!t.ok()) return Usage(absl::StrCat(name, ": ", t.status().message()));
+        (c == kSince ? o.filter.since_ns : o.filter.until_ns) = *t;
+        break;
+      }
+      case 'd':
+        o.filter.disk = std::string(arg);
+        if (absl::StartsWith(o.filter.disk, "/dev/")) o.filter.disk.erase(0, 5);
+        break;
+      case 'p':
+        if (absl::Status s = number(std::numeric_limits<uint32_t>::max(), &v);
+            !s.ok()) {
+          return s;
+        }
+        o.filter.pid = static_cast<uint32_t>(v);
+        break;
+      case 'c':
+        o.filter.comm = std::string(arg);
+        break;
+      case kOp:
+        if (arg != "read" && arg != "write" && arg != "flush" &&
+            arg != "discard" && arg != "secure_erase" && arg != "write_zeroes" &&
+            arg != "zone_append" && arg != "other") {
+          return Usage(absl::StrCat(
+              "--op: expected read, write, flush, discard, secure_erase, "
+              "write_zeroes, zone_append or other, got \"", arg, "\""));
+        }
+        o.filter.op = std::string(arg);
+        break;
+      case kMinUs:
+        if (absl::Status s = number(UINT64_MAX, &o.filter.min_us); !s.ok()) return s;
+        break;
+      case 'm':
+        o.report_options.ms = true;
+        break;
+      case 'D':
+        o.report_options.by = HistGroup::kDisk;
+        by_set = true;
+        break;
+      case kBy:
+        if (arg == "disk") {
+          o.report_options.by = HistGroup::kDisk;
+        } else if (arg == "op") {
+          o.report_options.by = HistGroup::kOp;
+        } else if (arg == "disk-op") {
+          o.report_options.by = HistGroup::kDiskOp;
+        } else {
+          return Usage(absl::StrCat("--by: expected disk, op or disk-op, got \"",
+                                    arg, "\""));
+        }
+        by_set = true;
+        break;
+      case kTop:
+        if (absl::Status s = number(1000000, &v); !s.ok()) return s;
+        if (v == 0) return Usage("--top: expected at least 1");
+        o.report_options.top = static_cast<size_t>(v);
+        break;
+      case kTailUs:
+        if (absl::Status s = number(UINT64_MAX, &o.tail_us); !s.ok()) return s;
+        break;
+      case kStrict:
+        o.strict = true;
+        break;
+      case kTo:
+        if (arg == "jsonl" || arg == "json") {
+          o.to = StreamFormat::kJsonLines;
+        } else if (arg == "proto" || arg == "protobuf") {
+          o.to = StreamFormat::kProtobuf;
+        } else {
+          return Usage(absl::StrCat("--to: expected jsonl or proto, got \"", arg,
+                                    "\""));
+        }
+        break;
+      case 'o':
+        if (arg.empty()) return Usage("--output: empty file name");
+        o.output = std::string(arg);
+        break;
+      case 'h':
+        o.help = true;
+        break;
+      case kVersion:
+        o.version = true;
+        break;
+      case ':':
+        // The option as typed (a long option has no single-letter optopt).
+        return Usage(absl::StrCat(
+            absl::StartsWith(args[optind - 1], "--") ? args[optind - 1] : name,
+            " needs a value"));
+      default: {
+        const char* bad = args[optind - 1];
+        return Usage(absl::StrCat("unknown option ",
+                                  optopt != 0 ? name : std::string(bad)));
+      }
+    }
+  }
+  for (int i = optind; i < n; ++i) o.inputs.emplace_back(args[i]);
+  if (o.help || o.version) return o;
+  if (o.report == "convert" && o.to == StreamFormat::kUnknown) {
+    return Usage("convert: --to jsonl|proto is required");
+  }
+  if (o.report != "convert" && (o.to != StreamFormat::kUnknown || o.output != "-")) {
+    return Usage("--to and --output are only for convert");
+  }
+  if (by_set && o.report != "hist") {
+    return Usage("--by and --per-disk are only for hist");
+  }
+  if (o.filter.since_ns && o.filter.until_ns &&
+      *o.filter.until_ns <= *o.filter.since_ns) {
+    return Usage("--until must be after --since");
+  }
+  int stdin_count = 0;
+  for (const std::string& in : o.inputs) stdin_count += in == "-";
+  if (stdin_count > 1) return Usage("stdin (-) given more than once");
+  return o;
+}
+
+namespace {
+
+int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
+  const RecordFraming framing = o.to == StreamFormat::kProtobuf
+                                    ? RecordFraming::kVarintDelimited
+                                    : RecordFraming::kLines;
+  if (o.output == "-") {
+    if (o.to == StreamFormat::kProtobuf && isatty(STDOUT_FILENO)) {
+      absl::FPrintF(err, "bioreport: refusing to write protobuf to a terminal; "
+                         "redirect stdout or use --output\n");
+      return kExitUsage;
+    }
+  } else {
+    struct stat st;
+    if (stat(o.output.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      absl::FPrintF(err, "bioreport: %s exists and is not empty; "
+                         "remove it or choose another --output\n", o.output);
+      return kExitUsage;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<OutputFile>> out =
+      OutputFile::Open(o.output, framing);
+  if (!out.ok()) {
+    absl::FPrintF(err, "bioreport: %s\n", out.status().message());
+    return kExitIo;
+  }
+  ConvertCounts counts;
+  absl::Status s = Convert(set, o.filter, o.to, out->get(), &counts);
+  if (s.code() == absl::StatusCode::kCancelled) return kExitOk;  // | head
+  if (!s.ok()) {
+    absl::FPrintF(err, "bioreport: %s\n", s.message());
+    return s.code() == absl::StatusCode::kDataLoss ||
+                   s.code() == absl::StatusCode::kInvalidArgument
+               ? kExitData
+               : kExitIo;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  absl::StatusOr<CliOptions> parsed = ParseArgs(argc, argv);
+  if (!parsed.ok()) {
+    absl::FPrintF(err, "bioreport: %s (see bioreport --help)\n",
+                  parsed.status().message());
+    return kExitUsage;
+  }
+  const CliOptions& o = *parsed;
+  if (o.help) {
+    std::fputs(kUsage, out);
+    return kExitOk;
+  }
+  if (o.version) {
+    absl::FPrintF(out, "bioreport %s\n", BIOSNOOP_VERSION);
+    return kExitOk;
+  }
+
+  ReaderOptions reader_options;
+  reader_options.strict = o.strict;
+  reader_options.warn = [err](absl::string_view message) {
+    absl::FPrintF(err, "bioreport: %s\n", message);
+  };
+  std::vector<std::string> inputs = o.inputs;
+  if (inputs.empty()) inputs.push_back("-");
+  const size_t input_count = inputs.size();
+  absl::StatusOr<StreamSet> set = StreamSet::Open(std::move(inputs), reader_options);
+  if (!set.ok()) {
+    absl::FPrintF(err, "bioreport: %s\n", set.status().message());
+    return ExitCodeFor(set.status());
+  }
+  if (o.report == "convert") return RunConvert(o, &*set, err);
+
+  AggregatorOptions agg_options;
+  agg_options.keep_latencies = o.report == "summary" || o.report == "json";
+  agg_options.tail_us = o.tail_us;
+  Aggregator agg(agg_options);
+  const Filter& filter = o.filter;
+  absl::Status s = set->ForEach(
+      [&agg](const RecordReader&) { agg.StartInput(); },
+      [&](const ParsedRecord& rec) -> absl::Status {
+        if (rec.kind == RecordKind::kEvent) {
+          const int64_t ns = ToNs(rec.event.timestamp());
+          if (filter.InWindow(ns)) agg.AddRecordTime(ns);
+          if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
+          return absl::OkStatus();
+        }
+        const int64_t ns = rec.kind == RecordKind::kHeader
+                               ? ToNs(rec.header.start_time())
+                               : ToNs(rec.stats.timestamp());
+        if (filter.InWindow(ns)) agg.AddRecordTime(ns);
+        agg.AddNonEvent(rec);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) {
+    absl::FPrintF(err, "bioreport: %s\n", s.message());
+    return ExitCodeFor(s);
+  }
+
+  ReportInput in;
+  in.agg = &agg;
+  in.damage = &set->damage();
+  in.inputs = input_count;
+  in.formats = set->formats();
+  std::string text;
+  if (o.report == "summary") text = SummaryReport(in, o.report_options);
+  if (o.report == "hist") text = HistReport(in, o.report_options);
+  if (o.report == "top") text = TopReport(in, o.report_options);
+  if (o.report == "sizes") text = SizesReport(in, o.report_options);
+  if (o.report == "errors") text = ErrorsReport(in, o.report_options);
+  if (o.report == "csv" || o.report == "json") {
+    // The warning block would break the format: it goes to stderr.
+    std::fputs(WarningBlock(in).c_str(), err);
+    text = o.report == "csv" ? CsvReport(in) : JsonReport(in);
+  }
+  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() ||
+      std::fflush(out) != 0) {
+    if (errno == EPIPE) return kExitOk;
+    absl::FPrintF(err, "bioreport: writing the report: %s\n", std::strerror(errno));
+    return kExitIo;
+  }
+  return kExitOk;
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,34 @@
+#include "convert.h"
+
+#include <string>
+
+#include "record_writer.h"
+
+namespace biosnoop::report {
+
+absl::Status Convert(StreamSet* inputs, const Filter& filter, StreamFormat to,
+                     OutputFile* out, ConvertCounts* counts) {
+  std::string buffer;  // reused: one record at a time
+  absl::Status status = inputs->ForEach(
+      [](const RecordReader&) {},
+      [&](const ParsedRecord& rec) -> absl::Status {
+        if (rec.kind == RecordKind::kEvent) {
+          if (!filter.Matches(rec.event, ToNs(rec.event.timestamp()))) {
+            return absl::OkStatus();
+          }
+          ++counts->events;
+        }
+        buffer.clear();
+        if (to == StreamFormat::kProtobuf) {
+          AppendRecordProto(rec, &buffer);
+        } else {
+          AppendRecordJson(rec, &buffer);
+        }
+        ++counts->records;
+        return out->Append(buffer);
+      });
+  absl::Status flushed = out->Flush();
+  return status.ok() ? flushed : status;
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,36 @@
+#pragma once
+
+// Which events a report counts: --since/--until, --disk, --pid, --comm,
+// --op, --min-us.  Headers and stats are never filtered (loss figures are
+// those of whole runs).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "biosnoop.pb.h"
+
+namespace biosnoop::report {
+
+struct Filter {
+  std::optional<int64_t> since_ns;  // timestamp >= since
+  std::optional<int64_t> until_ns;  // timestamp < until
+  std::string disk;                 // equals disk or partition; "" = any
+  std::optional<uint32_t> pid;
+  std::optional<std::string> comm;  // exact
+  std::string op;                   // "read", "write", ...; "" = any
+  uint64_t min_us = 0;              // latency_us >= min_us
+
+  // `ns` is the event's timestamp in ns (already validated by the reader).
+  bool Matches(const v1::Event& e, int64_t ns) const;
+  bool InWindow(int64_t ns) const {
+    return (!since_ns || ns >= *since_ns) && (!until_ns || ns < *until_ns);
+  }
+};
+
+// Nanoseconds since the epoch of a validated Timestamp.
+inline int64_t ToNs(const google::protobuf::Timestamp& ts) {
+  return ts.seconds() * 1'000'000'000 + ts.nanos();
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,76 @@
+// bioreport_gen: writes a synthetic biosnoop stream (see synthetic.h), for
+// benchmarks and test fixtures.
+//   bioreport_gen --events N --format jsonl|proto [--seed S]
+//                 [--stats-every N] [--lost N] -o FILE
+
+#include <getopt.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "jsonl_sink.h"
+#include "output_file.h"
+#include "proto_sink.h"
+#include "synthetic.h"
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  biosnoop::report::SyntheticOptions options;
+  std::string format = "jsonl";
+  std::string output = "-";
+  static const struct option kOptions[] = {
+      {"events", required_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'f'},
+      {"seed", required_argument, nullptr, 's'},
+      {"stats-every", required_argument, nullptr, 'S'},
+      {"lost", required_argument, nullptr, 'l'},
+      {"output", required_argument, nullptr, 'o'},
+      {nullptr, 0, nullptr, 0},
+  };
+  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:o:", kOptions, nullptr)) != -1;) {
+    bool ok = true;
+    switch (c) {
+      case 'n': ok = absl::SimpleAtoi(optarg, &options.events); break;
+      case 's': ok = absl::SimpleAtoi(optarg, &options.seed); break;
+      case 'S': ok = absl::SimpleAtoi(optarg, &options.stats_every); break;
+      case 'l': ok = absl::SimpleAtoi(optarg, &options.lost); break;
+      case 'f': format = optarg; ok = format == "jsonl" || format == "proto"; break;
+      case 'o': output = optarg; break;
+      default: ok = false;
+    }
+    if (!ok) {
+      optind = argc + 1;  // the usage message below
+      break;
+    }
+  }
+  if (optind != argc) {
+    std::fprintf(stderr,
+                 "usage: bioreport_gen --events N --format jsonl|proto "
+                 "[--seed S] [--stats-every N] [--lost N] [-o FILE]\n");
+    return 64;
+  }
+  const bool proto = format == "proto";
+  auto file = biosnoop::OutputFile::Open(
+      output, proto ? biosnoop::RecordFraming::kVarintDelimited
+                    : biosnoop::RecordFraming::kLines);
+  if (!file.ok()) {
+    std::fprintf(stderr, "bioreport_gen: %s\n", std::string(file.status().message()).c_str());
+    return 73;
+  }
+  std::unique_ptr<biosnoop::Sink> sink;
+  if (proto) {
+    sink = std::make_unique<biosnoop::ProtoSink>(std::move(*file), "db7");
+  } else {
+    sink = std::make_unique<biosnoop::JsonlSink>(std::move(*file), "db7");
+  }
+  absl::Status s = biosnoop::report::WriteSyntheticStream(options, sink.get());
+  if (s.ok()) s = sink->Flush();
+  if (!s.ok()) {
+    std::fprintf(stderr, "bioreport_gen: %s\n", std::string(s.message()).c_str());
+    return 74;
+  }
+  return 0;
+}

@@ -1,0 +1,332 @@
+// JSON Lines record parser.  The hot path is an event line as biosnoop
+// writes it: keys in schema order (the lookup tries the next expected key
+// first), strings without escapes (views, no copies), a timestamp whose
+// seconds were seen on the previous line (cached).
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "json_lexer.h"
+#include "proto_format.h"
+#include "record_parsers.h"
+
+namespace biosnoop::report {
+namespace {
+
+constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kU64 = std::numeric_limits<uint64_t>::max();
+
+// Keys in schema order; the value is the proto field number.
+struct Key {
+  absl::string_view name;
+  int field;
+};
+
+constexpr Key kEventKeys[] = {
+    {"timestamp", 1},   {"host", 2},         {"disk", 3},
+    {"partition", 4},   {"dev", 5},          {"op", 6},
+    {"rwbs", 7},        {"sector", 8},       {"bytes", 9},
+    {"latency_us", 10}, {"device_us", 11},   {"queue_us", 12},
+    {"queue_depth", 13}, {"pid", 14},        {"tid", 15},
+    {"comm", 16},       {"comm_raw", 17},    {"error_code", 18},
+    {"error", 19},      {"seq", 20},
+};
+
+constexpr Key kHeaderKeys[] = {
+    {"format_version", 1}, {"host", 2},         {"boot_id", 3},
+    {"start_time", 4},     {"biosnoop_version", 5}, {"kernel_release", 6},
+    {"min_us", 7},         {"queued", 8},       {"disk_filter", 9},
+    {"pid_filter", 10},    {"comm_filter", 11}, {"op_filter", 12},
+    {"ringbuf_kib", 13},
+};
+
+constexpr Key kStatsKeys[] = {
+    {"timestamp", 1},       {"elapsed_s", 2}, {"completions", 3},
+    {"emitted", 4},         {"lost", 5},      {"orphans", 6},
+    {"below_threshold", 7}, {"filtered", 8},  {"decode_errors", 9},
+    {"expired", 10},        {"written", 11},  {"dropped", 12},
+    {"final", 13},          {"missed", 14},
+};
+
+// Short-string equality without a call to memcmp (keys are a few bytes).
+inline bool SameKey(absl::string_view a, absl::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// The field number of `key`, or 0.  `*next` is the index expected next.
+template <size_t N>
+int Lookup(const Key (&keys)[N], absl::string_view key, size_t* next) {
+  if (*next < N && SameKey(keys[*next].name, key)) return keys[(*next)++].field;
+  for (size_t i = 0; i < N; ++i) {
+    if (SameKey(keys[i].name, key)) {
+      *next = i + 1;
+      return keys[i].field;
+    }
+  }
+  return 0;
+}
+
+// Reads the value of one member into the reused messages.
+class ValueReader {
+ public:
+  ValueReader(JsonLexer* lex, Rfc3339Parser* times, std::string* scratch)
+      : lex_(*lex), times_(*times), scratch_(*scratch) {}
+
+  absl::Status Str(std::string* out) { return lex_.StringInto(out); }
+  // A string as a view into the line or the scratch buffer.
+  absl::Status View(absl::string_view* out) {
+    return lex_.String(&scratch_, out);
+  }
+
+  template <typename Clear, typename Set>
+  absl::Status NullableStr(Clear clear, Set mutable_str) {
+    if (lex_.ConsumeNull()) {
+      clear();
+      return absl::OkStatus();
+    }
+    return lex_.StringInto(mutable_str());
+  }
+
+  absl::Status U64(uint64_t max, uint64_t* v) { return lex_.Uint(max, v); }
+
+  absl::Status Time(google::protobuf::Timestamp* ts) {
+    absl::string_view text;
+    if (absl::Status s = lex_.String(&scratch_, &text); !s.ok()) return s;
+    absl::StatusOr<int64_t> ns = times_.Parse(text);
+    if (!ns.ok()) return ns.status();
+    SetTimestamp(*ns, ts);
+    return absl::OkStatus();
+  }
+
+  JsonLexer& lex() { return lex_; }
+
+ private:
+  JsonLexer& lex_;
+  Rfc3339Parser& times_;
+  std::string& scratch_;
+};
+
+absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case 1: return r.Time(e->mutable_timestamp());
+    case 2: return r.Str(e->mutable_host());
+    case 3: return r.Str(e->mutable_disk());
+    case 4:
+      return r.NullableStr([e] { e->clear_partition(); },
+                           [e] { return e->mutable_partition(); });
+    case 5: return r.Str(e->mutable_dev());
+    case 6: return r.Str(e->mutable_op());
+    case 7: return r.Str(e->mutable_rwbs());
+    case 8: s = r.U64(kU64, &u); e->set_sector(u); return s;
+    case 9: s = r.U64(kU32, &u); e->set_bytes(static_cast<uint32_t>(u)); return s;
+    case 10: s = r.U64(kU64, &u); e->set_latency_us(u); return s;
+    case 11: s = r.U64(kU64, &u); e->set_device_us(u); return s;
+    case 12:
+      if (r.lex().ConsumeNull()) {
+        e->clear_queue_us();
+        return absl::OkStatus();
+      }
+      s = r.U64(kU64, &u);
+      e->set_queue_us(u);
+      return s;
+    case 13: s = r.U64(kU32, &u); e->set_queue_depth(static_cast<uint32_t>(u)); return s;
+    case 14: s = r.U64(kU32, &u); e->set_pid(static_cast<uint32_t>(u)); return s;
+    case 15: s = r.U64(kU32, &u); e->set_tid(static_cast<uint32_t>(u)); return s;
+    case 16: return r.Str(e->mutable_comm());
+    case 17: {
+      if (r.lex().ConsumeNull()) {
+        e->clear_comm_raw();
+        return absl::OkStatus();
+      }
+      absl::string_view hex;
+      if (s = r.View(&hex); !s.ok()) return s;
+      if (!DecodeHex(hex, e->mutable_comm_raw())) {
+        return absl::InvalidArgumentError("comm_raw is not hex digit pairs");
+      }
+      return absl::OkStatus();
+    }
+    case 18: {
+      int64_t v = 0;
+      s = r.lex().Int(std::numeric_limits<int32_t>::min(),
+                      std::numeric_limits<int32_t>::max(), &v);
+      e->set_error_code(static_cast<int32_t>(v));
+      return s;
+    }
+    case 19:
+      return r.NullableStr([e] { e->clear_error(); },
+                           [e] { return e->mutable_error(); });
+    case 20: s = r.U64(kU64, &u); e->set_seq(u); return s;
+  }
+  return r.lex().SkipValue();
+}
+
+absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case 1: s = r.U64(kU32, &u); h->set_format_version(static_cast<uint32_t>(u)); return s;
+    case 2: return r.Str(h->mutable_host());
+    case 3: return r.Str(h->mutable_boot_id());
+    case 4: return r.Time(h->mutable_start_time());
+    case 5: return r.Str(h->mutable_biosnoop_version());
+    case 6: return r.Str(h->mutable_kernel_release());
+    case 7: s = r.U64(kU64, &u); h->set_min_us(u); return s;
+    case 8: {
+      bool b = false;
+      s = r.lex().Bool(&b);
+      h->set_queued(b);
+      return s;
+    }
+    case 9: return r.Str(h->mutable_disk_filter());
+    case 10: s = r.U64(kU32, &u); h->set_pid_filter(static_cast<uint32_t>(u)); return s;
+    case 11: return r.Str(h->mutable_comm_filter());
+    case 12: return r.Str(h->mutable_op_filter());
+    case 13: s = r.U64(kU32, &u); h->set_ringbuf_kib(static_cast<uint32_t>(u)); return s;
+  }
+  return r.lex().SkipValue();
+}
+
+absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case 1: return r.Time(st->mutable_timestamp());
+    case 2: {
+      double d = 0;
+      s = r.lex().Double(&d);
+      st->set_elapsed_s(d);
+      return s;
+    }
+    case 13: {
+      bool b = false;
+      s = r.lex().Bool(&b);
+      st->set_final(b);
+      return s;
+    }
+    default:
+      break;
+  }
+  if (field < 3 || field > 12) return r.lex().SkipValue();
+  s = r.U64(kU64, &u);
+  switch (field) {
+    case 3: st->set_completions(u); break;
+    case 4: st->set_emitted(u); break;
+    case 5: st->set_lost(u); break;
+    case 6: st->set_orphans(u); break;
+    case 7: st->set_below_threshold(u); break;
+    case 8: st->set_filtered(u); break;
+    case 9: st->set_decode_errors(u); break;
+    case 10: st->set_expired(u); break;
+    case 11: st->set_written(u); break;
+    case 12: st->set_dropped(u); break;
+    case 14: st->set_missed(u); break;
+  }
+  return s;
+}
+
+absl::StatusOr<RecordKind> KindFromName(absl::string_view name) {
+  if (name == "event") return RecordKind::kEvent;
+  if (name == "header") return RecordKind::kHeader;
+  if (name == "stats") return RecordKind::kStats;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown record type \"", name, "\""));
+}
+
+// The kind named by the line's "type" (an event when there is none), for
+// lines where "type" is not the first key.  Also validates the syntax.
+absl::StatusOr<RecordKind> ScanForKind(absl::string_view line,
+                                       std::string* scratch) {
+  JsonLexer lex(line);
+  if (!lex.Consume('{')) return lex.Error("expected a JSON object");
+  std::optional<RecordKind> kind;
+  if (!lex.Consume('}')) {
+    do {
+      absl::string_view key;
+      if (absl::Status s = lex.String(scratch, &key); !s.ok()) return s;
+      const bool is_type = key == "type";
+      if (!lex.Consume(':')) return lex.Error("expected ':'");
+      if (is_type) {
+        absl::string_view name;
+        if (absl::Status s = lex.String(scratch, &name); !s.ok()) return s;
+        absl::StatusOr<RecordKind> k = KindFromName(name);
+        if (!k.ok()) return k.status();
+        if (kind.has_value() && *kind != *k) {
+          return absl::InvalidArgumentError("two different \"type\" values");
+        }
+        kind = *k;
+      } else if (absl::Status s = lex.SkipValue(); !s.ok()) {
+        return s;
+      }
+    } while (lex.Consume(','));
+  }
+  return kind.value_or(RecordKind::kEvent);
+}
+
+}  // namespace
+
+absl::Status JsonRecordParser::Parse(absl::string_view line,
+                                     ParsedRecord* rec) {
+  // The kind first: biosnoop writes "type" as the first key.
+  RecordKind kind;
+  if (line.substr(0, 16) == "{\"type\":\"event\",") {
+    kind = RecordKind::kEvent;
+  } else if (line.substr(0, 17) == "{\"type\":\"header\",") {
+    kind = RecordKind::kHeader;
+  } else if (line.substr(0, 16) == "{\"type\":\"stats\",") {
+    kind = RecordKind::kStats;
+  } else {
+    absl::StatusOr<RecordKind> k = ScanForKind(line, &key_scratch_);
+    if (!k.ok()) return k.status();
+    kind = *k;
+  }
+  ResetForKind(kind, rec);
+
+  JsonLexer lex(line);
+  ValueReader reader(&lex, &time_parser_, &scratch_);
+  if (!lex.Consume('{')) return lex.Error("expected a JSON object");
+  if (lex.Consume('}')) return lex.Error("empty object");
+  size_t next = 0;
+  do {
+    absl::string_view key;
+    if (absl::Status s = lex.String(&key_scratch_, &key); !s.ok()) return s;
+    if (!lex.Consume(':')) return lex.Error("expected ':' after a key");
+    absl::Status s;
+    if (SameKey(key, "type")) {
+      absl::string_view name;
+      s = lex.String(&scratch_, &name);
+      if (s.ok() && name != RecordKindName(kind)) {
+        s = absl::InvalidArgumentError("two different \"type\" values");
+      }
+    } else {
+      switch (kind) {
+        case RecordKind::kEvent:
+          s = EventField(Lookup(kEventKeys, key, &next), reader, &rec->event);
+          break;
+        case RecordKind::kHeader:
+          s = HeaderField(Lookup(kHeaderKeys, key, &next), reader,
+                          &rec->header);
+          break;
+        case RecordKind::kStats:
+          s = StatsField(Lookup(kStatsKeys, key, &next), reader, &rec->stats);
+          break;
+      }
+    }
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("\"", key, "\": ", s.message()));
+    }
+  } while (lex.Consume(','));
+  if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
+  if (!lex.AtEnd()) return lex.Error("text after the object");
+  return ValidateRecord(rec);
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,149 @@
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "record_parsers.h"
+
+namespace biosnoop::report {
+namespace {
+
+// An absent timestamp becomes the epoch (mutable_*() creates it zeroed).
+absl::Status CheckTimestamp(const char* what, google::protobuf::Timestamp* ts) {
+  absl::StatusOr<int64_t> ns = TimestampToNs(*ts);
+  if (!ns.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", ns.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+template <typename Message>
+void ResetKeepingTimestamp(Message* msg,
+                           google::protobuf::Timestamp* (Message::*release)(),
+                           void (Message::*set)(google::protobuf::Timestamp*)) {
+  google::protobuf::Timestamp* ts = (msg->*release)();
+  msg->Clear();
+  if (ts == nullptr) ts = new google::protobuf::Timestamp;
+  ts->Clear();
+  (msg->*set)(ts);
+}
+
+// Parses `size` bytes into `msg`, merging into its current (reset) state.
+bool MergeFrom(const char* data, int size, google::protobuf::MessageLite* msg) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(data), size);
+  return msg->MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+}  // namespace
+
+void ResetForKind(RecordKind kind, ParsedRecord* rec) {
+  rec->kind = kind;
+  switch (kind) {
+    case RecordKind::kEvent:
+      ResetKeepingTimestamp(&rec->event, &v1::Event::release_timestamp,
+                            &v1::Event::set_allocated_timestamp);
+      break;
+    case RecordKind::kHeader:
+      ResetKeepingTimestamp(&rec->header, &v1::StreamHeader::release_start_time,
+                            &v1::StreamHeader::set_allocated_start_time);
+      break;
+    case RecordKind::kStats:
+      ResetKeepingTimestamp(&rec->stats, &v1::Stats::release_timestamp,
+                            &v1::Stats::set_allocated_timestamp);
+      break;
+  }
+}
+
+absl::Status ValidateRecord(ParsedRecord* rec) {
+  switch (rec->kind) {
+    case RecordKind::kEvent: {
+      return CheckTimestamp("timestamp", rec->event.mutable_timestamp());
+    }
+    case RecordKind::kHeader: {
+      return CheckTimestamp("start_time", rec->header.mutable_start_time());
+    }
+    case RecordKind::kStats: {
+      v1::Stats& st = rec->stats;
+      if (!std::isfinite(st.elapsed_s())) {
+        return absl::InvalidArgumentError("elapsed_s is not a finite number");
+      }
+      return CheckTimestamp("timestamp", st.mutable_timestamp());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
+                                      ParsedRecord* rec) {
+  // What biosnoop writes: one field (1, 2 or 3, length-delimited) holding
+  // the whole member.  Parsing the member into the reused message directly
+  // keeps its strings' capacity; a general Record parse would free and
+  // reallocate the member each time.
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const size_t n = bytes.size();
+  bool parsed = false;
+  if (n >= 2 && (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a)) {
+    uint64_t len = 0;
+    size_t i = 1;
+    int shift = 0;
+    bool complete = false;
+    while (i < n && shift < 35) {
+      len |= static_cast<uint64_t>(p[i] & 0x7f) << shift;
+      shift += 7;
+      if ((p[i++] & 0x80) == 0) {
+        complete = true;
+        break;
+      }
+    }
+    if (complete && len == n - i) {
+      const char* payload = bytes.data() + i;
+      const int size = static_cast<int>(len);
+      bool ok = false;
+      switch (p[0]) {
+        case 0x0a:
+          ResetForKind(RecordKind::kHeader, rec);
+          ok = MergeFrom(payload, size, &rec->header);
+          break;
+        case 0x12:
+          ResetForKind(RecordKind::kEvent, rec);
+          ok = MergeFrom(payload, size, &rec->event);
+          break;
+        default:
+          ResetForKind(RecordKind::kStats, rec);
+          ok = MergeFrom(payload, size, &rec->stats);
+          break;
+      }
+      if (!ok) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot parse the ", RecordKindName(rec->kind),
+                         " message (corrupt bytes or invalid UTF-8)"));
+      }
+      parsed = true;
+    }
+  }
+  if (!parsed) {
+    if (!scratch_.ParseFromArray(bytes.data(), static_cast<int>(n))) {
+      return absl::InvalidArgumentError("cannot parse as a biosnoop.v1.Record");
+    }
+    switch (scratch_.kind_case()) {
+      case v1::Record::kHeader:
+        rec->kind = RecordKind::kHeader;
+        rec->header.Swap(scratch_.mutable_header());
+        break;
+      case v1::Record::kEvent:
+        rec->kind = RecordKind::kEvent;
+        rec->event.Swap(scratch_.mutable_event());
+        break;
+      case v1::Record::kStats:
+        rec->kind = RecordKind::kStats;
+        rec->stats.Swap(scratch_.mutable_stats());
+        break;
+      case v1::Record::KIND_NOT_SET:
+        return absl::InvalidArgumentError(
+            "record holds no header, event or stats (unknown kind?)");
+    }
+  }
+  return ValidateRecord(rec);
+}
+
+}  // namespace biosnoop::report

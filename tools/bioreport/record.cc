@@ -1,0 +1,14 @@
+#include "record.h"
+
+namespace biosnoop::report {
+
+const char* RecordKindName(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::kHeader: return "header";
+    case RecordKind::kEvent: return "event";
+    case RecordKind::kStats: return "stats";
+  }
+  return "event";
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,29 @@
+#pragma once
+
+// One record of a biosnoop stream, as the readers deliver it: the member of
+// biosnoop.v1.Record's oneof that is set, in a reused message.
+
+#include "biosnoop.pb.h"
+
+namespace biosnoop::report {
+
+enum class RecordKind { kHeader, kEvent, kStats };
+
+// Only the message named by `kind` is meaningful.  Readers reuse one
+// ParsedRecord for a whole stream, so that the messages' strings keep their
+// capacity: reading an event allocates (almost) nothing.
+//
+// Every record a reader returns has been validated: its timestamp (always
+// set; an absent one reads as the epoch) is within the int64-nanosecond
+// range, a Stats' elapsed_s is finite, and all strings are valid UTF-8.
+struct ParsedRecord {
+  RecordKind kind = RecordKind::kEvent;
+  v1::StreamHeader header;
+  v1::Event event;
+  v1::Stats stats;
+};
+
+// "header", "event", "stats": the oneof member names.
+const char* RecordKindName(RecordKind kind);
+
+}  // namespace biosnoop::report

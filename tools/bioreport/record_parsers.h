@@ -1,0 +1,61 @@
+#pragma once
+
+// Parsers for one record of each format, into a reused ParsedRecord.
+// Framing (lines, varint lengths) is the reader's job (record_reader.h).
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "biosnoop.pb.h"
+#include "record.h"
+#include "time_format.h"
+
+namespace biosnoop::report {
+
+// One JSON Lines line (without its '\n') -> a record.
+//
+// The line is one JSON object.  Its "type" ("event", "header", "stats")
+// names the Record member; a line without "type" is an event (the format
+// before typed lines).  Every other key is a field of that message, in any
+// order; unknown keys are skipped (after checking they are valid JSON), so
+// newer streams stay readable.  Values must have their field's JSON type:
+// strings (timestamps as RFC 3339; comm_raw as hex), integers in the
+// field's range (no fraction, no exponent), true/false, and null for
+// the optional fields (partition, queue_us, comm_raw, error), meaning unset.
+// Anything else, including invalid UTF-8 and trailing text, is an
+// InvalidArgumentError whose message names the field and the column.
+class JsonRecordParser {
+ public:
+  absl::Status Parse(absl::string_view line, ParsedRecord* rec);
+
+ private:
+  Rfc3339Parser time_parser_;
+  std::string scratch_;
+  std::string key_scratch_;
+};
+
+// One serialized biosnoop.v1.Record (without its length prefix) -> a
+// record.  InvalidArgumentError when the bytes do not parse, when no member
+// of `kind` is set (e.g. a kind added by a newer biosnoop), or when a value
+// is out of range (see ParsedRecord).
+class ProtoRecordParser {
+ public:
+  absl::Status Parse(absl::string_view bytes, ParsedRecord* rec);
+
+ private:
+  v1::Record scratch_;  // for records not in the one-member fast path
+};
+
+// Clears the member of `kind` in `rec` for a new record, keeping its
+// Timestamp allocated (cleared): Clear() would free it and every record
+// would allocate a new one.  A record without a timestamp reads as the
+// epoch either way.
+void ResetForKind(RecordKind kind, ParsedRecord* rec);
+
+// Checks and normalizes what both parsers promise (record.h): sets an
+// absent timestamp to the epoch; rejects out-of-range timestamps and a
+// non-finite elapsed_s.
+absl::Status ValidateRecord(ParsedRecord* rec);
+
+}  // namespace biosnoop::report

@@ -1,0 +1,277 @@
+#include "record_reader.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace biosnoop::report {
+namespace {
+
+// The first buffer; it grows (doubling) only for a record that does not fit.
+constexpr size_t kChunk = 64 * 1024;
+
+bool IsRecordTag(unsigned char c) { return c == 0x0a || c == 0x12 || c == 0x1a; }
+
+// Decodes a varint of at most 10 bytes.  Returns its length, 0 when `data`
+// ends first, or -1 when it is malformed (an 11th byte would be needed).
+int ReadVarint(absl::string_view data, uint64_t* value) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < data.size() && i < 10; ++i) {
+    const auto byte = static_cast<unsigned char>(data[i]);
+    v |= static_cast<uint64_t>(byte & 0x7f) << (7 * i);
+    if ((byte & 0x80) == 0) {
+      *value = v;
+      return static_cast<int>(i + 1);
+    }
+  }
+  return data.size() >= 10 ? -1 : 0;
+}
+
+std::string HexBytes(absl::string_view data) {
+  std::string out;
+  for (size_t i = 0; i < data.size() && i < 8; ++i) {
+    absl::StrAppendFormat(&out, "%s%02x", i == 0 ? "" : " ",
+                          static_cast<unsigned char>(data[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* StreamFormatName(StreamFormat format) {
+  switch (format) {
+    case StreamFormat::kUnknown: return "unknown";
+    case StreamFormat::kEmpty: return "empty";
+    case StreamFormat::kJsonLines: return "jsonl";
+    case StreamFormat::kProtobuf: return "proto";
+  }
+  return "unknown";
+}
+
+StreamFormat DetectFormat(absl::string_view head) {
+  if (head.empty()) return StreamFormat::kEmpty;
+  // '{' is also a valid one-byte varint (123): a JSON line's second byte is
+  // '"', '}' or whitespace, never a Record tag other than '\n' (0x0a), and
+  // "{\n" does not begin a JSON Lines object either.
+  if (head[0] == '{' &&
+      (head.size() < 2 || !IsRecordTag(static_cast<unsigned char>(head[1])))) {
+    return StreamFormat::kJsonLines;
+  }
+  uint64_t length = 0;
+  const int n = ReadVarint(head.substr(0, 5), &length);
+  if (n > 0 && length >= 1 && length <= kMaxRecordBytes &&
+      static_cast<size_t>(n) < head.size() &&
+      IsRecordTag(static_cast<unsigned char>(head[n]))) {
+    return StreamFormat::kProtobuf;
+  }
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != absl::string_view::npos && head[first] == '{') {
+    return StreamFormat::kJsonLines;
+  }
+  if (first == absl::string_view::npos) return StreamFormat::kJsonLines;
+  return StreamFormat::kUnknown;
+}
+
+RecordReader::RecordReader(std::string name, std::unique_ptr<ByteSource> source,
+                           ReaderOptions options)
+    : name_(std::move(name)),
+      source_(std::move(source)),
+      options_(std::move(options)) {}
+
+absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(
+    absl::string_view path, ReaderOptions options) {
+  absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenInput(path);
+  if (!source.ok()) return source.status();
+  return std::make_unique<RecordReader>(path == "-" ? "stdin" : std::string(path),
+                                        std::move(*source), std::move(options));
+}
+
+absl::Status RecordReader::Fill() {
+  if (eof_) return absl::OkStatus();
+  if (begin_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    base_offset_ += begin_;
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (buf_.empty()) buf_.resize(kChunk);
+  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  absl::StatusOr<size_t> got = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  if (!got.ok()) return got.status();
+  if (*got == 0) {
+    eof_ = true;
+    const std::string note = source_->EndNote();
+    if (!note.empty()) {
+      damaged_end_ = true;
+      return Problem(absl::StrCat(name_, ": ", note));
+    }
+  }
+  end_ += *got;
+  return absl::OkStatus();
+}
+
+absl::Status RecordReader::Detect() {
+  while (!eof_ && end_ - begin_ < 16) {
+    if (absl::Status s = Fill(); !s.ok()) return s;
+  }
+  const absl::string_view head(buf_.data() + begin_, end_ - begin_);
+  format_ = DetectFormat(head);
+  if (format_ == StreamFormat::kUnknown) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name_, ": not a biosnoop stream: it starts with bytes ", HexBytes(head),
+        ", neither '{' (JSON Lines) nor a length-delimited biosnoop.v1.Record"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordReader::Problem(std::string message) {
+  if (options_.strict) return absl::DataLossError(message);
+  if (options_.warn) options_.warn(message);
+  return absl::OkStatus();
+}
+
+absl::Status RecordReader::EndOfInput(size_t partial_bytes) {
+  finished_ = true;
+  if (partial_bytes == 0) return absl::OkStatus();
+  damaged_end_ = true;
+  return Problem(absl::StrFormat(
+      "%s: truncated: the input ends inside a record at byte offset %d "
+      "(%d bytes of a partial record ignored)",
+      name_, Offset(begin_), partial_bytes));
+}
+
+absl::StatusOr<bool> RecordReader::Next(ParsedRecord* rec) {
+  if (finished_) return false;
+  if (format_ == StreamFormat::kUnknown) {
+    if (absl::Status s = Detect(); !s.ok()) {
+      finished_ = true;
+      return s;
+    }
+  }
+  if (format_ == StreamFormat::kEmpty) {
+    finished_ = true;
+    return false;
+  }
+  absl::StatusOr<bool> got = format_ == StreamFormat::kJsonLines
+                                 ? NextLine(rec)
+                                 : NextMessage(rec);
+  if (got.ok() && *got) ++records_read_;
+  if (!got.ok()) finished_ = true;
+  return got;
+}
+
+absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
+  for (;;) {
+    const char* start = buf_.data() + begin_;
+    const size_t avail = end_ - begin_;
+    const void* nl = avail == 0 ? nullptr : std::memchr(start, '\n', avail);
+    if (nl == nullptr) {
+      if (skipping_long_line_) {
+        begin_ = end_;  // still inside the over-long line: drop it
+      } else if (avail > kMaxRecordBytes) {
+        ++line_number_;
+        ++records_skipped_;
+        skipping_long_line_ = true;
+        begin_ = end_;
+        if (absl::Status s = Problem(absl::StrCat(
+                name_, ":", line_number_, ": line longer than ",
+                kMaxRecordBytes, " bytes: skipped"));
+            !s.ok()) {
+          return s;
+        }
+      }
+      if (eof_) {
+        if (begin_ == end_) {
+          finished_ = true;
+          return false;
+        }
+        // A last line without '\n' is a whole record if it parses (someone
+        // cut only the newline); otherwise it is the partial record of a
+        // killed writer.
+        const absl::string_view line(start, avail);
+        ++line_number_;
+        if (json_.Parse(line, rec).ok()) {
+          begin_ = end_;
+          finished_ = true;
+          return true;
+        }
+        absl::Status s = EndOfInput(avail);
+        begin_ = end_;
+        if (!s.ok()) return s;
+        return false;
+      }
+      if (absl::Status s = Fill(); !s.ok()) return s;
+      continue;
+    }
+    const size_t len = static_cast<const char*>(nl) - start;
+    begin_ += len + 1;
+    if (skipping_long_line_) {
+      skipping_long_line_ = false;
+      continue;
+    }
+    ++line_number_;
+    absl::string_view line(start, len);
+    if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
+    const absl::Status parsed = json_.Parse(line, rec);
+    if (parsed.ok()) return true;
+    ++records_skipped_;
+    if (absl::Status s = Problem(absl::StrCat(name_, ":", line_number_,
+                                              ": corrupt line skipped: ",
+                                              parsed.message()));
+        !s.ok()) {
+      return s;
+    }
+  }
+}
+
+absl::StatusOr<bool> RecordReader::NextMessage(ParsedRecord* rec) {
+  for (;;) {
+    const absl::string_view avail(buf_.data() + begin_, end_ - begin_);
+    if (avail.empty() && eof_) {
+      finished_ = true;
+      return false;
+    }
+    uint64_t length = 0;
+    const int n = ReadVarint(avail, &length);
+    if (n < 0 || (n > 0 && length > kMaxRecordBytes)) {
+      // The framing is lost: nothing after this point can be trusted.
+      finished_ = true;
+      damaged_end_ = true;
+      ++records_skipped_;
+      absl::Status s = Problem(absl::StrFormat(
+          "%s: byte %d: corrupt stream: implausible record length%s; the rest "
+          "of this input cannot be read",
+          name_, Offset(begin_),
+          n < 0 ? "" : absl::StrCat(" ", length)));
+      if (!s.ok()) return s;
+      return false;
+    }
+    if (n == 0 || avail.size() - static_cast<size_t>(n) < length) {
+      if (eof_) {
+        absl::Status s = EndOfInput(avail.size());
+        begin_ = end_;
+        if (!s.ok()) return s;
+        return false;
+      }
+      if (absl::Status s = Fill(); !s.ok()) return s;
+      continue;
+    }
+    const uint64_t offset = Offset(begin_);
+    const absl::string_view payload = avail.substr(n, length);
+    begin_ += n + length;
+    ++line_number_;  // record number
+    const absl::Status parsed = proto_.Parse(payload, rec);
+    if (parsed.ok()) return true;
+    ++records_skipped_;
+    if (absl::Status s = Problem(absl::StrFormat(
+            "%s: byte %d: corrupt record %d skipped: %s", name_, offset,
+            line_number_, parsed.message()));
+        !s.ok()) {
+      return s;
+    }
+  }
+}
+
+}  // namespace biosnoop::report

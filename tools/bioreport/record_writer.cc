@@ -1,0 +1,143 @@
+#include "record_writer.h"
+
+#include "absl/strings/str_cat.h"
+#include "filter.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "json_format.h"
+#include "stream_info.h"
+#include "wall_clock.h"
+
+namespace biosnoop::report {
+namespace {
+
+void Key(const char* key, std::string* out) {
+  absl::StrAppend(out, ",\"", key, "\":");
+}
+
+void NullableString(const char* key, bool has, const std::string& v,
+                    std::string* out) {
+  Key(key, out);
+  if (has) {
+    AppendJsonString(v, out);
+  } else {
+    out->append("null");
+  }
+}
+
+// Same field order and rules as AppendEventJson() (a unit test compares
+// the two on the same events).
+void AppendEventRecordJson(const v1::Event& e, std::string* out) {
+  out->append("{\"type\":\"event\",\"timestamp\":\"");
+  AppendRfc3339Nanos(ToNs(e.timestamp()), out);
+  out->append("\",\"host\":");
+  AppendJsonString(e.host(), out);
+  Key("disk", out);
+  AppendJsonString(e.disk(), out);
+  NullableString("partition", e.has_partition(), e.partition(), out);
+  Key("dev", out);
+  AppendJsonString(e.dev(), out);
+  Key("op", out);
+  AppendJsonString(e.op(), out);
+  Key("rwbs", out);
+  AppendJsonString(e.rwbs(), out);
+  absl::StrAppend(out, ",\"sector\":", e.sector(), ",\"bytes\":", e.bytes(),
+                  ",\"latency_us\":", e.latency_us(),
+                  ",\"device_us\":", e.device_us(), ",\"queue_us\":");
+  if (e.has_queue_us()) {
+    absl::StrAppend(out, e.queue_us());
+  } else {
+    out->append("null");
+  }
+  absl::StrAppend(out, ",\"queue_depth\":", e.queue_depth(),
+                  ",\"pid\":", e.pid(), ",\"tid\":", e.tid());
+  Key("comm", out);
+  AppendJsonString(e.comm(), out);
+  if (e.has_comm_raw()) {
+    out->append(",\"comm_raw\":\"");
+    AppendLowerHex(e.comm_raw(), out);
+    out->push_back('"');
+  }
+  absl::StrAppend(out, ",\"error_code\":", e.error_code());
+  NullableString("error", e.has_error(), e.error(), out);
+  absl::StrAppend(out, ",\"seq\":", e.seq(), "}\n");
+}
+
+StreamInfo InfoOf(const v1::StreamHeader& h) {
+  StreamInfo info;
+  info.host = h.host();
+  info.boot_id = h.boot_id();
+  info.start_realtime_ns = ToNs(h.start_time());
+  info.biosnoop_version = h.biosnoop_version();
+  info.kernel_release = h.kernel_release();
+  info.min_us = h.min_us();
+  info.queued = h.queued();
+  info.disk_filter = h.disk_filter();
+  info.pid_filter = h.pid_filter();
+  info.comm_filter = h.comm_filter();
+  info.op_filter = h.op_filter();
+  info.ringbuf_kib = h.ringbuf_kib();
+  return info;
+}
+
+StatsSnapshot SnapshotOf(const v1::Stats& s) {
+  StatsSnapshot snap;
+  snap.realtime_ns = ToNs(s.timestamp());
+  snap.elapsed_s = s.elapsed_s();
+  snap.completions = s.completions();
+  snap.emitted = s.emitted();
+  snap.lost = s.lost();
+  snap.orphans = s.orphans();
+  snap.below_threshold = s.below_threshold();
+  snap.filtered = s.filtered();
+  snap.decode_errors = s.decode_errors();
+  snap.expired = s.expired();
+  snap.written = s.written();
+  snap.dropped = s.dropped();
+  snap.missed = s.missed();
+  snap.final = s.final();
+  return snap;
+}
+
+}  // namespace
+
+void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
+  switch (rec.kind) {
+    case RecordKind::kEvent:
+      AppendEventRecordJson(rec.event, out);
+      return;
+    case RecordKind::kHeader:
+      AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
+      return;
+    case RecordKind::kStats:
+      AppendStatsJson(SnapshotOf(rec.stats), out);
+      return;
+  }
+}
+
+void AppendRecordProto(const ParsedRecord& rec, std::string* out) {
+  using google::protobuf::io::CodedOutputStream;
+  // A Record with one member is that member's tag, length and bytes: the
+  // same bytes v1::Record would serialize to, without copying the member
+  // into a Record.
+  const google::protobuf::MessageLite* member = &rec.event;
+  uint8_t tag = 0x12;
+  if (rec.kind == RecordKind::kHeader) {
+    member = &rec.header;
+    tag = 0x0a;
+  } else if (rec.kind == RecordKind::kStats) {
+    member = &rec.stats;
+    tag = 0x1a;
+  }
+  const auto size = static_cast<uint32_t>(member->ByteSizeLong());
+  const uint32_t record_size = 1 + CodedOutputStream::VarintSize32(size) + size;
+  const size_t old_size = out->size();
+  out->resize(old_size + CodedOutputStream::VarintSize32(record_size) +
+              record_size);
+  auto* p = reinterpret_cast<uint8_t*>(out->data() + old_size);
+  p = CodedOutputStream::WriteVarint32ToArray(record_size, p);
+  *p++ = tag;
+  p = CodedOutputStream::WriteVarint32ToArray(size, p);
+  member->SerializeWithCachedSizesToArray(p);
+}
+
+}  // namespace biosnoop::report

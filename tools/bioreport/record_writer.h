@@ -1,0 +1,23 @@
+#pragma once
+
+// Writes a ParsedRecord back out in either format, exactly as biosnoop
+// would have written it: a JSON line as json_format.h lays it out, or a
+// length-delimited Record as proto_format.h frames it.  Reading a stream
+// and writing it again gives the same records (JSON <-> protobuf is
+// lossless), and for a stream biosnoop wrote, the same bytes.
+
+#include <string>
+
+#include "record.h"
+
+namespace biosnoop::report {
+
+// Appends one JSON line ("type" first, then the fields in schema order;
+// optional fields that are unset are null, comm_raw is omitted when unset,
+// as biosnoop does).
+void AppendRecordJson(const ParsedRecord& rec, std::string* out);
+
+// Appends the record as a length-delimited biosnoop.v1.Record.
+void AppendRecordProto(const ParsedRecord& rec, std::string* out);
+
+}  // namespace biosnoop::report

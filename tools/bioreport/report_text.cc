@@ -1,0 +1,365 @@
+// Text report forms.  Layouts are fixed (golden tests compare them byte for
+// byte): columns separated by two spaces, names left-aligned, numbers
+// right-aligned.
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "report.h"
+#include "time_format.h"
+
+namespace biosnoop::report {
+namespace {
+
+constexpr int kBarWidth = 40;
+const std::vector<int> kPermilles = {500, 900, 990, 999};
+
+// Display width of UTF-8 text: one column per code point (what terminals
+// do for the names seen here; wide CJK characters are rare in disk and
+// process names).
+size_t Width(absl::string_view s) {
+  size_t w = 0;
+  for (char c : s) w += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return w;
+}
+
+// A name as it can be printed in a table: control characters and a
+// backslash escaped C-style, so that a hostile comm cannot break the layout.
+std::string Printable(absl::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+class Table {
+ public:
+  // `align`: 'l' or 'r' per column.
+  Table(std::vector<std::string> header, std::string align)
+      : align_(std::move(align)) {
+    rows_.push_back(std::move(header));
+  }
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+  std::string Render() const {
+    std::vector<size_t> width(rows_[0].size(), 0);
+    for (const auto& row : rows_) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        width[c] = std::max(width[c], Width(row[c]));
+      }
+    }
+    std::string out;
+    for (const auto& row : rows_) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) line += "  ";
+        const std::string pad(width[c] - Width(row[c]), ' ');
+        line += align_[c] == 'l' ? row[c] + pad : pad + row[c];
+      }
+      line.erase(line.find_last_not_of(' ') + 1);
+      absl::StrAppend(&out, line, "\n");
+    }
+    return out;
+  }
+
+ private:
+  std::string align_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string Latency(uint64_t us, bool ms) {
+  if (!ms) return absl::StrCat(us);
+  return absl::StrFormat("%.1f", static_cast<double>(us) / 1000);
+}
+
+std::string Mean(double us, bool ms) {
+  return ms ? absl::StrFormat("%.1f", us / 1000) : absl::StrFormat("%.0f", us);
+}
+
+const char* Unit(bool ms) { return ms ? "ms" : "us"; }
+
+void AddSummaryRow(const std::string& disk, const std::string& op,
+                   const LatencyStats& s, std::vector<uint64_t> latencies,
+                   bool ms, Table* table) {
+  const std::vector<uint64_t> p = Percentiles(&latencies, kPermilles);
+  table->Add({Printable(disk), op, absl::StrCat(s.count), HumanBytes(s.bytes),
+              Latency(s.min_us, ms), Mean(s.mean_us(), ms), Latency(p[0], ms),
+              Latency(p[1], ms), Latency(p[2], ms), Latency(p[3], ms),
+              Latency(s.max_us, ms), absl::StrCat(s.errors)});
+}
+
+std::string Heading(const ReportInput& in) {
+  const Aggregator& a = *in.agg;
+  std::string out = absl::StrCat("inputs: ", in.inputs, " (", in.formats,
+                                 "), records: ", a.records(),
+                                 ", events: ", a.events(), "\n");
+  if (a.records() > 0) {
+    absl::StrAppend(
+        &out, "span: ", FormatShortTime(a.first_record_ns()), " .. ",
+        FormatShortTime(a.last_record_ns()), " UTC (",
+        absl::StrFormat("%.1f",
+                        (a.last_record_ns() - a.first_record_ns()) / 1e9),
+        " s)\n");
+  }
+  const std::vector<std::string> hosts = a.Hosts();
+  if (!hosts.empty()) absl::StrAppend(&out, "hosts: ", absl::StrJoin(hosts, " "), "\n");
+  return out;
+}
+
+std::string GroupTitle(HistGroup by, const std::string& disk,
+                       const std::string& op) {
+  switch (by) {
+    case HistGroup::kDisk: return absl::StrCat("disk = ", disk);
+    case HistGroup::kOp: return absl::StrCat("op = ", op);
+    case HistGroup::kDiskOp: return absl::StrCat("disk = ", disk, ", op = ", op);
+    case HistGroup::kAll: break;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string HumanBytes(uint64_t bytes) {
+  if (bytes < 1024) return absl::StrCat(bytes, " B");
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  return absl::StrFormat("%.1f %s", v, kUnits[u]);
+}
+
+std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
+  int lo = -1, hi = -1;
+  uint64_t max = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    if (hist[b] == 0) continue;
+    if (lo < 0) lo = b;
+    hi = b;
+    max = std::max(max, hist[b]);
+  }
+  if (hi < 0) return "(no events)\n";
+  // biolatency's layout: "%10d -> %-10d : %-8d |%-40s|", wider when the
+  // bucket bounds need it.
+  const int w = std::max<int>(10, absl::StrCat(BucketHigh(hi)).size());
+  std::string out = absl::StrFormat("%*s%-*s : count     distribution\n", 5, "",
+                                    2 * w + 4 - 5, unit_label);
+  for (int b = lo; b <= hi; ++b) {
+    // One star at least for a non-empty bucket, so that no event is
+    // invisible.
+    int stars = static_cast<int>(hist[b] * kBarWidth / max);
+    if (hist[b] > 0 && stars == 0) stars = 1;
+    absl::StrAppendFormat(&out, "%*d -> %-*d : %-8d |%-*s|\n", w, BucketLow(b),
+                          w, BucketHigh(b), hist[b], kBarWidth,
+                          std::string(stars, '*'));
+  }
+  return out;
+}
+
+std::string WarningBlock(const ReportInput& in) {
+  const LossSummary loss = in.agg->Loss();
+  std::vector<std::string> lines;
+  if (loss.lost > 0) {
+    lines.push_back(absl::StrCat(loss.lost,
+                                 " events lost in the kernel (ring buffer full)"));
+  }
+  if (loss.dropped > 0) {
+    lines.push_back(absl::StrCat(loss.dropped,
+                                 " events dropped by biosnoop (output write failed)"));
+  }
+  if (loss.missed > 0) {
+    lines.push_back(absl::StrCat(loss.missed,
+                                 " completions missed in the kernel (hook skipped)"));
+  }
+  if (loss.decode_errors > 0) {
+    lines.push_back(absl::StrCat(loss.decode_errors,
+                                 " kernel records rejected by biosnoop (decode errors)"));
+  }
+  if (in.agg->records() > 0 && !loss.any_stats) {
+    lines.push_back("no stats records: loss unknown");
+  } else if (loss.runs_without_stats > 0) {
+    lines.push_back(absl::StrCat(loss.runs_without_stats, " of ", loss.runs,
+                                 " runs have no stats records: their loss is unknown"));
+  }
+  if (in.damage != nullptr) {
+    if (in.damage->records_skipped > 0) {
+      lines.push_back(absl::StrCat(in.damage->records_skipped,
+                                   " corrupt records skipped"));
+    }
+    for (const std::string& name : in.damage->damaged_inputs) {
+      lines.push_back(absl::StrCat(name, " ends inside a record (truncated)"));
+    }
+  }
+  if (lines.empty()) return "";
+  std::string out =
+      "WARNING: events may be missing from this report:\n";
+  for (const std::string& line : lines) absl::StrAppend(&out, "WARNING:   ", line, "\n");
+  out += "\n";
+  return out;
+}
+
+std::string SummaryReport(const ReportInput& in, const ReportOptions& opt) {
+  const Aggregator& a = *in.agg;
+  std::string out = WarningBlock(in) + Heading(in);
+  if (a.events() == 0) return out + "\nno events\n";
+  const char* u = Unit(opt.ms);
+  Table table({"disk", "op", "count", "bytes", absl::StrCat("min_", u),
+               absl::StrCat("mean_", u), absl::StrCat("p50_", u),
+               absl::StrCat("p90_", u), absl::StrCat("p99_", u),
+               absl::StrCat("p99.9_", u), absl::StrCat("max_", u), "errors"},
+              "llrrrrrrrrrr");
+  for (const auto& [key, s] : a.groups()) {
+    AddSummaryRow(key.first, key.second, s, s.latencies_us, opt.ms, &table);
+  }
+  AddSummaryRow("all", "all", a.overall(), a.AllLatencies(), opt.ms, &table);
+  return out + "\n" + table.Render();
+}
+
+std::string HistReport(const ReportInput& in, const ReportOptions& opt) {
+  const Aggregator& a = *in.agg;
+  std::string out = WarningBlock(in);
+  const char* label = opt.ms ? "msecs" : "usecs";
+  auto hist_of = [&](const LatencyStats& s) -> const Log2Hist& {
+    return opt.ms ? s.hist_ms : s.hist;
+  };
+  if (opt.by == HistGroup::kAll || a.events() == 0) {
+    return out + RenderLog2Hist(hist_of(a.overall()), label);
+  }
+  // Merge (disk, op) groups into the requested grouping, sorted.
+  std::map<std::pair<std::string, std::string>, LatencyStats> merged;
+  for (const auto& [key, s] : a.groups()) {
+    std::pair<std::string, std::string> k = key;
+    if (opt.by == HistGroup::kDisk) k.second.clear();
+    if (opt.by == HistGroup::kOp) k.first.clear();
+    LatencyStats& m = merged[k];
+    for (int b = 0; b < kBuckets; ++b) {
+      m.hist[b] += s.hist[b];
+      m.hist_ms[b] += s.hist_ms[b];
+    }
+  }
+  bool first = true;
+  for (const auto& [key, s] : merged) {
+    if (!first) out += "\n";
+    first = false;
+    absl::StrAppend(&out, Printable(GroupTitle(opt.by, key.first, key.second)), "\n",
+                    RenderLog2Hist(hist_of(s), label));
+  }
+  return out;
+}
+
+std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
+  const Aggregator& a = *in.agg;
+  std::string out = WarningBlock(in);
+  if (a.events() == 0) return out + "no events\n";
+  const char* u = Unit(opt.ms);
+
+  std::vector<ProcessTotals> procs = a.Processes();
+  auto proc_table = [&](const char* title, auto better) {
+    std::sort(procs.begin(), procs.end(), better);
+    Table t({"pid", "comm", "count", absl::StrCat("total_", u),
+             absl::StrCat("max_", u), "bytes"},
+            "rlrrrr");
+    for (size_t i = 0; i < procs.size() && i < opt.top; ++i) {
+      const ProcessTotals& p = procs[i];
+      t.Add({absl::StrCat(p.pid), Printable(p.comm), absl::StrCat(p.count),
+             Latency(p.total_us, opt.ms), Latency(p.max_us, opt.ms),
+             HumanBytes(p.bytes)});
+    }
+    absl::StrAppend(&out, title, "\n", t.Render());
+  };
+  // Ties broken by pid then comm, so that the output is deterministic.
+  auto tie = [](const ProcessTotals& x, const ProcessTotals& y) {
+    return std::tie(x.pid, x.comm) < std::tie(y.pid, y.comm);
+  };
+  proc_table("top processes by slow I/O count:",
+             [&](const ProcessTotals& x, const ProcessTotals& y) {
+               if (x.count != y.count) return x.count > y.count;
+               return tie(x, y);
+             });
+  out += "\n";
+  proc_table("top processes by total latency:",
+             [&](const ProcessTotals& x, const ProcessTotals& y) {
+               if (x.total_us != y.total_us) return x.total_us > y.total_us;
+               return tie(x, y);
+             });
+
+  std::map<std::string, LatencyStats> disk_map;
+  for (const auto& [key, s] : a.groups()) {
+    LatencyStats& d = disk_map[key.first];
+    d.count += s.count;
+    d.bytes += s.bytes;
+    d.sum_us += s.sum_us;
+    d.max_us = std::max(d.max_us, s.max_us);
+  }
+  std::vector<std::pair<std::string, LatencyStats>> disks(disk_map.begin(),
+                                                          disk_map.end());
+  auto disk_table = [&](const char* title, auto better) {
+    std::stable_sort(disks.begin(), disks.end(), better);
+    Table t({"disk", "count", absl::StrCat("total_", u),
+             absl::StrCat("max_", u), "bytes"},
+            "lrrrr");
+    for (size_t i = 0; i < disks.size() && i < opt.top; ++i) {
+      const auto& [name, d] = disks[i];
+      t.Add({Printable(name), absl::StrCat(d.count), Latency(d.sum_us, opt.ms),
+             Latency(d.max_us, opt.ms), HumanBytes(d.bytes)});
+    }
+    absl::StrAppend(&out, "\n", title, "\n", t.Render());
+  };
+  using DiskRow = std::pair<std::string, LatencyStats>;
+  disk_table("top disks by slow I/O count:", [](const DiskRow& x, const DiskRow& y) {
+    return x.second.count > y.second.count;
+  });
+  disk_table("top disks by total latency:", [](const DiskRow& x, const DiskRow& y) {
+    return x.second.sum_us > y.second.sum_us;
+  });
+  return out;
+}
+
+std::string SizesReport(const ReportInput& in, const ReportOptions& opt) {
+  std::string out = WarningBlock(in) +
+                    RenderLog2Hist(in.agg->size_hist_kib(), "kbytes");
+  if (in.agg->zero_byte_events() > 0) {
+    absl::StrAppend(&out, "(", in.agg->zero_byte_events(),
+                    " requests without data, such as flushes, not shown)\n");
+  }
+  return out;
+}
+
+std::string ErrorsReport(const ReportInput& in, const ReportOptions& opt) {
+  const Aggregator& a = *in.agg;
+  std::string out = WarningBlock(in);
+  if (a.errors().empty()) {
+    return absl::StrCat(out, "no I/O errors in ", a.events(), " events\n");
+  }
+  Table t({"disk", "error", "count", "first (UTC)", "last (UTC)"}, "llrll");
+  uint64_t total = 0;
+  for (const auto& [key, e] : a.errors()) {
+    t.Add({Printable(key.first), Printable(key.second), absl::StrCat(e.count),
+           FormatShortTime(e.first_ns), FormatShortTime(e.last_ns)});
+    total += e.count;
+  }
+  absl::StrAppend(&out, t.Render(), "\n", total, " errors in ", a.events(),
+                  " events\n");
+  return out;
+}
+
+}  // namespace biosnoop::report

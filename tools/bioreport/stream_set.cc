@@ -1,0 +1,99 @@
+#include "stream_set.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "filter.h"
+
+namespace biosnoop::report {
+namespace {
+
+int64_t RecordTime(const ParsedRecord& rec) {
+  switch (rec.kind) {
+    case RecordKind::kHeader: return ToNs(rec.header.start_time());
+    case RecordKind::kEvent: return ToNs(rec.event.timestamp());
+    case RecordKind::kStats: return ToNs(rec.stats.timestamp());
+  }
+  return 0;
+}
+
+// The time of the first good record, quietly (the real pass reports
+// problems).  Opening errors are returned.
+absl::StatusOr<std::optional<int64_t>> FirstTime(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<RecordReader>> reader =
+      RecordReader::Open(path, ReaderOptions{});
+  if (!reader.ok()) return reader.status();
+  ParsedRecord rec;
+  absl::StatusOr<bool> got = (*reader)->Next(&rec);
+  if (!got.ok() || !*got) return std::optional<int64_t>();
+  return std::optional<int64_t>(RecordTime(rec));
+}
+
+}  // namespace
+
+absl::StatusOr<StreamSet> StreamSet::Open(std::vector<std::string> paths,
+                                          ReaderOptions options) {
+  struct Item {
+    std::optional<int64_t> first;
+    size_t index;
+    std::string path;
+  };
+  std::vector<Item> items;
+  int stdin_count = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::optional<int64_t> first;
+    if (paths[i] == "-") {
+      if (++stdin_count > 1) {
+        return absl::InvalidArgumentError("stdin (-) named more than once");
+      }
+    } else {
+      absl::StatusOr<std::optional<int64_t>> t = FirstTime(paths[i]);
+      if (!t.ok()) return t.status();
+      first = *t;
+    }
+    items.push_back({first, i, std::move(paths[i])});
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.first.has_value() != b.first.has_value()) return !a.first.has_value();
+    if (!a.first.has_value()) return false;
+    return *a.first < *b.first;
+  });
+  std::vector<std::string> ordered;
+  for (Item& item : items) ordered.push_back(std::move(item.path));
+  return StreamSet(std::move(ordered), std::move(options));
+}
+
+absl::Status StreamSet::ForEach(
+    const std::function<void(const RecordReader&)>& start_input,
+    const std::function<absl::Status(const ParsedRecord&)>& visit) {
+  ParsedRecord rec;
+  for (const std::string& path : paths_) {
+    absl::StatusOr<std::unique_ptr<RecordReader>> reader =
+        RecordReader::Open(path, options_);
+    if (!reader.ok()) return reader.status();
+    RecordReader& r = **reader;
+    start_input(r);
+    for (;;) {
+      absl::StatusOr<bool> got = r.Next(&rec);
+      if (!got.ok()) return got.status();
+      if (!*got) break;
+      if (absl::Status s = visit(rec); !s.ok()) return s;
+    }
+    if (r.format() == StreamFormat::kJsonLines) saw_jsonl_ = true;
+    if (r.format() == StreamFormat::kProtobuf) saw_proto_ = true;
+    damage_.records_skipped += r.records_skipped();
+    if (r.damaged_end()) damage_.damaged_inputs.push_back(r.name());
+  }
+  return absl::OkStatus();
+}
+
+std::string StreamSet::formats() const {
+  if (saw_jsonl_ && saw_proto_) return "jsonl+proto";
+  if (saw_jsonl_) return "jsonl";
+  if (saw_proto_) return "proto";
+  return "empty";
+}
+
+}  // namespace biosnoop::report
