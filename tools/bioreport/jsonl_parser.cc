@@ -214,7 +214,7 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
     default:
       break;
   }
-  if (field < 3 || field > 12) return r.lex().SkipValue();
+  if (field < 3 || (field > 12 && field != 14)) return r.lex().SkipValue();
   s = r.U64(kU64, &u);
   switch (field) {
     case 3: st->set_completions(u); break;
