@@ -36,7 +36,7 @@ class FileSink : public Sink {
 
   // Queues one formatted event record (OutputFile::Append's errors).
   absl::Status AppendEvent(absl::string_view record) {
-    return file_->Append(record);
+    return file_->AppendOne(record);
   }
 
   // Writes one formatted header or stats record at once, alone in its

@@ -167,6 +167,26 @@ absl::Status OutputFile::Append(absl::string_view whole_records) {
   return status;
 }
 
+absl::Status OutputFile::AppendOne(absl::string_view record) {
+  if (record.empty()) return absl::OkStatus();
+  if (framing_ == RecordFraming::kLines && record.back() != '\n') {
+    return absl::InvalidArgumentError(
+        "output text must be whole lines ending in a newline");
+  }
+  absl::Status status;
+  if (buffer_.size() + record.size() > kBufferBytes) status = Flush();
+  if (record.size() >= kBufferBytes) {
+    if (!status.ok()) {
+      ++records_dropped_;
+      return status;
+    }
+    return WriteRecords(record, 1);
+  }
+  buffer_.append(record.data(), record.size());
+  ++buffered_records_;
+  return status;
+}
+
 absl::Status OutputFile::Flush() {
   if (buffer_.empty()) return absl::OkStatus();
   absl::Status status = WriteRecords(buffer_, buffered_records_);

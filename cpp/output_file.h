@@ -71,6 +71,12 @@ class OutputFile {
   // by then).
   absl::Status Append(absl::string_view whole_records);
 
+  // Append() for exactly one record that the caller formatted itself (the
+  // sinks, once per event): the per-byte scan that finds record boundaries
+  // is skipped, only the cheap framing check remains (lines: ends in '\n').
+  // The caller guarantees a line holds no other '\n'.
+  absl::Status AppendOne(absl::string_view record);
+
   // Writes everything buffered.  Same errors as Append().
   absl::Status Flush();
 

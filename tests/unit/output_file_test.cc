@@ -127,6 +127,25 @@ TEST_F(OutputFileTest, FullBufferIsWrittenOnlyAtLineBoundaries) {
   ExpectWholeLines(content, kLine);
 }
 
+TEST_F(OutputFileTest, AppendOneCountsOneRecordAndChecksFraming) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  constexpr size_t kLine = 100;
+  const int lines = static_cast<int>(2 * OutputFile::kBufferBytes / kLine);
+  for (int i = 0; i < lines; ++i) {
+    ASSERT_TRUE((*file)->AppendOne(NumberedLine(i, kLine)).ok());
+  }
+  EXPECT_EQ((*file)->records_written() + (*file)->records_buffered(),
+            static_cast<uint64_t>(lines));
+  ExpectWholeLines(ReadFile(path), kLine);
+  absl::Status torn = (*file)->AppendOne("no newline");
+  EXPECT_EQ(torn.code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ((*file)->records_written(), static_cast<uint64_t>(lines));
+  EXPECT_EQ(ReadFile(path).size(), lines * kLine);
+}
+
 TEST_F(OutputFileTest, LargeAppendGoesStraightToTheFile) {
   const std::string path = Path("slow.jsonl");
   auto file = OutputFile::Open(path);
