@@ -3,21 +3,21 @@
 #include <utility>
 
 #include "proto_format.h"
+#include "proto_wire.h"
 
 namespace biosnoop {
 
 ProtoSink::ProtoSink(std::unique_ptr<OutputFile> file, std::string host)
     : FileSink(std::move(file)), host_(std::move(host)) {
-  // Setting the oneof once and never switching it keeps the Event (and its
-  // strings' capacity) alive across events; switching would free it.
-  event_ = event_record_.mutable_event();
-  bytes_.reserve(512);  // a typical event is ~150 bytes
+  scratch_.reserve(512);  // a typical event is ~150 bytes
+  bytes_.reserve(512);
 }
 
 absl::Status ProtoSink::Write(const EnrichedEvent& e) {
-  FillEventProto(e, host_, event_);
+  // The hot path encodes the wire format directly (proto_wire.h): the same
+  // bytes as FillEventProto + AppendDelimited, about twice as fast.
   bytes_.clear();
-  AppendDelimited(event_record_, &bytes_);
+  AppendEventRecordDelimited(e, host_, &scratch_, &bytes_);
   return AppendEvent(bytes_);
 }
 

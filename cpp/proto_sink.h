@@ -31,9 +31,8 @@ class ProtoSink : public FileSink {
 
  private:
   std::string host_;
-  v1::Record event_record_;  // holds an Event for the sink's whole life
-  v1::Event* event_;         // event_record_'s Event
-  std::string bytes_;        // reused for every event
+  std::string scratch_;  // the encoded Event, reused for every event
+  std::string bytes_;    // the delimited Record, reused for every event
 };
 
 }  // namespace biosnoop
