@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# Shared helpers for tools/bench/run: messages, counters, JSON records.
+# Sourced, not executed.
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() {
+  printf 'bench: %s\n' "$*" >&2
+  exit 1
+}
+
+# Reads completed on block device NAME: field 1 of /sys/block/NAME/stat.
+reads_completed() {
+  local reads _
+  read -r reads _ < "/sys/block/$1/stat"
+  echo "$reads"
+}
+
+# record FILE [--arg k v | --argjson k json]...: appends one JSON object
+# with those members to FILE (one object per line).
+record() {
+  local file=$1
+  shift
+  jq -cn "$@" '$ARGS.named' >> "$file"
+}
+
+# A JSON number, or null for an empty value.
+num_or_null() { if [[ -n ${1:-} ]]; then echo "$1"; else echo null; fi; }
+
+# Prints VALUE with printf FORMAT, or an em dash when VALUE is null/empty.
+fmt() {
+  if [[ -z ${1:-} || $1 == null ]]; then
+    printf '—'
+  else
+    # shellcheck disable=SC2059
+    printf "$2" "$1"
+  fi
+}
+
+# Text safe inside a Markdown table cell (one line, no pipes).
+md_cell() {
+  local s=${1//|/\\|}
+  s=${s//$'\n'/ }
+  printf '%s' "$s"
+}

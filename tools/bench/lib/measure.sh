@@ -1,0 +1,259 @@
+# shellcheck shell=bash
+# One measured fio run per call, and the size-based exactness pass.
+# Uses the harness's globals (set by tools/bench/run): devname, devpath,
+# devsize, outdir, logdir, results, kstats, exact_file, runtime, biosnoop,
+# and the configuration arrays cfg_names, cfg_kinds, cfg_cmds, cfg_count,
+# cfg_skip.  Sourced, not executed.
+
+fio_common=(--name=bench --rw=randread --bs=4k --direct=1 --ioengine=io_uring
+  --iodepth=32 --numjobs=1 --output-format=json)
+
+# fio_run JSON_OUT STDERR ARGS...: fio on the benchmark disk, bounded in
+# time; kills it when the harness is interrupted (see cleanup in run).
+fio_run() {
+  local json=$1 err=$2 limit
+  shift 2
+  limit=$((runtime + 120))
+  timeout --kill-after=10 "$limit" fio "${fio_common[@]}" --filename="$devpath" \
+    --output="$json" "$@" 2>"$err" &
+  fio_pid=$!
+  local rc=0
+  wait "$fio_pid" || rc=$?
+  fio_pid=
+  return "$rc"
+}
+
+# The last non-empty line of FILE (why something failed).
+last_line() { grep -av '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c1-120; }
+
+# KEY's value in a biosnoop summary line ("... written=12 lost=0 ...").
+summary_value() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p" <<<"$1"; }
+
+# Events in a JSON Lines output: lines of "type":"event" when the stream
+# has typed records (header, stats), else every line.
+count_jsonl_events() {
+  [[ -e $1 ]] || { echo 0; return; }
+  if grep -q -m1 '"type":' "$1"; then
+    grep -c '"type":"event"' "$1" || true
+  else
+    wc -l <"$1"
+  fi
+}
+
+# The command of configuration I with its placeholders filled in.
+expand_command() {
+  local c=${cfg_cmds[$1]}
+  c=${c//\{biosnoop\}/$biosnoop}
+  c=${c//\{devpath\}/$devpath}
+  c=${c//\{dev\}/$devname}
+  c=${c//\{out\}/$2}
+  printf '%s' "$c"
+}
+
+# Starts configuration I's tracer (output OUT, logs under TAG, EXTRA
+# appended to its command) and waits for it to attach.  Returns 1, with cfg_skip set, when it does not start;
+# sets start_note when it runs but no BPF program was seen.
+start_config() {
+  local i=$1 out=$2 tag=$3 extra=${4:-} w=0
+  start_note=
+  tracer_start "$(expand_command "$i" "$out")$extra" "$logdir/$tag.stdout" \
+    "$logdir/$tag.stderr"
+  tracer_wait_attached 20 || w=$?
+  if ((w == 1)); then
+    tracer_stop
+    cfg_skip[$i]="did not start (exit $tracer_rc): $(last_line "$logdir/$tag.stderr")"
+    log "${cfg_names[$i]}: ${cfg_skip[$i]}"
+    return 1
+  fi
+  ((w == 2)) && start_note="no BPF program seen within 20 s"
+  return 0
+}
+
+# Events written by configuration I, from its output or its summary.
+count_events() {
+  local i=$1 out=$2 summary=$3
+  case ${cfg_count[$i]} in
+    jsonl) count_jsonl_events "$out" ;;
+    lines) if [[ -e $out ]]; then wc -l <"$out"; fi ;;
+    summary) summary_value "$summary" written ;;
+  esac
+}
+
+# run_one I ROUND: one time-based fio run under configuration I.  Round 0
+# is the warm-up round: bpf_stats is on while a tracer runs, and only the
+# kernel-side figures of that round are reported.
+run_one() {
+  local i=$1 round=$2
+  local name=${cfg_names[$1]} tag="${cfg_names[$1]}.r$2" out=""
+  local status=ok note="" life0 life1 run0 run1 use0="" use1="" rss=""
+  local snap0="[]" snap1="[]" stats_ok=1 summary="" fio_rc=0
+  local -a ids=()
+  [[ ${cfg_count[$i]} != none ]] && out="$outdir/$name.out"
+  [[ -n $out ]] && rm -f "$out"
+
+  life0=$(reads_completed "$devname")
+  if [[ ${cfg_kinds[$i]} != baseline ]]; then
+    start_config "$i" "${out:-$outdir/$name.out}" "$tag" || {
+      record "$results" --arg config "$name" --argjson round "$round" \
+        --arg status skipped --arg note "${cfg_skip[$i]}"
+      return 0
+    }
+    note=$start_note
+    if ((round == 0)); then
+      mapfile -t ids < <(tracer_prog_ids)
+      bpfstats_on
+      snap0=$(bpf_prog_stats "${ids[@]}")
+    fi
+    use0=$(tracer_usage)
+  fi
+
+  run0=$(reads_completed "$devname")
+  fio_run "$logdir/$tag.fio.json" "$logdir/$tag.fio.stderr" \
+    --time_based --runtime="$runtime" || fio_rc=$?
+  run1=$(reads_completed "$devname")
+
+  if [[ ${cfg_kinds[$i]} != baseline ]]; then
+    tracer_drain "$out"
+    if tracer_alive; then
+      use1=$(tracer_usage)
+      rss=$(tracer_hwm_kib)
+    else
+      status=failed
+      note="tracer exited during the run: $(last_line "$logdir/$tag.stderr")"
+    fi
+    if ((round == 0)); then
+      snap1=$(bpf_prog_stats "${ids[@]}")
+      bpfstats_is_on || stats_ok=0
+      bpfstats_restore
+    fi
+    tracer_stop
+    summary=$(grep -a '^biosnoop: completions=' "$logdir/$tag.stderr" | tail -n 1 || true)
+  fi
+  life1=$(reads_completed "$devname")
+
+  local iops="" fio_ios=""
+  if ((fio_rc == 0)) && [[ -s $logdir/$tag.fio.json ]]; then
+    iops=$(jq '.jobs[0].read.iops' "$logdir/$tag.fio.json")
+    fio_ios=$(jq '.jobs[0].read.total_ios' "$logdir/$tag.fio.json")
+  else
+    status=failed
+    note="fio failed (exit $fio_rc): $(last_line "$logdir/$tag.fio.stderr")"
+  fi
+  local user="" sys="" switches=""
+  if [[ -n $use0 && -n $use1 ]]; then
+    read -r user sys switches < <(awk -v a="$use0" -v b="$use1" 'BEGIN {
+      split(a, x, " "); split(b, y, " ")
+      printf "%.3f %.3f %d\n", y[1] - x[1], y[2] - x[2], y[3] - x[3] }')
+  fi
+  local events=""
+  [[ ${cfg_kinds[$i]} != baseline ]] && events=$(count_events "$i" "$out" "$summary")
+
+  record "$results" --arg config "$name" --argjson round "$round" \
+    --arg status "$status" --arg note "$note" \
+    --argjson iops "$(num_or_null "$iops")" \
+    --argjson fio_ios "$(num_or_null "$fio_ios")" \
+    --argjson truth_run "$((run1 - run0))" \
+    --argjson truth_life "$((life1 - life0))" \
+    --argjson events "$(num_or_null "$events")" \
+    --argjson completions "$(num_or_null "$(summary_value "$summary" completions)")" \
+    --argjson written "$(num_or_null "$(summary_value "$summary" written)")" \
+    --argjson lost "$(num_or_null "$(summary_value "$summary" lost)")" \
+    --argjson orphans "$(num_or_null "$(summary_value "$summary" orphans)")" \
+    --argjson user_s "$(num_or_null "$user")" \
+    --argjson sys_s "$(num_or_null "$sys")" \
+    --argjson switches "$(num_or_null "$switches")" \
+    --argjson rss_kib "$(num_or_null "$rss")"
+
+  if ((round == 0)) && [[ ${cfg_kinds[$i]} != baseline ]]; then
+    record "$kstats" --arg config "$name" --argjson truth_run "$((run1 - run0))" \
+      --argjson before "$snap0" --argjson after "$snap1" \
+      --argjson stats_ok "$stats_ok"
+  fi
+  [[ -n $out ]] && rm -f "$out"
+  log "$(printf 'round %d %-10s %s IOPS %s' "$round" "$name" \
+    "$(fmt "$iops" '%.0f')" "${note:+($note)}")"
+}
+
+# exactness I N: a size-based run of N reads under configuration I (JSON
+# Lines), checking that every completion is in the output exactly once:
+# events == fio's count == /sys completions == biosnoop's completions ==
+# lines written, nothing lost, and the multiset of offsets in the output
+# equals the one fio logged (--write_iolog).  biosnoop runs with -v so
+# that its other counters (key_collisions, requeues, ...) can be shown:
+# N reads over the 2 GiB disk re-read blocks once N > 524288, and fio may
+# then have two reads of one sector in flight at once.  biosnoop's "written" may
+# count the stream's header and stats lines too: either count is accepted.
+exactness() {
+  local i=$1 n=$2 name=${cfg_names[$1]} tag="${cfg_names[$1]}.exact"
+  local out="$outdir/exact.out" iolog="$outdir/exact.iolog" fio_rc=0
+  rm -f "$out" "$iolog"
+  local life0 life1
+  life0=$(reads_completed "$devname")
+  local verbose=""
+  [[ ${cfg_kinds[$i]} == biosnoop ]] && verbose=" -v"
+  if ! start_config "$i" "$out" "$tag" "$verbose"; then
+    record "$exact_file" --arg config "$name" --argjson requested "$n" \
+      --arg verdict "not run: ${cfg_skip[$i]}"
+    return 0
+  fi
+  local -a ids
+  mapfile -t ids < <(tracer_prog_ids)
+  local misses0 misses1
+  misses0=$(bpf_prog_stats "${ids[@]}" | jq 'map(.misses) | add // 0')
+  fio_run "$logdir/$tag.fio.json" "$logdir/$tag.fio.stderr" \
+    --size="$devsize" --io_size=$((n * 4096)) --runtime=$((runtime + 110)) \
+    --write_iolog="$iolog" || fio_rc=$?
+  tracer_drain "$out"
+  misses1=$(bpf_prog_stats "${ids[@]}" | jq 'map(.misses) | add // 0')
+  tracer_stop
+  life1=$(reads_completed "$devname")
+
+  local summary fio_ios events lines fio_events missing extra
+  summary=$(grep -a '^biosnoop: completions=' "$logdir/$tag.stderr" | tail -n 1 || true)
+  fio_ios=$(jq '.jobs[0].read.total_ios // empty' "$logdir/$tag.fio.json" 2>/dev/null || true)
+  events=$(count_jsonl_events "$out")
+  lines=$(wc -l <"$out" 2>/dev/null || echo 0)
+  # Offsets (bytes) of fio's reads, from fio's log and from the events.
+  # iolog v2 lines are "file read OFFSET LEN"; v3 puts a timestamp first.
+  awk '{ for (k = 2; k < NF; k++) if ($k == "read") { print $(k + 1); next } }' \
+    "$iolog" 2>/dev/null | LC_ALL=C sort >"$outdir/offsets.fio"
+  grep -a '"comm":"fio"' "$out" 2>/dev/null | grep -ao '"sector":[0-9]*' |
+    awk -F: '{ printf "%.0f\n", $2 * 512 }' | LC_ALL=C sort >"$outdir/offsets.events"
+  fio_events=$(wc -l <"$outdir/offsets.events")
+  missing=$(LC_ALL=C comm -23 "$outdir/offsets.fio" "$outdir/offsets.events" | wc -l)
+  extra=$(LC_ALL=C comm -13 "$outdir/offsets.fio" "$outdir/offsets.events" | wc -l)
+
+  # Counters beyond the summary's usual ones, when not zero.
+  local counters
+  counters=$(tr ' ' '\n' <<<"$summary" | grep -E '^[a-z_]+=[0-9]+$' |
+    grep -vE '^(completions|emitted|written|lost|below_threshold|filtered|decode_errors|expired|dropped)=' |
+    grep -v '=0$' | paste -sd' ' || true)
+  ((misses1 > misses0)) && counters+="${counters:+ }bpf_recursion_misses=$((misses1 - misses0))"
+
+  local completions written lost verdict=exact
+  completions=$(summary_value "$summary" completions)
+  written=$(summary_value "$summary" written)
+  lost=$(summary_value "$summary" lost)
+  if ((fio_rc != 0)) || [[ -z $fio_ios ]]; then
+    verdict="fio failed (exit $fio_rc): $(last_line "$logdir/$tag.fio.stderr")"
+  elif ((fio_ios != n)); then
+    verdict="fio did $fio_ios of $n reads (time cap)"
+  elif [[ $events != "$fio_ios" || $fio_events != "$fio_ios" ||
+    $((life1 - life0)) != "$fio_ios" || ${completions:-x} != "$fio_ios" ||
+    (${written:-x} != "$events" && ${written:-x} != "$lines") ||
+    ${lost:-x} != 0 || $missing != 0 ||
+    $extra != 0 ]]; then
+    verdict=MISMATCH
+  fi
+  record "$exact_file" --arg config "$name" --argjson requested "$n" \
+    --argjson fio_ios "$(num_or_null "$fio_ios")" \
+    --argjson truth "$((life1 - life0))" \
+    --argjson completions "$(num_or_null "$completions")" \
+    --argjson written "$(num_or_null "$written")" \
+    --argjson events "$events" --argjson fio_events "$fio_events" \
+    --argjson lost "$(num_or_null "$lost")" \
+    --argjson missing "$missing" --argjson extra "$extra" \
+    --arg counters "$counters" --arg verdict "$verdict"
+  log "exactness: $verdict"
+  rm -f "$out" "$iolog" "$outdir/offsets.fio" "$outdir/offsets.events"
+}

@@ -1,0 +1,166 @@
+# shellcheck shell=bash
+# Markdown report from the harness's JSON records (results, kstats,
+# exact_file, micro_json).  Sourced, not executed.
+
+# Budget of issue #5 (ratios to the baseline, CPU s per million events, MiB).
+budget_quiet_ratio=0.95
+budget_jsonl_ratio=0.85
+budget_jsonl_cpu=0.3
+budget_rss_mib=16
+budget_consumer_eps=3000000
+
+# One line per configuration, fields separated by US (0x1f: not
+# whitespace, so empty fields survive `read`), "null" for none (in CONFIG_JSON order, a JSON
+# array of names) with the medians over rounds >= 1:
+# name runs_ok runs skip iops_med iops_min iops_max ratio_med ratio_min
+# ratio_max cpu_per_m user_per_m sys_per_m switches_per_k rss_mib events
+# truth lost orphans notes
+aggregate_results() {
+  jq -rs --argjson names "$1" '
+    def median: sort | if length == 0 then null
+      elif length % 2 == 1 then .[(length - 1) / 2]
+      else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    def sum_or_null: if length == 0 or any(.[]; . == null) then null else add end;
+    . as $all
+    | ($all | map(select(.config == "baseline" and .round >= 1 and .status == "ok"))
+            | map({key: (.round | tostring), value: .iops}) | from_entries) as $base
+    | $names[] as $n
+    | ($all | map(select(.config == $n and .round >= 1))) as $rs
+    | ($rs | map(select(.status == "ok"))) as $ok
+    | ($ok | map(select($base[.round | tostring] != null)
+                 | .iops / $base[.round | tostring])) as $ratio
+    | ($ok | map(select(.user_s != null and .truth_run > 0))) as $measured
+    | ($measured | map((.user_s + .sys_s) / (.truth_run / 1e6))) as $cpu
+    | ($measured | map(.user_s / (.truth_run / 1e6))) as $user
+    | ($measured | map(.sys_s / (.truth_run / 1e6))) as $sys
+    | ($measured | map(.switches / (.truth_run / 1e3))) as $switches
+    | [ $n, ($ok | length), ($rs | length),
+        ($all | map(select(.config == $n and .status == "skipped")) | .[0].note // ""),
+        ($ok | map(.iops) | median), ($ok | map(.iops) | min), ($ok | map(.iops) | max),
+        ($ratio | median), ($ratio | min), ($ratio | max),
+        ($cpu | median), ($user | median), ($sys | median), ($switches | median),
+        ($ok | map(.rss_kib | select(. != null)) | max | if . then . / 1024 else null end),
+        ($ok | map(.events) | sum_or_null), ($ok | map(.truth_life) | add),
+        ($ok | map(.lost) | sum_or_null), ($ok | map(.orphans) | sum_or_null),
+        ($rs | map(.note | select(. != "")) | unique | join("; "))
+      ]
+    | map(if . == null or . == "" then "null" else tostring end)
+    | join("\u001f")' "$results"
+}
+
+# Checks a row against the budget: "ok", "FAIL: ...", or "—".
+budget_verdict() {
+  local name=$1 ratio=$2 cpu=$3 rss=$4 events=$5 truth=$6 lost=$7
+  local fails=()
+  case $name in
+    quiet)
+      awk -v r="$ratio" -v b="$budget_quiet_ratio" 'BEGIN { exit !(r != "null" && r >= b) }' ||
+        fails+=("ratio < $budget_quiet_ratio")
+      ;;
+    jsonl)
+      awk -v r="$ratio" -v b="$budget_jsonl_ratio" 'BEGIN { exit !(r != "null" && r >= b) }' ||
+        fails+=("ratio < $budget_jsonl_ratio")
+      awk -v c="$cpu" -v b="$budget_jsonl_cpu" 'BEGIN { exit !(c != "null" && c <= b) }' ||
+        fails+=("CPU > $budget_jsonl_cpu s/M")
+      [[ $lost == 0 ]] || fails+=("lost events")
+      [[ $events == "$truth" ]] || fails+=("events != completions")
+      ;;
+    *)
+      printf '—'
+      return
+      ;;
+  esac
+  awk -v m="$rss" -v b="$budget_rss_mib" 'BEGIN { exit !(m != "null" && m <= b) }' ||
+    fails+=("RSS > $budget_rss_mib MiB")
+  if ((${#fails[@]} == 0)); then
+    printf 'ok'
+  else
+    local text
+    text=$(printf '%s; ' "${fails[@]}")
+    printf 'FAIL: %s' "${text%; }"
+  fi
+}
+
+report_throughput() {
+  echo "| config | runs | IOPS median (min–max) | ratio to baseline, median (min–max) | tracer CPU s / 1M events (user + sys) | tracer wakeups / 1k events | peak RSS MiB | events written / completions | lost | budget | notes |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  local name ok runs skip imed imin imax rmed rmin rmax cpu user sys sw rss ev truth lost orph notes
+  while IFS=$'\x1f' read -r name ok runs skip imed imin imax rmed rmin rmax cpu user sys sw rss ev truth lost orph notes; do
+    [[ $notes == null ]] && notes=
+    if [[ $skip != null ]]; then
+      echo "| $name | 0 | — | — | — | — | — | — | — | — | skipped: $(md_cell "$skip") |"
+      continue
+    fi
+    local evcell='—'
+    if [[ $ev != null ]]; then
+      evcell=$(awk -v e="$ev" -v t="$truth" 'BEGIN {
+        if (t > 0 && e > t) printf "%d / %d (%d more)", e, t, e - t
+        else if (t > 0 && e == t) printf "%d / %d (all)", e, t
+        else if (t > 0 && e > 0) printf "%d / %d (missing %.2g)", e, t, (t - e) / t
+        else printf "%d / %d", e, t }')
+    fi
+    local cpucell
+    cpucell="$(fmt "$cpu" '%.3f')"
+    [[ $cpu != null ]] && cpucell+=" ($(fmt "$user" '%.3f') + $(fmt "$sys" '%.3f'))"
+    [[ $orph != null && $orph != 0 ]] && notes="${notes:+$notes; }orphans=$orph"
+    printf '| %s | %s/%s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s |\n' \
+      "$name" "$ok" "$runs" \
+      "$(fmt "$imed" '%.0f')" "$(fmt "$imin" '%.0f')" "$(fmt "$imax" '%.0f')" \
+      "$(fmt "$rmed" '%.3f')" "$(fmt "$rmin" '%.3f')" "$(fmt "$rmax" '%.3f')" \
+      "$cpucell" "$(fmt "$sw" '%.1f')" "$(fmt "$rss" '%.1f')" "$evcell" "$(fmt "$lost" '%s')" \
+      "$(budget_verdict "$name" "$rmed" "$cpu" "$rss" "$ev" "$truth" "$lost")" \
+      "$(md_cell "$notes")"
+  done < <(aggregate_results "$1")
+}
+
+# Kernel-side cost per program from the warm-up round's bpf_stats deltas.
+report_kernel() {
+  [[ -s $kstats ]] || { echo "(no tracer ran)"; return; }
+  echo "| config | program | runs per I/O | ns per run | ns per I/O | recursion misses |"
+  echo "|---|---|---|---|---|---|"
+  jq -r '
+    def fix(d): . * pow(10; d) | round / pow(10; d);
+    . as $k
+    | ($k.before | map({key: (.id | tostring), value: .}) | from_entries) as $b
+    | [$k.after[] | . as $a | ($b[$a.id | tostring] // {ns: 0, cnt: 0}) as $p
+        | {name: $a.name, ns: ($a.ns - $p.ns), cnt: ($a.cnt - $p.cnt),
+           misses: ($a.misses - ($p.misses // 0))}
+        | select(.cnt > 0 or .misses > 0)] as $d
+    | if ($k.stats_ok | not) then
+        "| \($k.config) | (bpf_stats was turned off during the run by someone else) | | | | |"
+      elif ($d | length) == 0 then
+        "| \($k.config) | (no program ran) | | | | |"
+      else
+        ($d | sort_by(-.ns)[]
+          | "| \($k.config) | \(.name) | \(.cnt / $k.truth_run | fix(2)) | \(if .cnt > 0 then .ns / .cnt | round else "—" end) | \(.ns / $k.truth_run | round) | \(.misses) |"),
+        "| \($k.config) | **all** | \(($d | map(.cnt) | add) / $k.truth_run | fix(2)) | | **\(($d | map(.ns) | add) / $k.truth_run | round)** | \($d | map(.misses) | add) |"
+      end' "$kstats"
+}
+
+report_exactness() {
+  [[ -s $exact_file ]] || { echo "(not run)"; return; }
+  echo "| config | reads requested | fio reads | /sys completions | biosnoop completions | events in output | events from fio | written | lost | offsets missing / extra | other counters | verdict |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  jq -r 'def v(x): if x == null then "—" else x | tostring end;
+    "| \(.config) | \(v(.requested)) | \(v(.fio_ios)) | \(v(.truth)) | \(v(.completions)) | \(v(.events)) | \(v(.fio_events)) | \(v(.written)) | \(v(.lost)) | \(v(.missing)) / \(v(.extra)) | \(.counters // "") | \(.verdict) |"' \
+    "$exact_file"
+}
+
+report_micro() {
+  [[ -s $micro_json ]] || { echo "(not run)"; return; }
+  echo "| benchmark | ns per event (CPU) | events/s on one core | budget |"
+  echo "|---|---|---|---|"
+  jq -r --argjson floor "$budget_consumer_eps" '
+    .benchmarks as $b
+    | ($b | map(select(.aggregate_name == "median"))) as $med
+    | (if ($med | length) > 0 then $med else $b | map(select(.run_type == "iteration")) end)
+    | (map({key: .run_name, value: .items_per_second}) | from_entries) as $eps
+    | .[]
+    | (if .run_name == "BM_DecodeEnrichJsonl" then
+         (if .items_per_second >= $floor then "ok (>= 3M/s)" else "FAIL (< 3M/s)" end)
+       elif .run_name == "BM_DecodeEnrichProto" then
+         (if .items_per_second > ($eps.BM_DecodeEnrichJsonl // 0) then "ok (> JSONL)" else "FAIL (<= JSONL)" end)
+       else "—" end) as $verdict
+    | "| \(.run_name) | \(.cpu_time * 10 | round / 10) | \(.items_per_second / 1e4 | round / 100)M | \($verdict) |"' \
+    "$micro_json"
+}
