@@ -297,7 +297,7 @@ Log every block I/O at least as slow as a threshold, one JSON object per line.
                       (default 1m; 0: only the final one at exit)
       --duration T    stop after T (seconds, or 90s, 5m, 1h)
       --ringbuf-kib N kernel ring buffer size in KiB, a power of two
-                      (default 4096)
+                      (default 2048)
       --max-inflight-age T
                       forget a request whose completion has not come after T
                       (default 10m; counted as expired)

@@ -25,7 +25,8 @@ struct Options {
   // --stats-interval: a stats record every T (zero: only the final one).
   absl::Duration stats_interval = absl::Minutes(1);
   std::optional<absl::Duration> duration;  // --duration: run this long
-  uint32_t ringbuf_kib = 4096;  // --ringbuf-kib: kernel ring buffer size
+  uint32_t ringbuf_kib = 2048;  // --ringbuf-kib: kernel ring buffer size (its
+  // pages count twice in RSS: the kernel maps the data area twice)
   // --max-inflight-age: in-flight entries older than this are dropped (their
   // completion was missed) so the bounded table cannot fill up.
   absl::Duration max_inflight_age = absl::Minutes(10);

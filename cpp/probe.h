@@ -30,7 +30,7 @@ struct ProbeConfig {
   uint32_t pid = 0;
   std::string comm;  // empty = any
   int op_filter = 0;  // BIOSNOOP_FILTER_OP_*
-  uint32_t ringbuf_bytes = 4u << 20;  // power of two, multiple of the page size
+  uint32_t ringbuf_bytes = 2u << 20;  // power of two, multiple of the page size
   int verbose = 0;  // 1: libbpf warnings to stderr, 2: also its debug log
   bool histograms = false;       // count every completion into histograms
   uint64_t hist_unit_ns = 1000;  // latency bucket unit: 1000 us, 1000000 ms

@@ -38,7 +38,7 @@ TEST(OptionsTest, DefaultsMatchBiosnoopUsers) {
   EXPECT_FALSE(o->queued);
   EXPECT_FALSE(o->duration.has_value());
   EXPECT_EQ(o->op, OpFilter::kAny);
-  EXPECT_EQ(o->ringbuf_kib, 4096u);
+  EXPECT_EQ(o->ringbuf_kib, 2048u);
 }
 
 TEST(OptionsTest, ParsesEveryOption) {
