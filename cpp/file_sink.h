@@ -1,14 +1,15 @@
 #pragma once
 
 // What the JSON Lines and protobuf sinks share: an OutputFile, and exact
-// event counts although the file also carries header and stats records.
+// event counts although the file also carries header, stats and summary
+// records.
 //
-// The file counts records; the sinks must count events.  Header and stats
-// records are therefore never buffered together with events: the buffer is
-// flushed before one is appended and flushed again right after, so a buffer
-// is always either all events or a single non-event record, and whatever
-// the file reports as written or dropped in that flush is attributed to
-// the right kind.
+// The file counts records; the sinks must count events.  Non-event records
+// (header, stats, summary) are therefore never buffered together with
+// events: the buffer is flushed before one is appended and flushed again
+// right after, so a buffer is always either all events or a single
+// non-event record, and whatever the file reports as written or dropped in
+// that flush is attributed to the right kind.
 
 #include <cstdint>
 #include <memory>
@@ -27,7 +28,7 @@ class FileSink : public Sink {
   uint64_t events_written() const override;
   uint64_t events_dropped() const override;
 
-  // The underlying file (its record counters include headers and stats).
+  // The underlying file (its record counters include non-event records).
   const OutputFile& file() const { return *file_; }
 
  protected:
@@ -39,9 +40,9 @@ class FileSink : public Sink {
     return file_->AppendOne(record);
   }
 
-  // Writes one formatted header or stats record at once, alone in its
-  // flush.  If flushing the queued events fails, that error is returned and
-  // the record is not written.
+  // Writes one formatted non-event record (header, stats, summary) at
+  // once, alone in its flush.  If flushing the queued events fails, that
+  // error is returned and the record is not written.
   absl::Status AppendNonEvent(absl::string_view record);
 
  private:

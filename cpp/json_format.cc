@@ -422,16 +422,7 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   out->append("{\"type\":\"stats\"");
   AppendTimeField("timestamp", stats.realtime_ns, out);
   AppendKey("elapsed_s", out);
-  if (std::isfinite(stats.elapsed_s)) {
-    // Shortest round-trip form: a converter reading it back gets the same
-    // double, so JSON <-> protobuf conversion stays lossless.
-    char buf[32];
-    const std::to_chars_result r =
-        std::to_chars(buf, buf + sizeof(buf), stats.elapsed_s);
-    out->append(buf, static_cast<size_t>(r.ptr - buf));
-  } else {
-    out->append("null");
-  }
+  AppendJsonDouble(stats.elapsed_s, out);
   AppendUintField("completions", stats.completions, out);
   AppendUintField("emitted", stats.emitted, out);
   AppendUintField("lost", stats.lost, out);
@@ -445,6 +436,62 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   AppendBoolField("final", stats.final, out);
   AppendUintField("missed", stats.missed, out);
   out->append("}\n");
+}
+
+void AppendJsonDouble(double v, std::string* out) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  // Shortest round-trip form: a converter reading it back gets the same
+  // double, so JSON <-> protobuf conversion stays lossless.
+  char buf[32];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+void AppendJsonUintArray(absl::Span<const uint64_t> values, std::string* out) {
+  out->push_back('[');
+  char buf[20];
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->append(buf, static_cast<size_t>(WriteUint(values[i], buf) - buf));
+  }
+  out->push_back(']');
+}
+
+size_t LengthWithoutTrailingZeros(absl::Span<const uint64_t> values) {
+  size_t n = values.size();
+  while (n > 0 && values[n - 1] == 0) --n;
+  return n;
+}
+
+void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
+  out->append("{\"type\":\"summary\"");
+  AppendTimeField("timestamp", summary.realtime_ns, out);
+  AppendKey("interval_s", out);
+  AppendJsonDouble(summary.interval_s, out);
+  AppendUintField("min_us", summary.min_us, out);
+  AppendKey("groups", out);
+  out->push_back('[');
+  for (size_t i = 0; i < summary.groups.size(); ++i) {
+    const HistGroup& g = summary.groups[i];
+    if (i > 0) out->push_back(',');
+    out->append("{\"disk\":");
+    AppendJsonString(g.disk, out);
+    AppendStringField("op", g.op, out);
+    AppendUintField("count", g.data.count, out);
+    AppendUintField("bytes", g.data.bytes, out);
+    AppendUintField("slow", g.data.slow, out);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    AppendKey("latency_us_log2", out);
+    AppendJsonUintArray(latency.first(LengthWithoutTrailingZeros(latency)), out);
+    AppendKey("size_log2", out);
+    AppendJsonUintArray(size.first(LengthWithoutTrailingZeros(size)), out);
+    out->push_back('}');
+  }
+  out->append("]}\n");
 }
 
 }  // namespace biosnoop

@@ -1,8 +1,9 @@
 #pragma once
 
 // JSON Lines formatting of stream records: one object per line, a leading
-// "type" naming the Record member ("event", "header", "stats"), then that
-// message's fields, named and ordered exactly as in proto/biosnoop.proto.
+// "type" naming the Record member ("event", "header", "stats", "summary"),
+// then that message's fields, named and ordered exactly as in
+// proto/biosnoop.proto.
 //
 // Everything here appends to a caller-owned std::string so that a sink can
 // reuse one buffer for every event: no allocation once the buffer has grown.
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "event.h"
 #include "stream_info.h"
 
@@ -82,7 +84,27 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
 // order: timestamp (RFC 3339), elapsed_s (the shortest decimal that reads
 // back as the same double; null if not finite), completions, emitted, lost,
 // orphans, below_threshold, filtered, decode_errors, expired, written,
-// dropped, final (true/false)}, then '\n'.
+// dropped, final (true/false), missed}, then '\n'.
 void AppendStatsJson(const StatsSnapshot& stats, std::string* out);
+
+// Appends a summary line: {"type":"summary", then every Summary field in
+// schema order: timestamp (RFC 3339), interval_s (as elapsed_s), min_us,
+// groups: an array with one object per SummaryGroup, each with disk, op,
+// count, bytes, slow, latency_us_log2 and size_log2 (JSON arrays of
+// integers, trailing zero buckets left out: [] when all are zero)}, then
+// '\n'.  Groups are written in the order given.
+void AppendSummaryJson(const SummaryRecord& summary, std::string* out);
+
+// Pieces of the lines above, for a writer that lays out the same records
+// from other types (bioreport's converter):
+//   - `v` as the shortest decimal that reads back as the same double, or
+//     null when it is not finite;
+void AppendJsonDouble(double v, std::string* out);
+//   - [v0,v1,...] as JSON integers.
+void AppendJsonUintArray(absl::Span<const uint64_t> values, std::string* out);
+
+// How many leading elements of `values` remain once trailing zeros are
+// left out (0 when all are zero).
+size_t LengthWithoutTrailingZeros(absl::Span<const uint64_t> values);
 
 }  // namespace biosnoop

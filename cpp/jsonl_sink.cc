@@ -29,4 +29,10 @@ absl::Status JsonlSink::WriteStats(const StatsSnapshot& stats) {
   return AppendNonEvent(line);
 }
 
+absl::Status JsonlSink::WriteSummary(const SummaryRecord& summary) {
+  std::string line;
+  AppendSummaryJson(summary, &line);
+  return AppendNonEvent(line);
+}
+
 }  // namespace biosnoop

@@ -1,8 +1,8 @@
 #pragma once
 
 // JSON Lines sink: one line per record (json_format.h: events, the stream
-// header, stats), through an OutputFile, so a line reaches the file whole
-// or not at all.
+// header, stats, summaries), through an OutputFile, so a line reaches the
+// file whole or not at all.
 
 #include <memory>
 #include <string>
@@ -21,11 +21,12 @@ class JsonlSink : public FileSink {
   // into every event's "host" field.
   JsonlSink(std::unique_ptr<OutputFile> file, std::string host);
 
-  // Errors are OutputFile::Append()'s (and Flush()'s for header and stats,
-  // which are written out at once; see FileSink).
+  // Errors are OutputFile::Append()'s (and Flush()'s for header, stats and
+  // summaries, which are written out at once; see FileSink).
   absl::Status Write(const EnrichedEvent& e) override;
   absl::Status WriteHeader(const StreamInfo& info) override;
   absl::Status WriteStats(const StatsSnapshot& stats) override;
+  absl::Status WriteSummary(const SummaryRecord& summary) override;
 
  private:
   std::string host_;

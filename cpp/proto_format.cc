@@ -117,6 +117,28 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   msg->set_missed(stats.missed);
 }
 
+void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {
+  SetTimestamp(summary.realtime_ns, msg->mutable_timestamp());
+  msg->set_interval_s(summary.interval_s);
+  msg->set_min_us(summary.min_us);
+  msg->clear_groups();
+  for (const HistGroup& g : summary.groups) {
+    v1::SummaryGroup* out = msg->add_groups();
+    AssignUtf8(g.disk, out->mutable_disk());
+    AssignUtf8(g.op, out->mutable_op());
+    out->set_count(g.data.count);
+    out->set_bytes(g.data.bytes);
+    out->set_slow(g.data.slow);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    const size_t latency_n = LengthWithoutTrailingZeros(latency);
+    const size_t size_n = LengthWithoutTrailingZeros(size);
+    out->mutable_latency_us_log2()->Add(latency.begin(),
+                                        latency.begin() + latency_n);
+    out->mutable_size_log2()->Add(size.begin(), size.begin() + size_n);
+  }
+}
+
 void AppendDelimited(const google::protobuf::MessageLite& msg,
                      std::string* out) {
   using google::protobuf::io::CodedOutputStream;

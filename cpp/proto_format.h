@@ -32,6 +32,10 @@ void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg);
 
 void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg);
 
+// The same values as AppendSummaryJson(): groups in the order given, disk
+// and op as valid UTF-8, each histogram without its trailing zero buckets.
+void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg);
+
 // Sets a Timestamp from ns since the epoch (floor division: nanos >= 0).
 void SetTimestamp(int64_t realtime_ns, google::protobuf::Timestamp* ts);
 

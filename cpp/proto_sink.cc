@@ -37,4 +37,12 @@ absl::Status ProtoSink::WriteStats(const StatsSnapshot& stats) {
   return AppendNonEvent(bytes);
 }
 
+absl::Status ProtoSink::WriteSummary(const SummaryRecord& summary) {
+  v1::Record record;
+  FillSummaryProto(summary, record.mutable_summary());
+  std::string bytes;
+  AppendDelimited(record, &bytes);
+  return AppendNonEvent(bytes);
+}
+
 }  // namespace biosnoop

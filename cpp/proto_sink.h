@@ -1,6 +1,6 @@
 #pragma once
 
-// Protobuf sink: each record (event, stream header, stats) as one
+// Protobuf sink: each record (event, stream header, stats, summary) as one
 // length-delimited biosnoop.v1.Record (proto_format.h), through an
 // OutputFile with varint-delimited framing, so a record reaches the file
 // whole or not at all.
@@ -28,6 +28,7 @@ class ProtoSink : public FileSink {
   absl::Status Write(const EnrichedEvent& e) override;
   absl::Status WriteHeader(const StreamInfo& info) override;
   absl::Status WriteStats(const StatsSnapshot& stats) override;
+  absl::Status WriteSummary(const SummaryRecord& summary) override;
 
  private:
   std::string host_;

@@ -13,6 +13,7 @@
 #include "exit_codes.h"
 #include "file_sink.h"
 #include "hist_mode.h"
+#include "histogram.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
 #include "probe.h"
@@ -160,6 +161,35 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   uint64_t lost_reported = 0;
   uint64_t last_flush = start_ns;
 
+  // Summary records: the interval's kernel histograms (every I/O that
+  // passed the filters) per disk and op, as the difference of two reads of
+  // the kernel's cumulative per-CPU counts.
+  const uint64_t summary_every_ns =
+      options.summary_interval > absl::ZeroDuration()
+          ? static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.summary_interval))
+          : UINT64_MAX;
+  uint64_t next_summary = summary_every_ns == UINT64_MAX
+                              ? UINT64_MAX
+                              : start_ns + summary_every_ns;
+  HistSet hist_before;
+  uint64_t summary_start = start_ns;
+  auto write_summary = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(HistSet now_set, probe->ReadHistograms());
+    const uint64_t now = MonotonicNs();
+    SummaryRecord r;
+    r.realtime_ns = clock.ToRealtimeNs(now);
+    r.interval_s = (now - summary_start) / 1e9;
+    r.min_us = options.min_us;
+    r.groups = GroupHistograms(
+        HistDelta(now_set, hist_before), HistGrouping::kPerDiskAndOp,
+        [&enricher, now](uint32_t major, uint32_t minor) {
+          return enricher.disk_names().Lookup(major, minor, 0, now).disk;
+        });
+    hist_before = std::move(now_set);
+    summary_start = now;
+    return sink->WriteSummary(r);
+  };
+
   while (result.ok() && !StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(kPollMs);
     if (!keep(n.status())) break;
@@ -186,6 +216,10 @@ absl::Status Run(const Options& options, std::FILE* diag) {
         lost_reported = c.lost();
       }
     }
+    if (now >= next_summary) {
+      next_summary = now + summary_every_ns;
+      if (!keep(write_summary())) break;
+    }
     if (now >= next_stats) {
       next_stats = now + stats_every_ns;
       ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
@@ -201,6 +235,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
 
   // Drain what the kernel already submitted, unless the output is gone.
   if (result.ok()) keep(probe->Drain().status());
+  if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
   ASSIGN_OR_RETURN(StatsSnapshot last, snapshot(true));
   if (result.ok()) {
     keep(sink->WriteStats(last));

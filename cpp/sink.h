@@ -28,6 +28,10 @@ class Sink {
   // A stats record (periodic and final).
   virtual absl::Status WriteStats(const StatsSnapshot& stats) = 0;
 
+  // A summary record (one per --summary-interval, and the last one at
+  // exit): like stats, written out at once and never counted as an event.
+  virtual absl::Status WriteSummary(const SummaryRecord& summary) = 0;
+
   // Log rotation (SIGHUP): flush, then reopen the output path.  The caller
   // writes a header into the new file.
   virtual absl::Status Reopen() = 0;

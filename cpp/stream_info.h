@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "histogram.h"
 
 namespace biosnoop {
 
@@ -40,6 +43,15 @@ struct StatsSnapshot {
   uint64_t dropped = 0;
   uint64_t missed = 0;
   bool final = false;
+};
+
+// One interval's histograms (proto message Summary).
+struct SummaryRecord {
+  int64_t realtime_ns = 0;  // end of the interval
+  double interval_s = 0;
+  uint64_t min_us = 0;
+  // One per (disk, op), sorted; latency buckets in microseconds.
+  std::vector<HistGroup> groups;
 };
 
 }  // namespace biosnoop

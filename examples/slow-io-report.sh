@@ -3,19 +3,30 @@
 #   examples/slow-io-report.sh slow.jsonl
 set -euo pipefail
 log=${1:-slow.jsonl}
+# Only event lines (the stream also has header, stats and summary lines).
+events() { jq -c 'select(.type == "event")' "$log"; }
+
+echo "== loss: the last stats record"
+jq -c 'select(.type == "stats") | {timestamp, completions, emitted, lost, missed, dropped, final}' "$log" | tail -1
 
 echo "== slow I/O per disk and operation (count, max latency ms)"
-jq -s -r 'group_by([.disk, .op])[]
+events | jq -s -r 'group_by([.disk, .op])[]
   | [.[0].disk, .[0].op, length, ((map(.latency_us) | max) / 1000)]
-  | @tsv' "$log" | column -t
+  | @tsv' | column -t
 
 echo "== top processes by slow I/O count"
-jq -r '"\(.comm)\t\(.pid)"' "$log" | sort | uniq -c | sort -rn | head -10
+events | jq -r '"\(.comm)\t\(.pid)"' | sort | uniq -c | sort -rn | head -10
 
 echo "== the 10 slowest I/Os"
-jq -s -r 'sort_by(-.latency_us)[:10][]
+events | jq -s -r 'sort_by(-.latency_us)[:10][]
   | [.timestamp, .disk, (.partition // "-"), .op, .sector, .bytes,
-     .latency_us, .comm, (.error // "ok")] | @tsv' "$log" | column -t
+     .latency_us, .comm, (.error // "ok")] | @tsv' | column -t
 
 echo "== failed I/Os"
-jq -c 'select(.error != null) | {timestamp, disk, sector, op, error}' "$log"
+events | jq -c 'select(.error != null) | {timestamp, disk, sector, op, error}'
+
+echo "== share of slow I/O per interval (summary records)"
+jq -r 'select(.type == "summary") | .timestamp as $t | .groups[]
+  | [$t, .disk, .op, .count, .slow,
+     (if .count > 0 then (100 * .slow / .count * 100 | round / 100) else 0 end)]
+  | @tsv' "$log" | column -t

@@ -1,7 +1,8 @@
 // Golden-file tests: each report form on the fixed event set in
 // tests/golden (events.jsonl and the same stream as events.pb, both written
-// by `bioreport_gen --events 400 --seed 7 --stats-every 150 --lost 3`),
-// compared byte for byte with tests/golden/expected/*.txt.
+// by `bioreport_gen --events 400 --seed 7 --stats-every 150
+// --summary-every 100 --lost 3`; see docs/bioreport.md), compared byte for
+// byte with tests/golden/expected/*.txt.
 //
 // To regenerate the expected files after an intended change:
 //   BIOREPORT_UPDATE_GOLDEN=1 build/tests/unit_tests --gtest_filter='*BioreportGolden*'
@@ -43,6 +44,13 @@ const GoldenCase kCases[] = {
     {"top", {"top", "--top", "5"}},
     {"sizes", {"sizes"}},
     {"errors", {"errors"}},
+    {"baseline", {"baseline"}},
+    {"baseline_per_interval", {"baseline", "--per-interval", "-m"}},
+    {"baseline_filtered",
+     {"baseline", "--disk", "nvme0n1", "--op", "read", "--since",
+      "2026-11-21T05:00:01.1Z", "--until", "2026-11-21T05:00:01.3Z"}},
+    {"baseline_csv", {"baseline", "--csv"}},
+    {"baseline_json", {"baseline", "--json", "--per-interval", "--op", "flush"}},
 };
 
 class BioreportGoldenTest : public ::testing::TestWithParam<GoldenCase> {};
@@ -57,7 +65,7 @@ TEST_P(BioreportGoldenTest, MatchesExpectedOutput) {
     args.push_back(GoldenPath(input));
     const CliResult r = RunCli(args);
     ASSERT_EQ(r.code, 0) << r.err;
-    // The one place the format shows: the summary heading and JSON.
+    // The one place the format shows: the headings and JSON.
     const std::string out =
         absl::StrReplaceAll(r.out, {{"(proto)", "(jsonl)"},
                                     {"\"formats\":\"proto\"", "\"formats\":\"jsonl\""}});

@@ -2,7 +2,9 @@
 // damage (corrupt records, truncation, gzip cut short), empty input, time
 // order of several files, and lossless conversion.
 
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -70,6 +72,9 @@ absl::Status ParseLine(const std::string& line, ParsedRecord* rec) {
   return parser.Parse(line, rec);
 }
 
+// tests/golden/events.*: a header, 400 events, 3 stats and 4 summaries.
+constexpr size_t kGoldenRecords = 408;
+
 const char kEvent[] =
     R"({"type":"event","timestamp":"2026-11-21T05:44:01.123456789Z",)"
     R"("host":"db-7","disk":"sda","partition":null,"dev":"8:0","op":"read",)"
@@ -84,6 +89,10 @@ TEST(BioreportDetectTest, FormatsByFirstBytes) {
   EXPECT_EQ(DetectFormat(std::string("\x05\x12\x03", 3)), StreamFormat::kProtobuf);
   EXPECT_EQ(DetectFormat(std::string("\xac\x02\x0a", 3)), StreamFormat::kProtobuf);
   EXPECT_EQ(DetectFormat(std::string("{\x12", 2)), StreamFormat::kProtobuf);
+  // A summary first (tag 0x22): protobuf, unless the varint is '{' (then
+  // "{\"" is a JSON line).
+  EXPECT_EQ(DetectFormat(std::string("\x05\x22\x03", 3)), StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat("{\"type\":\"summary\""), StreamFormat::kJsonLines);
   EXPECT_EQ(DetectFormat("<html>"), StreamFormat::kUnknown);
   EXPECT_EQ(DetectFormat(std::string("\x05\x08", 2)), StreamFormat::kUnknown);
 }
@@ -101,6 +110,128 @@ TEST(BioreportJsonTest, StatsCarryEveryCounter) {
   EXPECT_EQ(rec.stats.dropped(), 10u);
   EXPECT_EQ(rec.stats.missed(), 11u);
   EXPECT_TRUE(rec.stats.final());
+}
+
+const char kSummary[] =
+    R"({"type":"summary","timestamp":"2026-11-21T05:45:00.000000000Z",)"
+    R"("interval_s":60.5,)"
+    R"("min_us":10000,"groups":[{"disk":"sda","op":"read","count":7,)"
+    R"("bytes":28672,"slow":2,"latency_us_log2":[1,0,0,4,0,2],)"
+    R"("size_log2":[0,0,7]},{"disk":"vda","op":"flush","count":0,"bytes":0,)"
+    R"("slow":0,"latency_us_log2":[],"size_log2":[]}]})";
+
+TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(kSummary, &rec).ok()) << ParseLine(kSummary, &rec);
+  ASSERT_EQ(rec.kind, RecordKind::kSummary);
+  const v1::Summary& s = rec.summary;
+  EXPECT_EQ(s.timestamp().seconds(), 1795239900);
+  EXPECT_EQ(s.interval_s(), 60.5);
+  EXPECT_EQ(s.min_us(), 10000u);
+  ASSERT_EQ(s.groups_size(), 2);
+  EXPECT_EQ(s.groups(0).disk(), "sda");
+  EXPECT_EQ(s.groups(0).slow(), 2u);
+  EXPECT_EQ(std::vector<uint64_t>(s.groups(0).latency_us_log2().begin(),
+                                  s.groups(0).latency_us_log2().end()),
+            (std::vector<uint64_t>{1, 0, 0, 4, 0, 2}));
+  EXPECT_EQ(s.groups(0).size_log2_size(), 3);
+  EXPECT_EQ(s.groups(1).op(), "flush");
+  EXPECT_EQ(s.groups(1).latency_us_log2_size(), 0);
+  // Written back exactly (biosnoop's layout), and the same through protobuf.
+  std::string json;
+  AppendRecordJson(rec, &json);
+  EXPECT_EQ(json, std::string(kSummary) + "\n");
+  EXPECT_EQ(ToJsonl(ReadBytes(ToProto({rec})).records), json);
+
+  // Any key order, whitespace, unknown keys (also inside a group), and a
+  // key given twice (the last one wins); the same reused record.
+  ASSERT_TRUE(ParseLine(
+      R"({ "groups" : [ {"x":{"y":[1]},"latency_us_log2":[5],"disk":"a",)"
+      R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5})",
+      &rec).ok());
+  ASSERT_EQ(rec.kind, RecordKind::kSummary);
+  ASSERT_EQ(rec.summary.groups_size(), 1);
+  EXPECT_EQ(rec.summary.groups(0).disk(), "a");
+  EXPECT_EQ(rec.summary.groups(0).latency_us_log2_size(), 2);
+  EXPECT_EQ(rec.summary.groups(0).latency_us_log2(1), 2u);
+  EXPECT_EQ(rec.summary.min_us(), 5u);
+  EXPECT_EQ(rec.summary.interval_s(), 0);
+  EXPECT_EQ(rec.summary.timestamp().seconds(), 0);  // absent: the epoch
+
+  // Trailing zero buckets in the input survive a round trip (lossless).
+  ASSERT_TRUE(ParseLine(
+      R"({"type":"summary","groups":[{"latency_us_log2":[1,0,0],"size_log2":[0]}]})",
+      &rec).ok());
+  json.clear();
+  AppendRecordJson(rec, &json);
+  EXPECT_NE(json.find(R"("latency_us_log2":[1,0,0],"size_log2":[0])"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(ToJsonl(ReadBytes(ToProto({rec})).records), json);
+}
+
+TEST(BioreportJsonTest, RejectsMalformedSummaries) {
+  const std::string base = kSummary;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  std::string long_hist = "[0";
+  for (int i = 1; i < 65; ++i) long_hist += ",1";
+  long_hist += "]";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {with("\"groups\":[", "\"groups\":null,\"x\":["), "expected an array of objects"},
+      {with("[{\"disk\":\"sda\"", "[1,{\"disk\":\"sda\""), "\"groups\": group 1: at column"},
+      {with("\"count\":0", "\"count\":-1"), "\"groups\": group 2: \"count\":"},
+      {with("[1,0,0,4,0,2]", "[1,0,0,4,0,2.5]"), "\"latency_us_log2\":"},
+      {with("[1,0,0,4,0,2]", "[1,0,0,4,0,]"), "\"latency_us_log2\":"},
+      {with("[1,0,0,4,0,2]", "[1,0 0]"), "expected ',' or ']'"},
+      {with("[1,0,0,4,0,2]", long_hist), "more than 64 histogram buckets"},
+      {with("[0,0,7]", "\"7\""), "expected an array of integers"},
+      {with("\"interval_s\":60.5", "\"interval_s\":\"60\""), "\"interval_s\":"},
+      {with("\"interval_s\":60.5", "\"interval_s\":1e999"), "out of range"},
+      {with("}]}", "}]"), "expected ',' or '}'"},
+  };
+  for (const auto& [line, message_part] : cases) {
+    ParsedRecord rec;
+    const absl::Status s = ParseLine(line, &rec);
+    EXPECT_FALSE(s.ok()) << line;
+    EXPECT_NE(s.message().find(message_part), absl::string_view::npos)
+        << line << "\n  -> " << s.message();
+  }
+  // 64 buckets are fine.
+  std::string max_hist = "[0";
+  for (int i = 1; i < 64; ++i) max_hist += ",1";
+  max_hist += "]";
+  ParsedRecord rec;
+  EXPECT_TRUE(ParseLine(with("[1,0,0,4,0,2]", max_hist), &rec).ok());
+}
+
+TEST(BioreportProtoTest, SummaryRecordsAreValidatedLikeJson) {
+  ProtoRecordParser parser;
+  ParsedRecord rec;
+  v1::Record record;
+  v1::Summary* s = record.mutable_summary();
+  s->mutable_timestamp()->set_seconds(1795239900);
+  s->set_interval_s(1.5);
+  v1::SummaryGroup* g = s->add_groups();
+  g->set_disk("sda");
+  for (int i = 0; i < 64; ++i) g->add_latency_us_log2(i);
+  ASSERT_TRUE(parser.Parse(record.SerializeAsString(), &rec).ok());
+  ASSERT_EQ(rec.kind, RecordKind::kSummary);
+  EXPECT_EQ(rec.summary.groups(0).latency_us_log2_size(), 64);
+  g->add_latency_us_log2(1);  // 65 buckets
+  absl::Status st = parser.Parse(record.SerializeAsString(), &rec);
+  EXPECT_NE(st.message().find("more than 64 buckets"), absl::string_view::npos) << st;
+  g->mutable_latency_us_log2()->RemoveLast();
+  s->set_interval_s(std::numeric_limits<double>::infinity());
+  st = parser.Parse(record.SerializeAsString(), &rec);
+  EXPECT_NE(st.message().find("interval_s is not a finite number"),
+            absl::string_view::npos) << st;
+  s->set_interval_s(1);
+  s->mutable_timestamp()->set_nanos(-1);
+  EXPECT_FALSE(parser.Parse(record.SerializeAsString(), &rec).ok());
 }
 
 TEST(BioreportJsonTest, ParsesWhatBiosnoopWrites) {
@@ -216,7 +347,7 @@ TEST(BioreportReaderTest, TruncatedJsonLinesYieldEveryWholeLine) {
   const std::string golden = ReadFile(GoldenPath("events.jsonl"));
   const ReadResult whole = ReadBytes(golden);
   ASSERT_TRUE(whole.status.ok());
-  ASSERT_EQ(whole.records.size(), 404u);
+  ASSERT_EQ(whole.records.size(), kGoldenRecords);
   for (size_t cut : {size_t{1}, size_t{200}, golden.size() / 2, golden.size() - 2}) {
     const std::string data = golden.substr(0, cut);
     const size_t line_start = data.rfind('\n') == std::string::npos ? 0 : data.rfind('\n') + 1;
@@ -232,7 +363,7 @@ TEST(BioreportReaderTest, TruncatedJsonLinesYieldEveryWholeLine) {
   }
   // Only the final newline missing: the last record is whole.
   ReadResult r = ReadBytes(golden.substr(0, golden.size() - 1));
-  EXPECT_EQ(r.records.size(), 404u);
+  EXPECT_EQ(r.records.size(), kGoldenRecords);
   EXPECT_TRUE(r.warnings.empty());
 }
 
@@ -240,7 +371,7 @@ TEST(BioreportReaderTest, TruncatedProtobufYieldsEveryWholeRecord) {
   const std::string golden = ReadFile(GoldenPath("events.pb"));
   const ReadResult whole = ReadBytes(golden);
   ASSERT_TRUE(whole.status.ok());
-  ASSERT_EQ(whole.records.size(), 404u);
+  ASSERT_EQ(whole.records.size(), kGoldenRecords);
   // Record boundaries, from the framing.
   std::vector<size_t> ends;
   for (size_t pos = 0; pos < golden.size();) {
@@ -255,7 +386,7 @@ TEST(BioreportReaderTest, TruncatedProtobufYieldsEveryWholeRecord) {
     pos = i + len;
     ends.push_back(pos);
   }
-  ASSERT_EQ(ends.size(), 404u);
+  ASSERT_EQ(ends.size(), kGoldenRecords);
   for (size_t cut : {ends[0] + 1, ends[10] + 5, ends[200] - 1, golden.size() - 1}) {
     const size_t whole_records =
         std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin();
@@ -284,7 +415,7 @@ TEST(BioreportReaderTest, CorruptProtobufRecordIsSkippedAndBadLengthStops) {
   data[header_len + 1] = '\x0f';
   ReadResult r = ReadBytes(data);
   EXPECT_TRUE(r.status.ok());
-  EXPECT_EQ(r.records.size(), 403u);
+  EXPECT_EQ(r.records.size(), kGoldenRecords - 1);
   EXPECT_EQ(r.skipped, 1u);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find(absl::StrCat("byte ", header_len, ": corrupt record 2")),
@@ -323,7 +454,7 @@ TEST(BioreportReaderTest, GzipIsDetectedByMagicIncludingConcatenatedMembers) {
     ReadResult cut = ReadBytes(gzipped.substr(0, gzipped.size() / 2));
     EXPECT_TRUE(cut.status.ok());
     EXPECT_GT(cut.records.size(), 10u);
-    EXPECT_LT(cut.records.size(), 404u);
+    EXPECT_LT(cut.records.size(), kGoldenRecords);
     EXPECT_TRUE(cut.damaged);
     ASSERT_FALSE(cut.warnings.empty());
     EXPECT_NE(cut.warnings[0].find("gzip data ends mid-stream"), std::string::npos)
@@ -348,7 +479,7 @@ TEST(BioreportReaderTest, SeveralFilesAreReadInTimeOrder) {
   const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
   const std::vector<std::string> lines =
       absl::StrSplit(jsonl, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 404u);
+  ASSERT_EQ(lines.size(), kGoldenRecords);
   // Rotated: .2.gz oldest, then .1 (protobuf), then the live file.
   std::string part2, part1, part0;
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -90,6 +90,29 @@ StatsSnapshot Stats(bool final, uint64_t written) {
   return s;
 }
 
+SummaryRecord Summary(int64_t realtime_ns) {
+  SummaryRecord s;
+  s.realtime_ns = realtime_ns;
+  s.interval_s = 0.5;
+  s.min_us = 10000;
+  HistGroup g;
+  g.disk = "nvme0n1";
+  g.op = "read";
+  g.data.count = 40;
+  g.data.bytes = 40 * 4096;
+  g.data.slow = 3;
+  g.data.latency[6] = 37;
+  g.data.latency[13] = 3;
+  g.data.size[12] = 40;
+  s.groups.push_back(g);
+  g.op = "write";
+  g.data.slow = 0;
+  g.data.latency[13] = 0;
+  g.data.latency[6] = 40;
+  s.groups.push_back(g);
+  return s;
+}
+
 std::vector<ParsedRecord> ReadAll(const std::string& path,
                                   report::StreamFormat* format = nullptr) {
   auto reader = RecordReader::Open(path, report::ReaderOptions{});
@@ -136,8 +159,15 @@ TEST_P(SinkFormatsTest, RoundTripThroughTheReader) {
   const std::string path = Path("stream");
   std::unique_ptr<FileSink> sink = MakeSink(path);
   ASSERT_TRUE(sink->WriteHeader(Info()).ok());
+  auto comm_of = [](uint64_t seq) { return seq == 4 ? "bad\xff" : "fio"; };
   for (uint64_t seq = 1; seq <= 5; ++seq) {
-    ASSERT_TRUE(sink->Write(MakeEvent(seq, seq == 4 ? "bad\xff" : "fio")).ok());
+    ASSERT_TRUE(sink->Write(MakeEvent(seq, comm_of(seq))).ok());
+    // A summary between queued events: they are written before it, and
+    // only they count as events.
+    if (seq == 3) {
+      ASSERT_TRUE(sink->WriteSummary(Summary(1795239841500000000)).ok());
+      EXPECT_EQ(sink->events_written(), 3u);
+    }
   }
   // events_written() counts what reached the file: flush first.
   ASSERT_TRUE(sink->Flush().ok());
@@ -145,48 +175,57 @@ TEST_P(SinkFormatsTest, RoundTripThroughTheReader) {
   ASSERT_TRUE(sink->Write(MakeEvent(6, "fio")).ok());
   ASSERT_TRUE(sink->Flush().ok());
   ASSERT_TRUE(sink->WriteStats(Stats(true, sink->events_written())).ok());
+  ASSERT_TRUE(sink->WriteSummary(SummaryRecord{}).ok());  // no groups
   EXPECT_EQ(sink->events_written(), 6u);
   EXPECT_EQ(sink->events_dropped(), 0u);
-  EXPECT_EQ(sink->file().records_written(), 9u);  // + header + 2 stats
+  // + header + 2 stats + 2 summaries
+  EXPECT_EQ(sink->file().records_written(), 11u);
 
   report::StreamFormat format;
   const std::vector<ParsedRecord> recs = ReadAll(path, &format);
   EXPECT_EQ(format, proto() ? report::StreamFormat::kProtobuf
                             : report::StreamFormat::kJsonLines);
-  ASSERT_EQ(recs.size(), 9u);
+  ASSERT_EQ(recs.size(), 11u);
   EXPECT_EQ(recs[0].kind, RecordKind::kHeader);
   EXPECT_EQ(recs[0].header.format_version(), kStreamFormatVersion);
   EXPECT_EQ(recs[0].header.boot_id(), "b00t");
   EXPECT_EQ(recs[0].header.start_time().seconds(), 1795239800);
   EXPECT_EQ(recs[0].header.min_us(), 10000u);
-  EXPECT_EQ(recs[6].kind, RecordKind::kStats);
-  EXPECT_EQ(recs[6].stats.written(), 5u);
-  EXPECT_FALSE(recs[6].stats.final());
-  EXPECT_EQ(recs[8].kind, RecordKind::kStats);
-  EXPECT_EQ(recs[8].stats.written(), 6u);
-  EXPECT_EQ(recs[8].stats.lost(), 2u);
-  EXPECT_EQ(recs[8].stats.elapsed_s(), 100.25);
-  EXPECT_TRUE(recs[8].stats.final());
-  std::vector<int> events = {1, 2, 3, 4, 5, 7};
+  ASSERT_EQ(recs[4].kind, RecordKind::kSummary);
+  v1::Summary want_summary;
+  FillSummaryProto(Summary(1795239841500000000), &want_summary);
+  EXPECT_TRUE(MessageDifferencer::Equals(recs[4].summary, want_summary))
+      << recs[4].summary.DebugString();
+  EXPECT_EQ(recs[4].summary.groups(1).latency_us_log2_size(), 7);  // trimmed
+  EXPECT_EQ(recs[7].kind, RecordKind::kStats);
+  EXPECT_EQ(recs[7].stats.written(), 5u);
+  EXPECT_FALSE(recs[7].stats.final());
+  EXPECT_EQ(recs[9].kind, RecordKind::kStats);
+  EXPECT_EQ(recs[9].stats.written(), 6u);
+  EXPECT_EQ(recs[9].stats.lost(), 2u);
+  EXPECT_EQ(recs[9].stats.elapsed_s(), 100.25);
+  EXPECT_TRUE(recs[9].stats.final());
+  ASSERT_EQ(recs[10].kind, RecordKind::kSummary);
+  EXPECT_EQ(recs[10].summary.groups_size(), 0);
+  std::vector<int> events = {1, 2, 3, 5, 6, 8};
   for (size_t i = 0; i < events.size(); ++i) {
     const ParsedRecord& r = recs[events[i]];
     ASSERT_EQ(r.kind, RecordKind::kEvent);
     // The event reads back as exactly what FillEventProto makes of it.
     v1::Event want;
-    FillEventProto(MakeEvent(i + 1, i + 1 == 4 ? "bad\xff" : "fio"), "db-7",
-                   &want);
+    FillEventProto(MakeEvent(i + 1, comm_of(i + 1)), "db-7", &want);
     EXPECT_TRUE(MessageDifferencer::Equals(r.event, want))
         << r.event.DebugString() << "\nvs\n" << want.DebugString();
   }
-  EXPECT_EQ(recs[4].event.comm(), "bad\xef\xbf\xbd");
-  EXPECT_EQ(recs[4].event.comm_raw(), "bad\xff");
+  EXPECT_EQ(recs[5].event.comm(), "bad\xef\xbf\xbd");
+  EXPECT_EQ(recs[5].event.comm_raw(), "bad\xff");
   EXPECT_FALSE(recs[1].event.has_comm_raw());
   EXPECT_FALSE(recs[3].event.has_partition());  // seq 3: no partition
   EXPECT_EQ(recs[1].event.partition(), "nvme0n1p2");
 }
 
-// Writes 200 events, header and stats under a 4000-byte file size limit in
-// a child; reports the sink's counts and the file's content.
+// Writes 200 events, header, stats and summaries under a 4000-byte file
+// size limit in a child; reports the sink's counts and the file's content.
 std::string LimitedWriteBody(const std::string& path, bool proto) {
   signal(SIGXFSZ, SIG_IGN);
   struct rlimit rl;
@@ -207,10 +246,12 @@ std::string LimitedWriteBody(const std::string& path, bool proto) {
   for (uint64_t seq = 1; seq <= 200; ++seq) {
     errors += !sink->Write(MakeEvent(seq)).ok();
     if (seq % 7 == 0) errors += !sink->WriteStats(Stats(false, seq)).ok();
+    if (seq % 11 == 0) errors += !sink->WriteSummary(Summary(0)).ok();
     if (seq % 5 == 0) errors += !sink->Flush().ok();
   }
   errors += !sink->Flush().ok();
   errors += !sink->WriteStats(Stats(true, 200)).ok();
+  errors += !sink->WriteSummary(Summary(0)).ok();
   return absl::StrCat(sink->events_written(), " ", sink->events_dropped(), " ",
                       errors);
 }
@@ -306,6 +347,51 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomEvents) {
     report::AppendRecordProto(rec, &framed);
     v1::Record record;
     *record.mutable_event() = rec.event;
+    std::string expected;
+    AppendDelimited(record, &expected);
+    ASSERT_EQ(framed, expected);
+  }
+}
+
+// The same for summaries: the converter's JSON from FillSummaryProto's
+// message is AppendSummaryJson's line, and its protobuf the Record's.
+TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomSummaries) {
+  std::mt19937_64 rng(43);
+  for (int i = 0; i < 2000; ++i) {
+    SummaryRecord s;
+    const uint64_t r = rng();
+    s.realtime_ns = static_cast<int64_t>(rng() >> 2) * ((r & 1) ? 1 : -1);
+    s.interval_s = static_cast<double>(rng() >> (r % 64)) / 1e6;
+    s.min_us = rng() >> ((r >> 8) % 64);
+    const size_t groups = (r >> 16) % 5;
+    for (size_t g = 0; g < groups; ++g) {
+      HistGroup h;
+      h.disk = (rng() % 4 == 0) ? "d\xff\"\n" : "nvme0n1";
+      h.op = (rng() % 2 == 0) ? "read" : "write";
+      h.data.count = rng() >> (rng() % 64);
+      h.data.bytes = rng();
+      h.data.slow = rng() >> (rng() % 64);
+      // Sparse histograms, often with zero trailing buckets.
+      for (auto* hist : {&h.data.latency, &h.data.size}) {
+        for (uint64_t& bucket : *hist) {
+          if (rng() % 5 == 0) bucket = rng() >> (rng() % 64);
+        }
+      }
+      s.groups.push_back(h);
+    }
+    std::string biosnoop_line;
+    AppendSummaryJson(s, &biosnoop_line);
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    FillSummaryProto(s, &rec.summary);
+    std::string converted;
+    report::AppendRecordJson(rec, &converted);
+    ASSERT_EQ(converted, biosnoop_line);
+
+    std::string framed;
+    report::AppendRecordProto(rec, &framed);
+    v1::Record record;
+    *record.mutable_summary() = rec.summary;
     std::string expected;
     AppendDelimited(record, &expected);
     ASSERT_EQ(framed, expected);

@@ -11,9 +11,11 @@
 #include "event.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "json_format.h"
 #include "nlohmann/json.hpp"
+#include "proto_format.h"
 #include "stream_info.h"
 
 namespace biosnoop {
@@ -83,6 +85,36 @@ StatsSnapshot EveryFieldStats() {
   return s;
 }
 
+// Two groups: one with histograms that end in zero buckets (left out) and
+// a disk name to escape, one with no completions at all ([] histograms).
+SummaryRecord EveryFieldSummary() {
+  SummaryRecord s;
+  s.realtime_ns = 1795239900000000001;
+  s.interval_s = 60.25;
+  s.min_us = 10000;
+  HistGroup a;
+  a.disk = "sda";
+  a.op = "read";
+  a.data.count = 7;
+  a.data.bytes = 28672;
+  a.data.slow = 2;
+  a.data.latency[0] = 1;
+  a.data.latency[3] = 4;
+  a.data.latency[14] = 2;
+  a.data.size[12] = 7;
+  HistGroup b;
+  b.disk = "v\"d\xff";
+  b.op = "flush";
+  s.groups = {a, b};
+  return s;
+}
+
+std::string SummaryLine(const SummaryRecord& summary) {
+  std::string line;
+  AppendSummaryJson(summary, &line);
+  return line;
+}
+
 std::string EventLine(const EnrichedEvent& e) {
   std::string line;
   AppendEventJson(e, "host-a", &line);
@@ -126,23 +158,50 @@ const Descriptor* MessageOfType(const std::string& type) {
   return member->message_type();
 }
 
-// Checks one line against the schema: "type" first, naming a Record member;
-// then fields of that member's message, in declaration order, each value of
-// the JSON type its field type calls for; null only for `optional` fields.
-// Returns the keys after "type".
-std::vector<std::string> ExpectMatchesSchema(const std::string& line,
-                                             const std::string& want_type) {
-  EXPECT_EQ(line.back(), '\n');
-  const ordered_json j = ordered_json::parse(line);
+std::vector<std::string> ExpectObjectMatches(const ordered_json& j,
+                                             const Descriptor* d);
+
+// One value (an element, for a repeated field) against its field's type.
+void ExpectValueMatches(const ordered_json& v, const FieldDescriptor* f) {
+  const std::string& key = f->name();
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_STRING:  // string, and bytes as hex
+      EXPECT_TRUE(v.is_string()) << key;
+      break;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      if (f->message_type() == google::protobuf::Timestamp::descriptor()) {
+        EXPECT_TRUE(v.is_string()) << key;  // RFC 3339 text
+      } else {
+        EXPECT_TRUE(v.is_object()) << key;
+        if (v.is_object()) ExpectObjectMatches(v, f->message_type());
+      }
+      break;
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_INT64:
+      EXPECT_TRUE(v.is_number_integer()) << key;
+      break;
+    case FieldDescriptor::CPPTYPE_UINT32:
+    case FieldDescriptor::CPPTYPE_UINT64:
+      EXPECT_TRUE(v.is_number_unsigned()) << key;
+      break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      EXPECT_TRUE(v.is_boolean()) << key;
+      break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      EXPECT_TRUE(v.is_number()) << key;
+      break;
+    default:
+      ADD_FAILURE() << "no JSON rule for field type of " << key;
+  }
+}
+
+// The keys of `j` are fields of `d`, in declaration order, each value of
+// the JSON type its field type calls for (an array of those for a
+// repeated field, an object checked the same way for a message other than
+// Timestamp); null only for `optional` fields.  Returns the keys.
+std::vector<std::string> ExpectObjectMatches(const ordered_json& j,
+                                             const Descriptor* d) {
   std::vector<std::string> keys = Keys(j);
-  EXPECT_FALSE(keys.empty());
-  if (keys.empty()) return {};
-  EXPECT_EQ(keys.front(), "type") << line;
-  EXPECT_EQ(j["type"], want_type) << line;
-  const Descriptor* d = MessageOfType(j["type"].get<std::string>());
-  EXPECT_NE(d, nullptr) << line;
-  if (d == nullptr) return {};
-  keys.erase(keys.begin());
   int last_index = -1;
   for (const std::string& key : keys) {
     const FieldDescriptor* f = d->FindFieldByName(key);
@@ -157,36 +216,41 @@ std::vector<std::string> ExpectMatchesSchema(const std::string& line,
           << key;
       continue;
     }
-    switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_STRING:   // string, and bytes as hex
-      case FieldDescriptor::CPPTYPE_MESSAGE:  // Timestamp: RFC 3339 text
-        EXPECT_TRUE(v.is_string()) << key;
-        break;
-      case FieldDescriptor::CPPTYPE_INT32:
-      case FieldDescriptor::CPPTYPE_INT64:
-        EXPECT_TRUE(v.is_number_integer()) << key;
-        break;
-      case FieldDescriptor::CPPTYPE_UINT32:
-      case FieldDescriptor::CPPTYPE_UINT64:
-        EXPECT_TRUE(v.is_number_unsigned()) << key;
-        break;
-      case FieldDescriptor::CPPTYPE_BOOL:
-        EXPECT_TRUE(v.is_boolean()) << key;
-        break;
-      case FieldDescriptor::CPPTYPE_DOUBLE:
-        EXPECT_TRUE(v.is_number()) << key;
-        break;
-      default:
-        ADD_FAILURE() << "no JSON rule for field type of " << key;
+    if (f->is_repeated()) {
+      EXPECT_TRUE(v.is_array()) << key;
+      if (!v.is_array()) continue;
+      for (const ordered_json& element : v) ExpectValueMatches(element, f);
+      continue;
     }
+    ExpectValueMatches(v, f);
   }
   return keys;
+}
+
+// Checks one line against the schema: "type" first, naming a Record member;
+// then fields of that member's message (ExpectObjectMatches).  Returns the
+// keys after "type".
+std::vector<std::string> ExpectMatchesSchema(const std::string& line,
+                                             const std::string& want_type) {
+  EXPECT_EQ(line.back(), '\n');
+  ordered_json j = ordered_json::parse(line);
+  const std::vector<std::string> keys = Keys(j);
+  EXPECT_FALSE(keys.empty());
+  if (keys.empty()) return {};
+  EXPECT_EQ(keys.front(), "type") << line;
+  EXPECT_EQ(j["type"], want_type) << line;
+  const Descriptor* d = MessageOfType(j["type"].get<std::string>());
+  EXPECT_NE(d, nullptr) << line;
+  if (d == nullptr) return {};
+  j.erase("type");
+  return ExpectObjectMatches(j, d);
 }
 
 TEST(SchemaTest, TypeNamesAreTheRecordOneofMembers) {
   EXPECT_EQ(MessageOfType("event"), biosnoop::v1::Event::descriptor());
   EXPECT_EQ(MessageOfType("header"), biosnoop::v1::StreamHeader::descriptor());
   EXPECT_EQ(MessageOfType("stats"), biosnoop::v1::Stats::descriptor());
+  EXPECT_EQ(MessageOfType("summary"), biosnoop::v1::Summary::descriptor());
   EXPECT_EQ(MessageOfType("timestamp"), nullptr);
 }
 
@@ -219,6 +283,41 @@ TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
             FieldNames(biosnoop::v1::Stats::descriptor()));
   EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
             FieldNames(biosnoop::v1::Stats::descriptor()));
+}
+
+TEST(SchemaTest, SummaryLineHasEveryFieldInSchemaOrder) {
+  const std::string line = SummaryLine(EveryFieldSummary());
+  EXPECT_EQ(ExpectMatchesSchema(line, "summary"),
+            FieldNames(biosnoop::v1::Summary::descriptor()));
+  const ordered_json j = ordered_json::parse(line);
+  ASSERT_EQ(j["groups"].size(), 2u);
+  for (const ordered_json& group : j["groups"]) {
+    EXPECT_EQ(Keys(group), FieldNames(biosnoop::v1::SummaryGroup::descriptor()));
+  }
+  // No groups at all: still every field, "groups":[].
+  EXPECT_EQ(ExpectMatchesSchema(SummaryLine(SummaryRecord{}), "summary"),
+            FieldNames(biosnoop::v1::Summary::descriptor()));
+}
+
+TEST(SchemaTest, SummaryValuesExactly) {
+  // Histograms without their trailing zero buckets; disk as valid UTF-8.
+  EXPECT_EQ(SummaryLine(EveryFieldSummary()),
+            R"({"type":"summary","timestamp":"2026-11-21T05:45:00.000000001Z",)"
+            R"("interval_s":60.25,"min_us":10000,"groups":[)"
+            R"({"disk":"sda","op":"read","count":7,"bytes":28672,"slow":2,)"
+            R"("latency_us_log2":[1,0,0,4,0,0,0,0,0,0,0,0,0,0,2],)"
+            R"("size_log2":[0,0,0,0,0,0,0,0,0,0,0,0,7]},)"
+            R"({"disk":"v\"d)" "\xef\xbf\xbd" R"(","op":"flush","count":0,"bytes":0,)"
+            R"("slow":0,"latency_us_log2":[],"size_log2":[]}]})"
+            "\n");
+  // The last bucket is written when it is not zero.
+  SummaryRecord s;
+  s.groups.resize(1);
+  s.groups[0].data.latency.back() = 1;
+  const ordered_json j = ordered_json::parse(SummaryLine(s));
+  EXPECT_EQ(j["groups"][0]["latency_us_log2"].size(),
+            s.groups[0].data.latency.size());
+  EXPECT_EQ(j["interval_s"], 0);
 }
 
 TEST(SchemaTest, HeaderAndStatsValuesExactly) {
@@ -294,6 +393,22 @@ TEST(SchemaTest, ProtobufJsonParserReadsHeaderAndStatsLines) {
   EXPECT_EQ(stats.dropped(), 1u);
   EXPECT_EQ(stats.missed(), 5u);
   EXPECT_TRUE(stats.final());
+}
+
+// The JSON line and the protobuf message of a summary say the same: what
+// protobuf's JSON parser makes of the line equals FillSummaryProto's.
+TEST(SchemaTest, ProtobufJsonParserReadsASummaryLineAsFillSummaryProto) {
+  biosnoop::v1::Summary from_json;
+  ExpectProtobufParses(SummaryLine(EveryFieldSummary()), &from_json);
+  biosnoop::v1::Summary filled;
+  FillSummaryProto(EveryFieldSummary(), &filled);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
+      << from_json.DebugString() << "\nvs\n" << filled.DebugString();
+  EXPECT_EQ(filled.groups(0).latency_us_log2_size(), 15);
+  EXPECT_EQ(filled.groups(0).size_log2_size(), 13);
+  EXPECT_EQ(filled.groups(1).disk(), "v\"d\xef\xbf\xbd");
+  EXPECT_EQ(filled.groups(1).latency_us_log2_size(), 0);
+  EXPECT_EQ(filled.interval_s(), 60.25);
 }
 
 }  // namespace

@@ -94,6 +94,9 @@ class Aggregator {
   void AddRecordTime(int64_t ns);
   // A header or stats record (tracks runs and loss).
   void AddNonEvent(const ParsedRecord& rec);
+  // A summary record in the time window (only counted here: the baseline
+  // report reads them, baseline.h).
+  void CountSummary() { ++summary_records_; }
   // A new input begins: its records belong to no run until its header.
   void StartInput();
 
@@ -105,6 +108,7 @@ class Aggregator {
   int64_t first_record_ns() const { return first_record_ns_; }
   int64_t last_record_ns() const { return last_record_ns_; }
   uint64_t records() const { return records_; }
+  uint64_t summary_records() const { return summary_records_; }
 
   // Overall figures (latencies_us not kept here: see AllLatencies()).
   const LatencyStats& overall() const { return overall_; }
@@ -154,6 +158,7 @@ class Aggregator {
   int64_t first_record_ns_ = 0;
   int64_t last_record_ns_ = 0;
   uint64_t records_ = 0;
+  uint64_t summary_records_ = 0;
   std::map<std::string, Run> runs_;
   std::string current_run_;
   std::map<std::string, int> hosts_;

@@ -36,9 +36,12 @@ constexpr char kUsage[] =
     "  top       top processes and disks by count and by total latency\n"
     "  sizes     log2 histogram of I/O sizes\n"
     "  errors    I/O errors by disk\n"
+    "  baseline  from summary records: all completions per disk and\n"
+    "            operation, slow share, bytes, estimated p50 and p99\n"
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
-    "Filters (events only):\n"
+    "Filters (events; for baseline, --since/--until select summary\n"
+    "intervals by their end, -d/--op their groups):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
@@ -52,6 +55,8 @@ constexpr char kUsage[] =
     "  --by disk|op|disk-op         hist: one histogram per group\n"
     "  --top N                      top: rows per table (default 10)\n"
     "  --tail-us N                  json: tail threshold (default 100000)\n"
+    "  --per-interval               baseline: a row per summary interval\n"
+    "  --csv, --json                baseline: for scripts\n"
     "  --strict                     fail on corrupt or truncated input\n"
     "  --to jsonl|proto             convert: output format\n"
     "  -o, --output FILE            convert: write FILE (new or empty)\n"
@@ -69,6 +74,9 @@ enum LongOnly {
   kStrict,
   kTo,
   kVersion,
+  kPerInterval,
+  kCsv,
+  kJson,
 };
 
 const struct option kLongOptions[] = {
@@ -89,12 +97,16 @@ const struct option kLongOptions[] = {
     {"output", required_argument, nullptr, 'o'},
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, kVersion},
+    {"per-interval", no_argument, nullptr, kPerInterval},
+    {"csv", no_argument, nullptr, kCsv},
+    {"json", no_argument, nullptr, kJson},
     {nullptr, 0, nullptr, 0},
 };
 
 bool IsReport(absl::string_view s) {
   for (const char* r :
-       {"summary", "hist", "csv", "json", "top", "sizes", "errors", "convert"}) {
+       {"summary", "hist", "csv", "json", "top", "sizes", "errors", "convert",
+        "baseline"}) {
     if (s == r) return true;
   }
   return false;
@@ -243,6 +255,18 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       case kVersion:
         o.version = true;
         break;
+      case kPerInterval:
+        o.report_options.per_interval = true;
+        break;
+      case kCsv:
+      case kJson: {
+        const char* form = c == kCsv ? "csv" : "json";
+        if (o.baseline_form != "text" && o.baseline_form != form) {
+          return Usage("--csv and --json exclude each other");
+        }
+        o.baseline_form = form;
+        break;
+      }
       case ':':
         // The option as typed (a long option has no single-letter optopt).
         return Usage(absl::StrCat(
@@ -265,6 +289,21 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   }
   if (by_set && o.report != "hist") {
     return Usage("--by and --per-disk are only for hist");
+  }
+  if (o.report != "baseline" &&
+      (o.report_options.per_interval || o.baseline_form != "text")) {
+    return Usage("--per-interval, --csv and --json are only for baseline");
+  }
+  if (o.report == "baseline") {
+    // Summary records count per disk and operation: nothing else selects.
+    const char* bad = o.filter.pid          ? "--pid"
+                      : o.filter.comm       ? "--comm"
+                      : o.filter.min_us > 0 ? "--min-us"
+                                            : nullptr;
+    if (bad != nullptr) {
+      return Usage(absl::StrCat(bad, " does not apply to baseline: summary "
+                                     "records are per disk and operation"));
+    }
   }
   if (o.filter.since_ns && o.filter.until_ns &&
       *o.filter.until_ns <= *o.filter.since_ns) {
@@ -354,6 +393,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   agg_options.tail_us = o.tail_us;
   Aggregator agg(agg_options);
   const Filter& filter = o.filter;
+  BaselineCollector baseline(filter);
   absl::Status s = set->ForEach(
       [&agg](const RecordReader&) { agg.StartInput(); },
       [&](const ParsedRecord& rec) -> absl::Status {
@@ -361,6 +401,15 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           const int64_t ns = ToNs(rec.event.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
+          return absl::OkStatus();
+        }
+        if (rec.kind == RecordKind::kSummary) {
+          const int64_t ns = ToNs(rec.summary.timestamp());
+          if (filter.InWindow(ns)) {
+            agg.AddRecordTime(ns);
+            agg.CountSummary();
+          }
+          baseline.Add(rec.summary);
           return absl::OkStatus();
         }
         const int64_t ns = rec.kind == RecordKind::kHeader
@@ -380,12 +429,23 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   in.damage = &set->damage();
   in.inputs = input_count;
   in.formats = set->formats();
+  in.baseline = &baseline;
   std::string text;
   if (o.report == "summary") text = SummaryReport(in, o.report_options);
   if (o.report == "hist") text = HistReport(in, o.report_options);
   if (o.report == "top") text = TopReport(in, o.report_options);
   if (o.report == "sizes") text = SizesReport(in, o.report_options);
   if (o.report == "errors") text = ErrorsReport(in, o.report_options);
+  if (o.report == "baseline" && o.baseline_form == "text") {
+    text = BaselineReport(in, o.report_options);
+  } else if (o.report == "baseline") {
+    // As for csv and json: warnings, and why there are no rows, to stderr.
+    std::fputs(BaselineWarningBlock(in).c_str(), err);
+    const std::string empty = BaselineEmptyReason(in);
+    if (!empty.empty()) absl::FPrintF(err, "bioreport: %s\n", empty);
+    text = o.baseline_form == "csv" ? BaselineCsv(in, o.report_options)
+                                    : BaselineJson(in, o.report_options);
+  }
   if (o.report == "csv" || o.report == "json") {
     // The warning block would break the format: it goes to stderr.
     std::fputs(WarningBlock(in).c_str(), err);

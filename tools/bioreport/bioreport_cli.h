@@ -2,8 +2,8 @@
 
 // The bioreport command line:
 //   bioreport [REPORT] [OPTIONS] [FILE...]
-// REPORT is summary (default), hist, csv, json, top, sizes, errors or
-// convert; FILEs are read in time order ("-" or none: stdin).  See
+// REPORT is summary (default), hist, csv, json, top, sizes, errors,
+// baseline or convert; FILEs are read in time order ("-" or none: stdin).  See
 // docs/bioreport.md.
 
 #include <cstdio>
@@ -29,6 +29,7 @@ struct CliOptions {
   Filter filter;
   ReportOptions report_options;
   uint64_t tail_us = 100000;
+  std::string baseline_form = "text";  // baseline: "text", "csv", "json"
   bool strict = false;
   StreamFormat to = StreamFormat::kUnknown;  // convert
   std::string output = "-";                  // convert

@@ -1,7 +1,8 @@
 #pragma once
 
 // Conversion between the stream formats: every record (events that pass
-// the filter; headers and stats always) written in the other format.
+// the filter; headers, stats and summaries always) written in the other
+// format.
 // Lossless: converting back gives the same records (record_writer.h).
 
 #include <cstdint>

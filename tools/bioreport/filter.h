@@ -2,7 +2,8 @@
 
 // Which events a report counts: --since/--until, --disk, --pid, --comm,
 // --op, --min-us.  Headers and stats are never filtered (loss figures are
-// those of whole runs).
+// those of whole runs); summary records are selected by the baseline
+// report's own rules (baseline.h).
 
 #include <cstdint>
 #include <optional>

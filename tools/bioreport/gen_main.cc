@@ -1,7 +1,7 @@
 // bioreport_gen: writes a synthetic biosnoop stream (see synthetic.h), for
 // benchmarks and test fixtures.
 //   bioreport_gen --events N --format jsonl|proto [--seed S]
-//                 [--stats-every N] [--lost N] -o FILE
+//                 [--stats-every N] [--summary-every N] [--lost N] -o FILE
 
 #include <getopt.h>
 
@@ -27,16 +27,18 @@ int main(int argc, char** argv) {
       {"seed", required_argument, nullptr, 's'},
       {"stats-every", required_argument, nullptr, 'S'},
       {"lost", required_argument, nullptr, 'l'},
+      {"summary-every", required_argument, nullptr, 'U'},
       {"output", required_argument, nullptr, 'o'},
       {nullptr, 0, nullptr, 0},
   };
-  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:o:", kOptions, nullptr)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:", kOptions, nullptr)) != -1;) {
     bool ok = true;
     switch (c) {
       case 'n': ok = absl::SimpleAtoi(optarg, &options.events); break;
       case 's': ok = absl::SimpleAtoi(optarg, &options.seed); break;
       case 'S': ok = absl::SimpleAtoi(optarg, &options.stats_every); break;
       case 'l': ok = absl::SimpleAtoi(optarg, &options.lost); break;
+      case 'U': ok = absl::SimpleAtoi(optarg, &options.summary_every); break;
       case 'f': format = optarg; ok = format == "jsonl" || format == "proto"; break;
       case 'o': output = optarg; break;
       default: ok = false;
@@ -49,7 +51,8 @@ int main(int argc, char** argv) {
   if (optind != argc) {
     std::fprintf(stderr,
                  "usage: bioreport_gen --events N --format jsonl|proto "
-                 "[--seed S] [--stats-every N] [--lost N] [-o FILE]\n");
+                 "[--seed S] [--stats-every N] [--summary-every N] [--lost N] "
+                 "[-o FILE]\n");
     return 64;
   }
   const bool proto = format == "proto";

@@ -50,6 +50,15 @@ constexpr Key kStatsKeys[] = {
     {"final", 13},          {"missed", 14},
 };
 
+constexpr Key kSummaryKeys[] = {
+    {"timestamp", 1}, {"interval_s", 2}, {"min_us", 3}, {"groups", 4},
+};
+
+constexpr Key kSummaryGroupKeys[] = {
+    {"disk", 1},  {"op", 2},  {"count", 3},           {"bytes", 4},
+    {"slow", 5},  {"latency_us_log2", 6}, {"size_log2", 7},
+};
+
 // Short-string equality without a call to memcmp (keys are a few bytes).
 inline bool SameKey(absl::string_view a, absl::string_view b) {
   if (a.size() != b.size()) return false;
@@ -75,8 +84,11 @@ int Lookup(const Key (&keys)[N], absl::string_view key, size_t* next) {
 // Reads the value of one member into the reused messages.
 class ValueReader {
  public:
-  ValueReader(JsonLexer* lex, Rfc3339Parser* times, std::string* scratch)
-      : lex_(*lex), times_(*times), scratch_(*scratch) {}
+  // `key_scratch` holds the keys of nested objects (summary groups).
+  ValueReader(JsonLexer* lex, Rfc3339Parser* times, std::string* scratch,
+              std::string* key_scratch)
+      : lex_(*lex), times_(*times), scratch_(*scratch),
+        key_scratch_(*key_scratch) {}
 
   absl::Status Str(std::string* out) { return lex_.StringInto(out); }
   // A string as a view into the line or the scratch buffer.
@@ -104,12 +116,20 @@ class ValueReader {
     return absl::OkStatus();
   }
 
+  // A key of a nested object, followed by ':'.
+  absl::Status NestedKey(absl::string_view* key) {
+    if (absl::Status s = lex_.String(&key_scratch_, key); !s.ok()) return s;
+    if (!lex_.Consume(':')) return lex_.Error("expected ':' after a key");
+    return absl::OkStatus();
+  }
+
   JsonLexer& lex() { return lex_; }
 
  private:
   JsonLexer& lex_;
   Rfc3339Parser& times_;
   std::string& scratch_;
+  std::string& key_scratch_;
 };
 
 absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
@@ -232,10 +252,95 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
   return s;
 }
 
+// An array of integers (a log2 histogram), replacing `out`'s content: a
+// key given twice keeps the last value, as for every other field.
+absl::Status HistogramArray(JsonLexer& lex,
+                            google::protobuf::RepeatedField<uint64_t>* out) {
+  out->Clear();
+  if (!lex.Consume('[')) return lex.Error("expected an array of integers");
+  if (lex.Consume(']')) return absl::OkStatus();
+  do {
+    if (out->size() == kMaxSummaryBuckets) {
+      return lex.Error(absl::StrCat("more than ", kMaxSummaryBuckets,
+                                    " histogram buckets"));
+    }
+    uint64_t v = 0;
+    if (absl::Status s = lex.Uint(kU64, &v); !s.ok()) return s;
+    out->Add(v);
+  } while (lex.Consume(','));
+  if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+  return absl::OkStatus();
+}
+
+absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case 1: return r.Str(g->mutable_disk());
+    case 2: return r.Str(g->mutable_op());
+    case 3: s = r.U64(kU64, &u); g->set_count(u); return s;
+    case 4: s = r.U64(kU64, &u); g->set_bytes(u); return s;
+    case 5: s = r.U64(kU64, &u); g->set_slow(u); return s;
+    case 6: return HistogramArray(r.lex(), g->mutable_latency_us_log2());
+    case 7: return HistogramArray(r.lex(), g->mutable_size_log2());
+  }
+  return r.lex().SkipValue();
+}
+
+// One object of "groups"; unknown keys are skipped, as at the top level.
+absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
+  JsonLexer& lex = r.lex();
+  if (!lex.Consume('{')) return lex.Error("expected an object");
+  if (lex.Consume('}')) return absl::OkStatus();
+  size_t next = 0;
+  do {
+    absl::string_view key;
+    if (absl::Status s = r.NestedKey(&key); !s.ok()) return s;
+    const int field = Lookup(kSummaryGroupKeys, key, &next);
+    if (absl::Status s = SummaryGroupField(field, r, g); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("\"", key, "\": ", s.message()));
+    }
+  } while (lex.Consume(','));
+  if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
+  return absl::OkStatus();
+}
+
+absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case 1: return r.Time(su->mutable_timestamp());
+    case 2: {
+      double d = 0;
+      s = r.lex().Double(&d);
+      su->set_interval_s(d);
+      return s;
+    }
+    case 3: s = r.U64(kU64, &u); su->set_min_us(u); return s;
+    case 4: {
+      JsonLexer& lex = r.lex();
+      su->clear_groups();  // last one wins, as for any key given twice
+      if (!lex.Consume('[')) return lex.Error("expected an array of objects");
+      if (lex.Consume(']')) return absl::OkStatus();
+      do {
+        if (s = SummaryGroupObject(r, su->add_groups()); !s.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "group ", su->groups_size(), ": ", s.message()));
+        }
+      } while (lex.Consume(','));
+      if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+      return absl::OkStatus();
+    }
+  }
+  return r.lex().SkipValue();
+}
+
 absl::StatusOr<RecordKind> KindFromName(absl::string_view name) {
   if (name == "event") return RecordKind::kEvent;
   if (name == "header") return RecordKind::kHeader;
   if (name == "stats") return RecordKind::kStats;
+  if (name == "summary") return RecordKind::kSummary;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown record type \"", name, "\""));
 }
@@ -282,6 +387,8 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
     kind = RecordKind::kHeader;
   } else if (line.substr(0, 16) == "{\"type\":\"stats\",") {
     kind = RecordKind::kStats;
+  } else if (line.substr(0, 18) == "{\"type\":\"summary\",") {
+    kind = RecordKind::kSummary;
   } else {
     absl::StatusOr<RecordKind> k = ScanForKind(line, &key_scratch_);
     if (!k.ok()) return k.status();
@@ -290,7 +397,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   ResetForKind(kind, rec);
 
   JsonLexer lex(line);
-  ValueReader reader(&lex, &time_parser_, &scratch_);
+  ValueReader reader(&lex, &time_parser_, &scratch_, &nested_key_scratch_);
   if (!lex.Consume('{')) return lex.Error("expected a JSON object");
   if (lex.Consume('}')) return lex.Error("empty object");
   size_t next = 0;
@@ -316,6 +423,10 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
           break;
         case RecordKind::kStats:
           s = StatsField(Lookup(kStatsKeys, key, &next), reader, &rec->stats);
+          break;
+        case RecordKind::kSummary:
+          s = SummaryField(Lookup(kSummaryKeys, key, &next), reader,
+                           &rec->summary);
           break;
       }
     }

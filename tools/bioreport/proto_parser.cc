@@ -51,6 +51,10 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec) {
       ResetKeepingTimestamp(&rec->stats, &v1::Stats::release_timestamp,
                             &v1::Stats::set_allocated_timestamp);
       break;
+    case RecordKind::kSummary:
+      ResetKeepingTimestamp(&rec->summary, &v1::Summary::release_timestamp,
+                            &v1::Summary::set_allocated_timestamp);
+      break;
   }
 }
 
@@ -69,20 +73,36 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       }
       return CheckTimestamp("timestamp", st.mutable_timestamp());
     }
+    case RecordKind::kSummary: {
+      v1::Summary& su = rec->summary;
+      if (!std::isfinite(su.interval_s())) {
+        return absl::InvalidArgumentError("interval_s is not a finite number");
+      }
+      for (const v1::SummaryGroup& g : su.groups()) {
+        if (g.latency_us_log2_size() > kMaxSummaryBuckets ||
+            g.size_log2_size() > kMaxSummaryBuckets) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "a summary histogram has more than ", kMaxSummaryBuckets,
+              " buckets"));
+        }
+      }
+      return CheckTimestamp("timestamp", su.mutable_timestamp());
+    }
   }
   return absl::OkStatus();
 }
 
 absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
                                       ParsedRecord* rec) {
-  // What biosnoop writes: one field (1, 2 or 3, length-delimited) holding
+  // What biosnoop writes: one field (1 to 4, length-delimited) holding
   // the whole member.  Parsing the member into the reused message directly
   // keeps its strings' capacity; a general Record parse would free and
   // reallocate the member each time.
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t n = bytes.size();
   bool parsed = false;
-  if (n >= 2 && (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a)) {
+  if (n >= 2 &&
+      (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a || p[0] == 0x22)) {
     uint64_t len = 0;
     size_t i = 1;
     int shift = 0;
@@ -108,9 +128,13 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
           ResetForKind(RecordKind::kEvent, rec);
           ok = MergeFrom(payload, size, &rec->event);
           break;
-        default:
+        case 0x1a:
           ResetForKind(RecordKind::kStats, rec);
           ok = MergeFrom(payload, size, &rec->stats);
+          break;
+        default:
+          ResetForKind(RecordKind::kSummary, rec);
+          ok = MergeFrom(payload, size, &rec->summary);
           break;
       }
       if (!ok) {
@@ -138,9 +162,13 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
         rec->kind = RecordKind::kStats;
         rec->stats.Swap(scratch_.mutable_stats());
         break;
+      case v1::Record::kSummary:
+        rec->kind = RecordKind::kSummary;
+        rec->summary.Swap(scratch_.mutable_summary());
+        break;
       case v1::Record::KIND_NOT_SET:
         return absl::InvalidArgumentError(
-            "record holds no header, event or stats (unknown kind?)");
+            "record holds no header, event, stats or summary (unknown kind?)");
     }
   }
   return ValidateRecord(rec);

@@ -7,6 +7,7 @@ const char* RecordKindName(RecordKind kind) {
     case RecordKind::kHeader: return "header";
     case RecordKind::kEvent: return "event";
     case RecordKind::kStats: return "stats";
+    case RecordKind::kSummary: return "summary";
   }
   return "event";
 }

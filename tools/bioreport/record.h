@@ -7,7 +7,7 @@
 
 namespace biosnoop::report {
 
-enum class RecordKind { kHeader, kEvent, kStats };
+enum class RecordKind { kHeader, kEvent, kStats, kSummary };
 
 // Only the message named by `kind` is meaningful.  Readers reuse one
 // ParsedRecord for a whole stream, so that the messages' strings keep their
@@ -15,15 +15,22 @@ enum class RecordKind { kHeader, kEvent, kStats };
 //
 // Every record a reader returns has been validated: its timestamp (always
 // set; an absent one reads as the epoch) is within the int64-nanosecond
-// range, a Stats' elapsed_s is finite, and all strings are valid UTF-8.
+// range, a Stats' elapsed_s and a Summary's interval_s are finite, a
+// SummaryGroup's histograms have at most kMaxSummaryBuckets buckets, and all
+// strings are valid UTF-8.
 struct ParsedRecord {
   RecordKind kind = RecordKind::kEvent;
   v1::StreamHeader header;
   v1::Event event;
   v1::Stats stats;
+  v1::Summary summary;
 };
 
-// "header", "event", "stats": the oneof member names.
+// The most buckets a SummaryGroup histogram may have: one per bit of a
+// uint64 value (biosnoop writes at most 32).
+inline constexpr int kMaxSummaryBuckets = 64;
+
+// "header", "event", "stats", "summary": the oneof member names.
 const char* RecordKindName(RecordKind kind);
 
 }  // namespace biosnoop::report

@@ -15,14 +15,17 @@ namespace biosnoop::report {
 
 // One JSON Lines line (without its '\n') -> a record.
 //
-// The line is one JSON object.  Its "type" ("event", "header", "stats")
-// names the Record member; a line without "type" is an event (the format
+// The line is one JSON object.  Its "type" ("event", "header", "stats",
+// "summary") names the Record member; a line without "type" is an event (the format
 // before typed lines).  Every other key is a field of that message, in any
 // order; unknown keys are skipped (after checking they are valid JSON), so
 // newer streams stay readable.  Values must have their field's JSON type:
 // strings (timestamps as RFC 3339; comm_raw as hex), integers in the
 // field's range (no fraction, no exponent), true/false, and null for
-// the optional fields (partition, queue_us, comm_raw, error), meaning unset.
+// the optional fields (partition, queue_us, comm_raw, error), meaning unset;
+// a summary's "groups" is an array of objects (SummaryGroup fields, unknown
+// keys skipped) and its histograms arrays of at most kMaxSummaryBuckets
+// integers.
 // Anything else, including invalid UTF-8 and trailing text, is an
 // InvalidArgumentError whose message names the field and the column.
 class JsonRecordParser {
@@ -33,6 +36,7 @@ class JsonRecordParser {
   Rfc3339Parser time_parser_;
   std::string scratch_;
   std::string key_scratch_;
+  std::string nested_key_scratch_;  // keys inside summary groups
 };
 
 // One serialized biosnoop.v1.Record (without its length prefix) -> a
@@ -54,8 +58,8 @@ class ProtoRecordParser {
 void ResetForKind(RecordKind kind, ParsedRecord* rec);
 
 // Checks and normalizes what both parsers promise (record.h): sets an
-// absent timestamp to the epoch; rejects out-of-range timestamps and a
-// non-finite elapsed_s.
+// absent timestamp to the epoch; rejects out-of-range timestamps, a
+// non-finite elapsed_s or interval_s, and over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 
 }  // namespace biosnoop::report

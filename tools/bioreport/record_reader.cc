@@ -12,7 +12,11 @@ namespace {
 // The first buffer; it grows (doubling) only for a record that does not fit.
 constexpr size_t kChunk = 64 * 1024;
 
-bool IsRecordTag(unsigned char c) { return c == 0x0a || c == 0x12 || c == 0x1a; }
+// The tags of Record fields 1 to 4 (header, event, stats, summary), each
+// length-delimited.
+bool IsRecordTag(unsigned char c) {
+  return c == 0x0a || c == 0x12 || c == 0x1a || c == 0x22;
+}
 
 // Decodes a varint of at most 10 bytes.  Returns its length, 0 when `data`
 // ends first, or -1 when it is malformed (an 11th byte would be needed).
@@ -53,10 +57,13 @@ const char* StreamFormatName(StreamFormat format) {
 StreamFormat DetectFormat(absl::string_view head) {
   if (head.empty()) return StreamFormat::kEmpty;
   // '{' is also a valid one-byte varint (123): a JSON line's second byte is
-  // '"', '}' or whitespace, never a Record tag other than '\n' (0x0a), and
-  // "{\n" does not begin a JSON Lines object either.
+  // '"', '}' or whitespace.  '"' is also the summary tag (0x22): "{\"" is
+  // taken as JSON, which is what every biosnoop file starts with (a
+  // protobuf file starts with its header, tag 0x0a).  "{\n" does not begin
+  // a JSON Lines object.
   if (head[0] == '{' &&
-      (head.size() < 2 || !IsRecordTag(static_cast<unsigned char>(head[1])))) {
+      (head.size() < 2 || head[1] == '"' ||
+       !IsRecordTag(static_cast<unsigned char>(head[1])))) {
     return StreamFormat::kJsonLines;
   }
   uint64_t length = 0;

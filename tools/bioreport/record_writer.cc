@@ -1,6 +1,7 @@
 #include "record_writer.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "filter.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "json_format.h"
@@ -62,6 +63,37 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   absl::StrAppend(out, ",\"seq\":", e.seq(), "}\n");
 }
 
+absl::Span<const uint64_t> SpanOf(
+    const google::protobuf::RepeatedField<uint64_t>& values) {
+  return absl::MakeConstSpan(values.data(), values.size());
+}
+
+// Same layout as AppendSummaryJson() (a unit test compares the two), but
+// the histograms exactly as the record holds them: a record read from
+// elsewhere keeps any trailing zero buckets it came with.
+void AppendSummaryRecordJson(const v1::Summary& s, std::string* out) {
+  out->append("{\"type\":\"summary\",\"timestamp\":\"");
+  AppendRfc3339Nanos(ToNs(s.timestamp()), out);
+  out->append("\",\"interval_s\":");
+  AppendJsonDouble(s.interval_s(), out);
+  absl::StrAppend(out, ",\"min_us\":", s.min_us(), ",\"groups\":[");
+  for (int i = 0; i < s.groups_size(); ++i) {
+    const v1::SummaryGroup& g = s.groups(i);
+    if (i > 0) out->push_back(',');
+    out->append("{\"disk\":");
+    AppendJsonString(g.disk(), out);
+    Key("op", out);
+    AppendJsonString(g.op(), out);
+    absl::StrAppend(out, ",\"count\":", g.count(), ",\"bytes\":", g.bytes(),
+                    ",\"slow\":", g.slow(), ",\"latency_us_log2\":");
+    AppendJsonUintArray(SpanOf(g.latency_us_log2()), out);
+    out->append(",\"size_log2\":");
+    AppendJsonUintArray(SpanOf(g.size_log2()), out);
+    out->push_back('}');
+  }
+  out->append("]}\n");
+}
+
 StreamInfo InfoOf(const v1::StreamHeader& h) {
   StreamInfo info;
   info.host = h.host();
@@ -111,6 +143,9 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kStats:
       AppendStatsJson(SnapshotOf(rec.stats), out);
       return;
+    case RecordKind::kSummary:
+      AppendSummaryRecordJson(rec.summary, out);
+      return;
   }
 }
 
@@ -127,6 +162,9 @@ void AppendRecordProto(const ParsedRecord& rec, std::string* out) {
   } else if (rec.kind == RecordKind::kStats) {
     member = &rec.stats;
     tag = 0x1a;
+  } else if (rec.kind == RecordKind::kSummary) {
+    member = &rec.summary;
+    tag = 0x22;
   }
   const auto size = static_cast<uint32_t>(member->ByteSizeLong());
   const uint32_t record_size = 1 + CodedOutputStream::VarintSize32(size) + size;

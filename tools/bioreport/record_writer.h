@@ -14,7 +14,8 @@ namespace biosnoop::report {
 
 // Appends one JSON line ("type" first, then the fields in schema order;
 // optional fields that are unset are null, comm_raw is omitted when unset,
-// as biosnoop does).
+// as biosnoop does; a summary's histograms with exactly the buckets the
+// record holds).
 void AppendRecordJson(const ParsedRecord& rec, std::string* out);
 
 // Appends the record as a length-delimited biosnoop.v1.Record.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aggregator.h"
+#include "baseline.h"
 #include "stream_set.h"
 
 namespace biosnoop::report {
@@ -18,6 +19,7 @@ struct ReportOptions {
   bool ms = false;               // latencies in milliseconds
   HistGroup by = HistGroup::kAll;
   size_t top = 10;               // rows per top table
+  bool per_interval = false;     // baseline: a row per interval and group
 };
 
 struct ReportInput {
@@ -25,6 +27,7 @@ struct ReportInput {
   const InputDamage* damage = nullptr;
   size_t inputs = 0;
   std::string formats;  // "jsonl", "proto", ...
+  const BaselineCollector* baseline = nullptr;  // for the baseline forms
 };
 
 // Empty when nothing is wrong.  Otherwise "WARNING: ..." lines, a blank
@@ -56,6 +59,32 @@ std::string CsvReport(const ReportInput& in);
 // One JSON object and '\n': duration, event counts, tail events over the
 // threshold, highest bucket, latency figures, errors and loss figures.
 std::string JsonReport(const ReportInput& in);
+
+// The baseline, from summary records (baseline.h; report_baseline.cc):
+// per disk and operation, summed over the selected intervals (or, with
+// per_interval, one row per interval and group): completions, slow ones
+// and their share in percent, bytes, and p50 and p99 estimated from the
+// log2 histograms; then one sentence per group ("0.47% of reads on
+// nvme0n1 took 10 ms or more (57 of 12034)").  A stream without summary
+// records gives "no summary records in this stream".  Starts with a
+// WARNING block only for damaged input: the kernel counts summaries, so
+// event loss does not touch them.
+std::string BaselineReport(const ReportInput& in, const ReportOptions& opt);
+
+// The same rows for scripts: CSV with a header line
+// (start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,p99_us_est),
+// or one JSON object whose "rows" have those fields and latency_us_log2.
+// Times are RFC 3339; latencies always microseconds.
+std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt);
+std::string BaselineJson(const ReportInput& in, const ReportOptions& opt);
+
+// The WARNING block of the baseline: corrupt records skipped and truncated
+// inputs (either may have cost summary records).  Empty when neither.
+std::string BaselineWarningBlock(const ReportInput& in);
+
+// Why the baseline has no rows ("no summary records in this stream", ...),
+// or empty when it has some.
+std::string BaselineEmptyReason(const ReportInput& in);
 
 // Helpers shared by the forms (report_text.cc).
 std::string HumanBytes(uint64_t bytes);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "report.h"
+#include "text_table.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
@@ -18,71 +19,6 @@ namespace {
 
 constexpr int kBarWidth = 40;
 const std::vector<int> kPermilles = {500, 900, 990, 999};
-
-// Display width of UTF-8 text: one column per code point (what terminals
-// do for the names seen here; wide CJK characters are rare in disk and
-// process names).
-size_t Width(absl::string_view s) {
-  size_t w = 0;
-  for (char c : s) w += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-  return w;
-}
-
-// A name as it can be printed in a table: control characters and a
-// backslash escaped C-style, so that a hostile comm cannot break the layout.
-std::string Printable(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      absl::StrAppendFormat(&out, "\\x%02x", u);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-class Table {
- public:
-  // `align`: 'l' or 'r' per column.
-  Table(std::vector<std::string> header, std::string align)
-      : align_(std::move(align)) {
-    rows_.push_back(std::move(header));
-  }
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-
-  std::string Render() const {
-    std::vector<size_t> width(rows_[0].size(), 0);
-    for (const auto& row : rows_) {
-      for (size_t c = 0; c < row.size(); ++c) {
-        width[c] = std::max(width[c], Width(row[c]));
-      }
-    }
-    std::string out;
-    for (const auto& row : rows_) {
-      std::string line;
-      for (size_t c = 0; c < row.size(); ++c) {
-        if (c > 0) line += "  ";
-        const std::string pad(width[c] - Width(row[c]), ' ');
-        line += align_[c] == 'l' ? row[c] + pad : pad + row[c];
-      }
-      line.erase(line.find_last_not_of(' ') + 1);
-      absl::StrAppend(&out, line, "\n");
-    }
-    return out;
-  }
-
- private:
-  std::string align_;
-  std::vector<std::vector<std::string>> rows_;
-};
 
 std::string Latency(uint64_t us, bool ms) {
   if (!ms) return absl::StrCat(us);
@@ -109,7 +45,13 @@ std::string Heading(const ReportInput& in) {
   const Aggregator& a = *in.agg;
   std::string out = absl::StrCat("inputs: ", in.inputs, " (", in.formats,
                                  "), records: ", a.records(),
-                                 ", events: ", a.events(), "\n");
+                                 ", events: ", a.events());
+  // Summaries are not events: say they are there, and where to see them.
+  if (a.summary_records() > 0) {
+    absl::StrAppend(&out, ", summaries: ", a.summary_records(),
+                    " (bioreport baseline)");
+  }
+  out += "\n";
   if (a.records() > 0) {
     absl::StrAppend(
         &out, "span: ", FormatShortTime(a.first_record_ns()), " .. ",

@@ -15,6 +15,7 @@ int64_t RecordTime(const ParsedRecord& rec) {
     case RecordKind::kHeader: return ToNs(rec.header.start_time());
     case RecordKind::kEvent: return ToNs(rec.event.timestamp());
     case RecordKind::kStats: return ToNs(rec.stats.timestamp());
+    case RecordKind::kSummary: return ToNs(rec.summary.timestamp());
   }
   return 0;
 }

@@ -1,9 +1,15 @@
 #include "synthetic.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
+#include <map>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "event.h"
+#include "histogram.h"
 #include "stream_info.h"
 
 namespace biosnoop::report {
@@ -36,6 +42,59 @@ constexpr Proc kProcs[] = {
     {"caf\xc3\xa9", 555},     // valid UTF-8
 };
 
+// The kernel's log2 bucket: 0 holds 0 and 1, the last bucket everything
+// above its lower bound.
+size_t HistBucket(uint64_t v) {
+  if (v < 2) return 0;
+  return std::min<size_t>(63 - std::countl_zero(v), BIOSNOOP_HIST_BUCKETS - 1);
+}
+
+// The completions of one summary interval, per (disk, op).
+class SummaryTally {
+ public:
+  void Add(absl::string_view disk, absl::string_view op, uint64_t latency_us,
+           uint64_t bytes, bool slow) {
+    HistData& d = groups_[{std::string(disk), std::string(op)}];
+    ++d.count;
+    d.bytes += bytes;
+    d.slow += slow;
+    ++d.latency[HistBucket(latency_us)];
+    ++d.size[HistBucket(bytes)];
+  }
+
+  // The interval that ends at `end_ns`, sorted by (disk, op); starts over.
+  SummaryRecord Take(int64_t end_ns, uint64_t min_us) {
+    SummaryRecord r;
+    r.realtime_ns = end_ns;
+    r.interval_s = static_cast<double>(end_ns - start_ns_) / 1e9;
+    r.min_us = min_us;
+    for (auto& [key, data] : groups_) {
+      r.groups.push_back(HistGroup{key.first, key.second, data});
+    }
+    groups_.clear();
+    start_ns_ = end_ns;
+    return r;
+  }
+
+  void set_start(int64_t ns) { start_ns_ = ns; }
+
+ private:
+  std::map<std::pair<std::string, std::string>, HistData> groups_;
+  int64_t start_ns_ = 0;
+};
+
+// The 9 completions under the threshold that come with each slow one.
+void AddFastCompletions(absl::string_view disk, std::mt19937_64* rng,
+                        SummaryTally* tally) {
+  for (int k = 0; k < 9; ++k) {
+    const uint64_t r = (*rng)();
+    const bool read = r % 10 < 6;
+    const uint64_t latency_us = 20 + (r >> 8) % 9980;  // under 10 ms
+    const uint64_t bytes = uint64_t{4096} << ((r >> 24) % 6);
+    tally->Add(disk, read ? "read" : "write", latency_us, bytes, false);
+  }
+}
+
 }  // namespace
 
 absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
@@ -53,6 +112,10 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
   StatsSnapshot stats;
   int64_t now = o.start_ns + 1'000'000'000;
   EnrichedEvent e;
+  // Summaries have a random stream of their own: the events stay the same.
+  std::mt19937_64 summary_rng(o.seed ^ 0x9e3779b97f4a7c15u);
+  SummaryTally tally;
+  tally.set_start(o.start_ns);  // biosnoop's first interval starts at attach
   for (uint64_t i = 1; i <= o.events; ++i) {
     const uint64_t r = rng();
     now += static_cast<int64_t>(r % 2'000'000'000 / 1000) + 1;  // <= 2 ms
@@ -89,17 +152,44 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
     e.seq = i;
     if (absl::Status s = sink->Write(e); !s.ok()) return s;
 
+    if (o.summary_every > 0) {
+      tally.Add(e.disk, OpName(e.event.op),
+                e.event.LatencyNs(e.include_queue) / 1000, e.event.bytes,
+                /*slow=*/true);
+      AddFastCompletions(e.disk, &summary_rng, &tally);
+      if (i % o.summary_every == 0 && i < o.events) {
+        if (absl::Status s = sink->WriteSummary(tally.Take(now, info.min_us));
+            !s.ok()) {
+          return s;
+        }
+      }
+    }
+
     if (o.stats_every > 0 && i % o.stats_every == 0 && i < o.events) {
+      // As biosnoop does after each batch: the events reach the file
+      // first, so `written` counts them all.
+      if (absl::Status s = sink->Flush(); !s.ok()) return s;
       stats.realtime_ns = now;
       stats.elapsed_s = static_cast<double>(now - o.start_ns) / 1e9;
       stats.emitted = i;
-      stats.written = sink->events_written() ;
+      stats.written = sink->events_written();
       stats.completions = i * 10;
       stats.below_threshold = i * 9;
       if (absl::Status s = sink->WriteStats(stats); !s.ok()) return s;
     }
   }
   if (absl::Status s = sink->Flush(); !s.ok()) return s;
+  if (o.summary_every > 0) {
+    // The events the kernel could not queue were slow completions too.
+    for (uint64_t k = 0; k < o.lost; ++k) {
+      tally.Add("nvme0n1", "read", 10000 + summary_rng() % 50000, 4096,
+                /*slow=*/true);
+    }
+    if (absl::Status s = sink->WriteSummary(tally.Take(now + 1000, info.min_us));
+        !s.ok()) {
+      return s;
+    }
+  }
   stats.realtime_ns = now + 1000;
   stats.elapsed_s = static_cast<double>(now + 1000 - o.start_ns) / 1e9;
   stats.emitted = o.events;

@@ -19,9 +19,18 @@ struct SyntheticOptions {
   int64_t start_ns = 1795237200'000000000;  // 2026-11-21T05:00:00Z
   uint64_t stats_every = 0;  // a stats record every N events; 0: only final
   uint64_t lost = 0;         // reported in the final stats record
+  // A summary record every N events, and one at the end; 0: none.
+  uint64_t summary_every = 0;
 };
 
-// Writes a header, the events, periodic stats and a final stats record.
+// Writes a header, the events, periodic stats and a final stats record;
+// with summary_every, summary records too, consistent with the events and
+// the stats: each interval counts its events as slow completions, 9 fast
+// completions (under the 10 ms threshold) beside each event, on the same
+// disk, and the last interval the `lost` slow completions, so that the
+// summaries' counts add up to the final stats' completions.  The events
+// are the same with or without summaries (summaries draw from a random
+// stream of their own).
 absl::Status WriteSyntheticStream(const SyntheticOptions& options, Sink* sink);
 
 }  // namespace biosnoop::report

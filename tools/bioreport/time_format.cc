@@ -143,4 +143,9 @@ std::string FormatShortTime(int64_t ns) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%S", t, absl::UTCTimeZone());
 }
 
+std::string FormatShortTimeMs(int64_t ns) {
+  const absl::Time t = absl::FromUnixNanos(ns);
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S", t, absl::UTCTimeZone());
+}
+
 }  // namespace biosnoop::report

@@ -40,4 +40,7 @@ std::string FormatRfc3339(int64_t ns);
 // "2026-11-21 05:44:01" (UTC, seconds): for report headings.
 std::string FormatShortTime(int64_t ns);
 
+// "2026-11-21 05:44:01.123" (UTC, milliseconds, truncated).
+std::string FormatShortTimeMs(int64_t ns);
+
 }  // namespace biosnoop::report

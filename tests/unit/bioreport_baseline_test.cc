@@ -1,0 +1,215 @@
+// The baseline report (summary records): percentile estimates from log2
+// histograms, which intervals and groups the filters select, how they
+// merge, and what the CLI says for streams without summaries, with
+// several thresholds, and for options that do not apply.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "baseline.h"
+#include "bioreport_test_util.h"
+#include "gtest/gtest.h"
+#include "record_writer.h"
+
+namespace biosnoop::report {
+namespace {
+
+using test_util::CliResult;
+using test_util::GoldenPath;
+using test_util::RunCli;
+
+TEST(BioreportBaselineTest, PercentileIsTheUpperBoundOfTheRanksBucket) {
+  Log2Hist h{};
+  EXPECT_FALSE(EstimatePercentileUs(h, 500).has_value());
+  h[0] = 1;  // 0 or 1 us
+  EXPECT_EQ(EstimatePercentileUs(h, 500), 1u);
+  h = {};
+  h[3] = 98;  // 8..15 us
+  h[10] = 2;  // 1024..2047 us
+  EXPECT_EQ(EstimatePercentileUs(h, 500), 15u);
+  EXPECT_EQ(EstimatePercentileUs(h, 980), 15u);   // rank 98
+  EXPECT_EQ(EstimatePercentileUs(h, 990), 2047u);  // rank 99
+  EXPECT_EQ(EstimatePercentileUs(h, 1000), 2047u);
+  // Counts near 2^64 in several buckets: no overflow.
+  h = {};
+  h[5] = std::numeric_limits<uint64_t>::max();
+  h[63] = std::numeric_limits<uint64_t>::max();
+  EXPECT_EQ(EstimatePercentileUs(h, 500), 63u);
+  EXPECT_EQ(EstimatePercentileUs(h, 990), std::numeric_limits<uint64_t>::max());
+}
+
+v1::Summary MakeSummary(int64_t end_s, double interval_s, uint64_t min_us) {
+  v1::Summary s;
+  s.mutable_timestamp()->set_seconds(end_s);
+  s.set_interval_s(interval_s);
+  s.set_min_us(min_us);
+  for (const char* disk : {"sda", "vda"}) {
+    for (const char* op : {"read", "write"}) {
+      v1::SummaryGroup* g = s.add_groups();
+      g->set_disk(disk);
+      g->set_op(op);
+      g->set_count(100);
+      g->set_bytes(409600);
+      g->set_slow(1);
+      for (int b = 0; b < 10; ++b) g->add_latency_us_log2(b == 6 ? 99 : 0);
+      g->add_latency_us_log2(1);  // bucket 10
+    }
+  }
+  return s;
+}
+
+TEST(BioreportBaselineTest, FiltersSelectIntervalsByEndAndGroupsByDiskAndOp) {
+  Filter filter;
+  filter.since_ns = int64_t{1060} * 1'000'000'000;  // inclusive
+  filter.until_ns = int64_t{1180} * 1'000'000'000;  // exclusive
+  filter.disk = "vda";
+  BaselineCollector b(filter);
+  for (int64_t end = 1000; end <= 1240; end += 60) b.Add(MakeSummary(end, 60, 10000));
+  EXPECT_EQ(b.records_seen(), 5u);
+  ASSERT_EQ(b.intervals().size(), 2u);  // ends 1060 and 1120
+  EXPECT_EQ(b.window_start_ns(), int64_t{1000} * 1'000'000'000);
+  EXPECT_EQ(b.window_end_ns(), int64_t{1120} * 1'000'000'000);
+  EXPECT_DOUBLE_EQ(b.covered_s(), 120);
+  EXPECT_EQ(b.intervals()[0].groups.size(), 2u);  // vda read, vda write
+  const std::vector<BaselineGroup> merged = b.Merged();
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].disk, "vda");
+  EXPECT_EQ(merged[0].op, "read");
+  EXPECT_EQ(merged[0].count, 200u);
+  EXPECT_EQ(merged[0].slow, 2u);
+  EXPECT_EQ(merged[0].latency[6], 198u);
+  EXPECT_EQ(merged[0].latency[10], 2u);
+  EXPECT_EQ(EstimatePercentileUs(merged[0].latency, 990), 127u);
+  EXPECT_TRUE(b.OneThreshold());
+
+  // A partition name matches no group (summaries name whole disks), and
+  // --op selects groups too.
+  filter = Filter{};
+  filter.disk = "vda1";
+  BaselineCollector partition(filter);
+  partition.Add(MakeSummary(1000, 60, 10000));
+  EXPECT_EQ(partition.intervals().size(), 1u);
+  EXPECT_TRUE(partition.intervals()[0].groups.empty());
+  filter = Filter{};
+  filter.op = "write";
+  BaselineCollector writes(filter);
+  writes.Add(MakeSummary(1000, 60, 10000));
+  EXPECT_EQ(writes.Merged().size(), 2u);
+  EXPECT_EQ(writes.Merged()[1].disk, "vda");
+}
+
+TEST(BioreportBaselineTest, DifferentThresholdsAreNotMerged) {
+  BaselineCollector b{Filter{}};
+  b.Add(MakeSummary(1000, 60, 10000));
+  b.Add(MakeSummary(1060, 60, 5000));
+  EXPECT_FALSE(b.OneThreshold());
+  const std::vector<BaselineGroup> merged = b.Merged();
+  ASSERT_EQ(merged.size(), 8u);
+  EXPECT_EQ(merged[0].min_us, 5000u);
+  EXPECT_EQ(merged[1].min_us, 10000u);
+  EXPECT_EQ(merged[0].count, 100u);
+}
+
+TEST(BioreportBaselineTest, HugeOrNegativeIntervalsDoNotOverflow) {
+  BaselineCollector b{Filter{}};
+  b.Add(MakeSummary(1000, 1e300, 0));
+  b.Add(MakeSummary(2000, -5, 0));
+  ASSERT_EQ(b.intervals().size(), 2u);
+  EXPECT_EQ(b.intervals()[0].start_ns, std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(b.intervals()[1].start_ns, b.intervals()[1].end_ns);
+}
+
+// The lines of the golden stream that are not summaries.
+std::string WithoutSummaries() {
+  const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  std::string out;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    const size_t nl = data.find('\n', pos);
+    const std::string line = data.substr(pos, nl + 1 - pos);
+    if (line.find("\"type\":\"summary\"") == std::string::npos) out += line;
+    pos = nl + 1;
+  }
+  return out;
+}
+
+TEST(BioreportBaselineTest, EventsOnlyStreamSaysSo) {
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("old.jsonl"), WithoutSummaries());
+  CliResult r = RunCli({"baseline", dir.Path("old.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "inputs: 1 (jsonl), summary records: 0, in the window: 0\n\n"
+            "no summary records in this stream (biosnoop writes them with "
+            "--summary-interval)\n");
+  // Scripts get an empty table, the reason on stderr.
+  r = RunCli({"baseline", "--csv", dir.Path("old.jsonl")});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out,
+            "start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,"
+            "p99_us_est\n");
+  EXPECT_NE(r.err.find("bioreport: no summary records in this stream"),
+            std::string::npos)
+      << r.err;
+  // The other reports do not mention summaries then.
+  r = RunCli({"summary", dir.Path("old.jsonl")});
+  EXPECT_EQ(r.out.find("summaries"), std::string::npos) << r.out;
+}
+
+TEST(BioreportBaselineTest, SeveralThresholdsGetAColumnAndNoTotal) {
+  test_util::TempDir dir;
+  std::string data;
+  for (const auto& [end, min_us] : {std::pair{1795239900, 10000}, {1795239960, 5000}}) {
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    rec.summary = MakeSummary(end, 60, min_us);
+    rec.summary.mutable_groups()->DeleteSubrange(1, 3);  // sda read only
+    AppendRecordJson(rec, &data);
+  }
+  test_util::WriteFile(dir.Path("s.jsonl"), data);
+  const CliResult r = RunCli({"baseline", dir.Path("s.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("slow: at least min_us, the threshold of each run\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("disk  op    min_us  count  slow  slow_%      bytes  "
+                       "p50_us  p99_us\n"
+                       "sda   read    5000    100     1   1.00%  400.0 KiB"
+                       "     127     127\n"
+                       "sda   read   10000    100     1   1.00%  400.0 KiB"
+                       "     127     127\n\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  1.00% of reads on sda took 5 ms or more (1 of 100)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("all  "), std::string::npos) << r.out;
+  // The stream has no stats: loss warnings are about events, not here.
+  EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
+}
+
+TEST(BioreportBaselineTest, OptionsThatDoNotApplyAreUsageErrors) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"baseline", "--pid", "1"},
+      {"baseline", "--comm", "fio"},
+      {"baseline", "--min-us", "5"},
+      {"baseline", "--csv", "--json"},
+      {"summary", "--per-interval"},
+      {"hist", "--csv"},
+      {"--json"},
+  };
+  for (const auto& args : cases) {
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, kExitUsage) << absl::StrCat(args[0], " ", args[1]);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+  EXPECT_NE(RunCli({"baseline", "--pid", "1"}).err.find(
+                "--pid does not apply to baseline"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace biosnoop::report

@@ -1,0 +1,120 @@
+#include "baseline.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "record.h"
+
+namespace biosnoop::report {
+namespace {
+
+static_assert(kMaxSummaryBuckets <= kBuckets,
+              "every bucket a reader accepts must fit a Log2Hist");
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+// end - seconds, without overflow: a record's interval_s is only known to
+// be finite.
+int64_t StartOf(int64_t end_ns, double interval_s) {
+  if (!(interval_s > 0)) return end_ns;
+  const double ns = interval_s * 1e9;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  // 9e18 ns is beyond any end_ns a reader accepts minus the int64 minimum.
+  if (ns >= 9e18) return kMin;
+  const auto back = static_cast<int64_t>(std::llround(ns));
+  int64_t start = 0;
+  if (__builtin_sub_overflow(end_ns, back, &start)) return kMin;
+  return start;
+}
+
+}  // namespace
+
+void BaselineGroup::Add(const BaselineGroup& o) {
+  count = SaturatingAdd(count, o.count);
+  bytes = SaturatingAdd(bytes, o.bytes);
+  slow = SaturatingAdd(slow, o.slow);
+  for (int b = 0; b < kBuckets; ++b) {
+    latency[b] = SaturatingAdd(latency[b], o.latency[b]);
+  }
+}
+
+std::optional<uint64_t> EstimatePercentileUs(const Log2Hist& hist,
+                                             int permille) {
+  // The total in 128 bits: buckets may each be near 2^64.
+  unsigned __int128 total = 0;
+  for (uint64_t n : hist) total += n;
+  if (total == 0) return std::nullopt;
+  unsigned __int128 rank = (total * static_cast<unsigned>(permille) + 999) / 1000;
+  if (rank == 0) rank = 1;
+  unsigned __int128 seen = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    seen += hist[b];
+    if (seen >= rank) return BucketHigh(b);
+  }
+  return BucketHigh(kBuckets - 1);  // not reached: seen ends at total
+}
+
+void BaselineCollector::Add(const v1::Summary& s) {
+  ++records_seen_;
+  const int64_t end = ToNs(s.timestamp());
+  if (!filter_.InWindow(end)) return;
+  BaselineInterval& iv = intervals_.emplace_back();
+  iv.end_ns = end;
+  iv.interval_s = s.interval_s();
+  iv.start_ns = StartOf(end, s.interval_s());
+  iv.min_us = s.min_us();
+  for (const v1::SummaryGroup& g : s.groups()) {
+    if (!filter_.disk.empty() && g.disk() != filter_.disk) continue;
+    if (!filter_.op.empty() && g.op() != filter_.op) continue;
+    BaselineGroup& out = iv.groups.emplace_back();
+    out.disk = g.disk();
+    out.op = g.op();
+    out.min_us = iv.min_us;
+    out.count = g.count();
+    out.bytes = g.bytes();
+    out.slow = g.slow();
+    // The reader guarantees at most kMaxSummaryBuckets elements.
+    for (int b = 0; b < g.latency_us_log2_size() && b < kBuckets; ++b) {
+      out.latency[b] = g.latency_us_log2(b);
+    }
+  }
+  if (intervals_.size() == 1 || iv.start_ns < window_start_ns_) {
+    window_start_ns_ = iv.start_ns;
+  }
+  if (intervals_.size() == 1 || iv.end_ns > window_end_ns_) {
+    window_end_ns_ = iv.end_ns;
+  }
+  if (iv.interval_s > 0) covered_s_ += iv.interval_s;
+}
+
+std::vector<BaselineGroup> BaselineCollector::Merged() const {
+  std::map<std::tuple<std::string, std::string, uint64_t>, BaselineGroup> merged;
+  for (const BaselineInterval& iv : intervals_) {
+    for (const BaselineGroup& g : iv.groups) {
+      auto [it, inserted] = merged.try_emplace({g.disk, g.op, g.min_us});
+      if (inserted) {
+        it->second.disk = g.disk;
+        it->second.op = g.op;
+        it->second.min_us = g.min_us;
+      }
+      it->second.Add(g);
+    }
+  }
+  std::vector<BaselineGroup> out;
+  out.reserve(merged.size());
+  for (auto& [key, g] : merged) out.push_back(std::move(g));
+  return out;
+}
+
+bool BaselineCollector::OneThreshold() const {
+  for (const BaselineInterval& iv : intervals_) {
+    if (iv.min_us != intervals_.front().min_us) return false;
+  }
+  return true;
+}
+
+}  // namespace biosnoop::report

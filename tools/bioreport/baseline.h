@@ -1,0 +1,85 @@
+#pragma once
+
+// The data of the baseline report: biosnoop's summary records (every
+// completion, counted in the kernel per interval, disk and operation),
+// selected by the report's filters, kept per interval and merged.
+//
+// Selection: an interval is in when its timestamp (its end) is inside
+// --since/--until; a group is in when its disk equals --disk (summaries
+// name whole disks only) and its op equals --op.  The other event filters
+// (--pid, --comm, --min-us) have no meaning here.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregator.h"
+#include "biosnoop.pb.h"
+#include "filter.h"
+
+namespace biosnoop::report {
+
+// One (disk, op) of one interval, or their sum over several intervals.
+struct BaselineGroup {
+  std::string disk;
+  std::string op;
+  uint64_t min_us = 0;  // the threshold `slow` was counted against
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  uint64_t slow = 0;
+  Log2Hist latency{};  // log2 microseconds, as SummaryGroup.latency_us_log2
+
+  // Adds counts and buckets (saturating); labels are left alone.
+  void Add(const BaselineGroup& other);
+};
+
+struct BaselineInterval {
+  int64_t start_ns = 0;  // end_ns - interval_s (0 s if interval_s < 0)
+  int64_t end_ns = 0;    // the record's timestamp
+  double interval_s = 0;
+  uint64_t min_us = 0;
+  std::vector<BaselineGroup> groups;  // those that pass --disk and --op
+};
+
+// An estimate of the latency at `permille` (500 = p50) from a log2
+// histogram: the upper bound of the bucket holding the value of rank
+// ceil(permille * n / 1000), n being the histogram's total.  The true value
+// lies between half of that (the bucket's lower bound) and that.  nullopt
+// for an empty histogram.
+std::optional<uint64_t> EstimatePercentileUs(const Log2Hist& hist,
+                                             int permille);
+
+class BaselineCollector {
+ public:
+  explicit BaselineCollector(const Filter& filter) : filter_(filter) {}
+
+  // A summary record, in stream order.
+  void Add(const v1::Summary& summary);
+
+  const Filter& filter() const { return filter_; }
+  // Summary records seen, before any filter.
+  uint64_t records_seen() const { return records_seen_; }
+  // The intervals in the time window, in stream order (also those whose
+  // groups all fail --disk/--op: their time still counts).
+  const std::vector<BaselineInterval>& intervals() const { return intervals_; }
+  // Groups over all selected intervals: one per (disk, op, min_us), sorted.
+  std::vector<BaselineGroup> Merged() const;
+  // True when all selected intervals have the same threshold.
+  bool OneThreshold() const;
+  // Earliest start and latest end of the selected intervals (0 if none).
+  int64_t window_start_ns() const { return window_start_ns_; }
+  int64_t window_end_ns() const { return window_end_ns_; }
+  // The sum of the selected intervals' lengths.
+  double covered_s() const { return covered_s_; }
+
+ private:
+  Filter filter_;
+  uint64_t records_seen_ = 0;
+  std::vector<BaselineInterval> intervals_;
+  int64_t window_start_ns_ = 0;
+  int64_t window_end_ns_ = 0;
+  double covered_s_ = 0;
+};
+
+}  // namespace biosnoop::report

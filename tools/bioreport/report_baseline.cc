@@ -1,0 +1,295 @@
+// The baseline forms: text for people, CSV and JSON for scripts, from the
+// summary records a BaselineCollector selected.  Layouts are fixed (golden
+// tests compare them byte for byte).
+
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "json_format.h"
+#include "report.h"
+#include "text_table.h"
+#include "time_format.h"
+
+namespace biosnoop::report {
+namespace {
+
+constexpr int kP50 = 500;
+constexpr int kP99 = 990;
+
+// One row of any form: a group over a span of time.
+struct Row {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  double seconds = 0;
+  const BaselineGroup* group = nullptr;
+};
+
+std::vector<Row> Rows(const BaselineCollector& b, bool per_interval,
+                      const std::vector<BaselineGroup>& merged) {
+  std::vector<Row> rows;
+  if (per_interval) {
+    for (const BaselineInterval& iv : b.intervals()) {
+      for (const BaselineGroup& g : iv.groups) {
+        rows.push_back({iv.start_ns, iv.end_ns, iv.interval_s, &g});
+      }
+    }
+  } else {
+    for (const BaselineGroup& g : merged) {
+      rows.push_back({b.window_start_ns(), b.window_end_ns(), b.covered_s(), &g});
+    }
+  }
+  return rows;
+}
+
+std::optional<double> SlowPercent(const BaselineGroup& g) {
+  if (g.count == 0) return std::nullopt;
+  return 100.0 * static_cast<double>(g.slow) / static_cast<double>(g.count);
+}
+
+// "0.47%"; "<0.01%" rather than a share that rounds to nothing.
+std::string PercentText(const BaselineGroup& g) {
+  const std::optional<double> pct = SlowPercent(g);
+  if (!pct) return "-";
+  if (g.slow == 0) return "0%";
+  if (g.slow == g.count) return "100%";
+  if (*pct < 0.01) return "<0.01%";
+  return absl::StrFormat("%.2f%%", *pct);
+}
+
+std::string LatencyText(std::optional<uint64_t> us, bool ms) {
+  if (!us) return "-";
+  if (!ms) return absl::StrCat(*us);
+  return absl::StrFormat("%.1f", static_cast<double>(*us) / 1000);
+}
+
+// "10 ms", "1500 us".
+std::string Threshold(uint64_t min_us) {
+  if (min_us > 0 && min_us % 1000 == 0) return absl::StrCat(min_us / 1000, " ms");
+  return absl::StrCat(min_us, " us");
+}
+
+// "reads", "flushes", "zone_append requests".
+std::string OpPlural(const std::string& op) {
+  if (op == "read" || op == "write" || op == "discard") return op + "s";
+  if (op == "flush") return "flushes";
+  return absl::StrCat(Printable(op), " requests");
+}
+
+// The end of a span: the time alone when the day is the start's.
+std::string SpanEnd(int64_t start_ns, int64_t end_ns) {
+  const std::string start = FormatShortTimeMs(start_ns);
+  const std::string end = FormatShortTimeMs(end_ns);
+  return start.substr(0, 11) == end.substr(0, 11) ? end.substr(11) : end;
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string BaselineWarningBlock(const ReportInput& in) {
+  std::vector<std::string> lines;
+  if (in.damage != nullptr) {
+    if (in.damage->records_skipped > 0) {
+      lines.push_back(absl::StrCat(in.damage->records_skipped,
+                                   " corrupt records skipped"));
+    }
+    for (const std::string& name : in.damage->damaged_inputs) {
+      lines.push_back(absl::StrCat(name, " ends inside a record (truncated)"));
+    }
+  }
+  if (lines.empty()) return "";
+  std::string out = "WARNING: summary records may be missing from this report:\n";
+  for (const std::string& line : lines) {
+    absl::StrAppend(&out, "WARNING:   ", line, "\n");
+  }
+  return out + "\n";
+}
+
+std::string BaselineEmptyReason(const ReportInput& in) {
+  const BaselineCollector& b = *in.baseline;
+  if (b.records_seen() == 0) {
+    return "no summary records in this stream (biosnoop writes them with "
+           "--summary-interval)";
+  }
+  if (b.intervals().empty()) {
+    return absl::StrCat("no summary records in the time window (",
+                        b.records_seen(), " in the stream)");
+  }
+  for (const BaselineInterval& iv : b.intervals()) {
+    if (!iv.groups.empty()) return "";
+  }
+  std::string what;
+  if (!b.filter().disk.empty()) absl::StrAppend(&what, " --disk ", b.filter().disk);
+  if (!b.filter().op.empty()) absl::StrAppend(&what, " --op ", b.filter().op);
+  if (what.empty()) return "no groups in the summary records (no completions)";
+  return absl::StrCat("no summary groups match", Printable(what),
+                      b.filter().disk.empty()
+                          ? ""
+                          : " (summaries name whole disks, not partitions)");
+}
+
+std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
+  const BaselineCollector& b = *in.baseline;
+  std::string out = BaselineWarningBlock(in);
+  absl::StrAppend(&out, "inputs: ", in.inputs, " (", in.formats,
+                  "), summary records: ", b.records_seen(), ", in the window: ",
+                  b.intervals().size(), "\n");
+  const std::string empty = BaselineEmptyReason(in);
+  if (b.intervals().empty()) return absl::StrCat(out, "\n", empty, "\n");
+
+  const bool one_threshold = b.OneThreshold();
+  absl::StrAppend(&out, "window: ", FormatShortTimeMs(b.window_start_ns()),
+                  " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
+                  absl::StrFormat("%.1f", b.covered_s()), " s in ",
+                  b.intervals().size(), " intervals)\n");
+  const double window_s = (b.window_end_ns() - b.window_start_ns()) / 1e9;
+  if (b.covered_s() < 0.99 * window_s) {
+    absl::StrAppend(&out, "not covered: ",
+                    absl::StrFormat("%.1f", window_s - b.covered_s()),
+                    " s of the window have no summary record (biosnoop not "
+                    "running, or records missing)\n");
+  }
+  if (one_threshold) {
+    absl::StrAppend(&out, "slow: ", b.intervals().front().min_us,
+                    " us or more\n");
+  } else {
+    out += "slow: at least min_us, the threshold of each run\n";
+  }
+  if (!empty.empty()) return absl::StrCat(out, "\n", empty, "\n");
+
+  const char* u = opt.ms ? "ms" : "us";
+  std::vector<std::string> header;
+  std::string align;
+  if (opt.per_interval) {
+    header = {"end (UTC)", "secs"};
+    align = "lr";
+  }
+  header.insert(header.end(), {"disk", "op"});
+  align += "ll";
+  if (!one_threshold) {
+    header.push_back("min_us");
+    align += "r";
+  }
+  header.insert(header.end(), {"count", "slow", "slow_%", "bytes",
+                               absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
+  align += "rrrrrr";
+  Table table(header, align);
+  auto add = [&](const Row* row, const BaselineGroup& g, bool all) {
+    std::vector<std::string> cells;
+    if (opt.per_interval) {
+      cells = {FormatShortTimeMs(row->end_ns),
+               absl::StrFormat("%.3f", row->seconds)};
+    }
+    cells.push_back(all ? "all" : Printable(g.disk));
+    cells.push_back(all ? "all" : Printable(g.op));
+    if (!one_threshold) cells.push_back(absl::StrCat(g.min_us));
+    cells.insert(cells.end(),
+                 {absl::StrCat(g.count), absl::StrCat(g.slow), PercentText(g),
+                  HumanBytes(g.bytes),
+                  LatencyText(EstimatePercentileUs(g.latency, kP50), opt.ms),
+                  LatencyText(EstimatePercentileUs(g.latency, kP99), opt.ms)});
+    table.Add(std::move(cells));
+  };
+  const std::vector<BaselineGroup> merged = b.Merged();
+  const std::vector<Row> rows = Rows(b, opt.per_interval, merged);
+  for (const Row& row : rows) add(&row, *row.group, false);
+  if (!opt.per_interval && one_threshold && merged.size() > 1) {
+    BaselineGroup all;
+    for (const BaselineGroup& g : merged) all.Add(g);
+    add(nullptr, all, true);
+  }
+  absl::StrAppend(
+      &out, "\n", table.Render(), "\n",
+      "p50, p99: estimated from the log2 histograms, at bucket resolution: "
+      "the upper\nbound of the bucket holding that rank (the true value lies "
+      "between half of it\nand it).\n");
+  if (opt.per_interval) return out;
+
+  absl::StrAppend(&out, "\nbetween ", FormatShortTimeMs(b.window_start_ns()),
+                  " and ", SpanEnd(b.window_start_ns(), b.window_end_ns()),
+                  " UTC:\n");
+  for (const BaselineGroup& g : merged) {
+    if (g.count == 0) continue;
+    absl::StrAppend(&out, "  ", PercentText(g), " of ", OpPlural(g.op), " on ",
+                    Printable(g.disk), " took ", Threshold(g.min_us),
+                    " or more (", g.slow, " of ", g.count, ")\n");
+  }
+  return out;
+}
+
+std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
+  const BaselineCollector& b = *in.baseline;
+  std::string out =
+      "start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,"
+      "p99_us_est\n";
+  const std::vector<BaselineGroup> merged = b.Merged();
+  for (const Row& row : Rows(b, opt.per_interval, merged)) {
+    const BaselineGroup& g = *row.group;
+    const std::optional<double> pct = SlowPercent(g);
+    const std::optional<uint64_t> p50 = EstimatePercentileUs(g.latency, kP50);
+    const std::optional<uint64_t> p99 = EstimatePercentileUs(g.latency, kP99);
+    absl::StrAppend(&out, FormatRfc3339(row.start_ns), ",",
+                    FormatRfc3339(row.end_ns), ",", CsvField(g.disk), ",",
+                    CsvField(g.op), ",", g.min_us, ",", g.count, ",", g.bytes,
+                    ",", g.slow, ",",
+                    pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
+                    p50 ? absl::StrCat(*p50) : std::string(), ",",
+                    p99 ? absl::StrCat(*p99) : std::string(), "\n");
+  }
+  return out;
+}
+
+std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
+  const BaselineCollector& b = *in.baseline;
+  const bool any = !b.intervals().empty();
+  auto time_or_null = [any](int64_t ns) {
+    return any ? absl::StrCat("\"", FormatRfc3339(ns), "\"") : std::string("null");
+  };
+  auto number_or_null = [](const auto& v) {
+    return v ? absl::StrCat(*v) : std::string("null");
+  };
+  std::string out = absl::StrCat(
+      "{\"summary_records\":", b.records_seen(),
+      ",\"intervals\":", b.intervals().size(),
+      ",\"window_start\":", time_or_null(b.window_start_ns()),
+      ",\"window_end\":", time_or_null(b.window_end_ns()),
+      ",\"covered_s\":", absl::StrFormat("%.3f", b.covered_s()),
+      ",\"per_interval\":", opt.per_interval ? "true" : "false", ",\"rows\":[");
+  const std::vector<BaselineGroup> merged = b.Merged();
+  bool first = true;
+  for (const Row& row : Rows(b, opt.per_interval, merged)) {
+    const BaselineGroup& g = *row.group;
+    if (!first) out += ",";
+    first = false;
+    const std::optional<double> pct = SlowPercent(g);
+    absl::StrAppend(&out, "{\"start\":\"", FormatRfc3339(row.start_ns),
+                    "\",\"end\":\"", FormatRfc3339(row.end_ns), "\",\"disk\":");
+    AppendJsonString(g.disk, &out);
+    out += ",\"op\":";
+    AppendJsonString(g.op, &out);
+    absl::StrAppend(
+        &out, ",\"min_us\":", g.min_us, ",\"count\":", g.count,
+        ",\"bytes\":", g.bytes, ",\"slow\":", g.slow, ",\"slow_pct\":",
+        pct ? absl::StrFormat("%.4f", *pct) : std::string("null"),
+        ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
+        ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP99)),
+        ",\"latency_us_log2\":");
+    const absl::Span<const uint64_t> hist(g.latency);
+    AppendJsonUintArray(hist.first(LengthWithoutTrailingZeros(hist)), &out);
+    out += "}";
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace biosnoop::report
