@@ -6,6 +6,9 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
 
 #include "aggregator.h"
 #include "baseline.h"
@@ -35,6 +38,13 @@ struct ReportInput {
 // rejected by biosnoop's decoder, corrupt or truncated input, runs with no
 // stats ("no stats records: loss unknown").
 std::string WarningBlock(const ReportInput& in);
+
+// The pieces of a warning block, shared by the event and baseline reports:
+// the lines about corrupt or truncated input, and the block around lines
+// (empty when there are none).
+void AppendDamageLines(const ReportInput& in, std::vector<std::string>* lines);
+std::string FormatWarningBlock(absl::string_view what,
+                               const std::vector<std::string>& lines);
 
 // Per disk and operation, then all: count, bytes, min, mean, p50, p90,
 // p99, p99.9, max latency, errors.  Percentiles are exact (nearest rank).

@@ -98,21 +98,8 @@ std::string CsvField(const std::string& s) {
 
 std::string BaselineWarningBlock(const ReportInput& in) {
   std::vector<std::string> lines;
-  if (in.damage != nullptr) {
-    if (in.damage->records_skipped > 0) {
-      lines.push_back(absl::StrCat(in.damage->records_skipped,
-                                   " corrupt records skipped"));
-    }
-    for (const std::string& name : in.damage->damaged_inputs) {
-      lines.push_back(absl::StrCat(name, " ends inside a record (truncated)"));
-    }
-  }
-  if (lines.empty()) return "";
-  std::string out = "WARNING: summary records may be missing from this report:\n";
-  for (const std::string& line : lines) {
-    absl::StrAppend(&out, "WARNING:   ", line, "\n");
-  }
-  return out + "\n";
+  AppendDamageLines(in, &lines);
+  return FormatWarningBlock("summary records", lines);
 }
 
 std::string BaselineEmptyReason(const ReportInput& in) {

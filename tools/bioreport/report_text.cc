@@ -142,18 +142,26 @@ std::string WarningBlock(const ReportInput& in) {
     lines.push_back(absl::StrCat(loss.runs_without_stats, " of ", loss.runs,
                                  " runs have no stats records: their loss is unknown"));
   }
-  if (in.damage != nullptr) {
-    if (in.damage->records_skipped > 0) {
-      lines.push_back(absl::StrCat(in.damage->records_skipped,
-                                   " corrupt records skipped"));
-    }
-    for (const std::string& name : in.damage->damaged_inputs) {
-      lines.push_back(absl::StrCat(name, " ends inside a record (truncated)"));
-    }
+  AppendDamageLines(in, &lines);
+  return FormatWarningBlock("events", lines);
+}
+
+void AppendDamageLines(const ReportInput& in, std::vector<std::string>* lines) {
+  if (in.damage == nullptr) return;
+  if (in.damage->records_skipped > 0) {
+    lines->push_back(absl::StrCat(in.damage->records_skipped,
+                                  " corrupt records skipped"));
   }
+  for (const std::string& name : in.damage->damaged_inputs) {
+    lines->push_back(absl::StrCat(name, " ends inside a record (truncated)"));
+  }
+}
+
+std::string FormatWarningBlock(absl::string_view what,
+                               const std::vector<std::string>& lines) {
   if (lines.empty()) return "";
   std::string out =
-      "WARNING: events may be missing from this report:\n";
+      absl::StrCat("WARNING: ", what, " may be missing from this report:\n");
   for (const std::string& line : lines) absl::StrAppend(&out, "WARNING:   ", line, "\n");
   out += "\n";
   return out;
