@@ -435,6 +435,7 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   AppendUintField("dropped", stats.dropped, out);
   AppendBoolField("final", stats.final, out);
   AppendUintField("missed", stats.missed, out);
+  AppendUintField("unfinished", stats.unfinished, out);
   out->append("}\n");
 }
 

@@ -331,6 +331,16 @@ MissedHooks Probe::ReadMissed(const Counters& counters) const {
 
 absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
                                                uint64_t max_age_ns) {
+  return ScanInflight(now_ns, max_age_ns, /*remove=*/true);
+}
+
+absl::StatusOr<uint64_t> Probe::CountStaleInflight(uint64_t now_ns,
+                                                   uint64_t min_age_ns) {
+  return ScanInflight(now_ns, min_age_ns, /*remove=*/false);
+}
+
+absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
+                                             uint64_t max_age_ns, bool remove) {
   uint64_t removed = 0;
 
   // The slot array, read in batches.  A stale slot is freed by writing it
@@ -354,6 +364,10 @@ absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
     }
     for (uint32_t i = 0; i < count; ++i) {
       if (!IsStale(values[i].val, now_ns, max_age_ns)) continue;
+      if (!remove) {
+        ++removed;
+        continue;
+      }
       biosnoop_slot empty{};
       if (bpf_map_update_elem(slots_fd, &keys[i], &empty, BPF_EXIST) == 0) {
         ++removed;
@@ -378,6 +392,7 @@ absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
     key = next;
     prev = &key;
   }
+  if (!remove) return removed + stale.size();
   for (const auto& k : stale) {
     if (bpf_map_delete_elem(fd, &k) == 0) ++removed;
   }

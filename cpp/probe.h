@@ -79,12 +79,20 @@ class Probe {
   // cannot fill up over time.  Returns how many were removed.
   absl::StatusOr<uint64_t> ExpireInflight(uint64_t now_ns, uint64_t max_age_ns);
 
+  // How many in-flight entries were last touched more than min_age_ns ago,
+  // without removing them.  At exit these are requests biosnoop saw issued
+  // but never saw complete.
+  absl::StatusOr<uint64_t> CountStaleInflight(uint64_t now_ns,
+                                              uint64_t min_age_ns);
+
   // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
   const std::vector<std::string>& attached() const { return attached_; }
 
  private:
   Probe() = default;
   static int OnRecord(void* ctx, void* data, size_t size);
+  absl::StatusOr<uint64_t> ScanInflight(uint64_t now_ns, uint64_t max_age_ns,
+                                        bool remove);
 
   biosnoop_bpf* skel_ = nullptr;
   ring_buffer* rb_ = nullptr;

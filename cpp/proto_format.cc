@@ -115,6 +115,7 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   msg->set_dropped(stats.dropped);
   msg->set_final(stats.final);
   msg->set_missed(stats.missed);
+  msg->set_unfinished(stats.unfinished);
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

@@ -62,10 +62,10 @@ std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
   std::string line = absl::StrFormat(
       "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
       "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
-      "dropped=%d missed=%d duration_s=%.1f",
+      "dropped=%d missed=%d unfinished=%d duration_s=%.1f",
       s.completions, s.emitted, s.written, s.lost, s.orphans,
       s.below_threshold, s.filtered, s.decode_errors, s.expired, s.dropped,
-      s.missed, s.elapsed_s);
+      s.missed, s.unfinished, s.elapsed_s);
   if (verbose > 0) {
     for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
       if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
@@ -131,13 +131,15 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   keep(sink->WriteHeader(info));
 
   uint64_t expired = 0;
+  uint64_t unfinished = 0;  // known at exit only
   // A stats record from the counters as they are now.  Flushes first, so
   // written/dropped count what has reached the file.
   auto snapshot = [&](bool final) -> absl::StatusOr<StatsSnapshot> {
     keep(sink->Flush());
     ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
     ConsumerCounts consumer{pipeline.decode_errors, expired,
-                            sink->events_written(), sink->events_dropped()};
+                            sink->events_written(), sink->events_dropped(),
+                            unfinished};
     uint64_t now = MonotonicNs();
     return MakeStats(c, probe->ReadMissed(c), consumer, clock.ToRealtimeNs(now),
                      (now - start_ns) / 1e9, final);
@@ -236,6 +238,10 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   // Drain what the kernel already submitted, unless the output is gone.
   if (result.ok()) keep(probe->Drain().status());
   if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
+  // Requests issued over a second ago whose completion biosnoop never saw:
+  // a hung device, or a completion the kernel did not deliver to our hook.
+  ASSIGN_OR_RETURN(unfinished,
+                   probe->CountStaleInflight(MonotonicNs(), kTickNs));
   ASSIGN_OR_RETURN(StatsSnapshot last, snapshot(true));
   if (result.ok()) {
     keep(sink->WriteStats(last));

@@ -48,6 +48,7 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.written = c.written;
   s.dropped = c.dropped;
   s.missed = missed.complete;
+  s.unfinished = c.unfinished;
   s.final = final;
   return s;
 }

@@ -24,6 +24,7 @@ struct ConsumerCounts {
   uint64_t expired = 0;
   uint64_t written = 0;
   uint64_t dropped = 0;
+  uint64_t unfinished = 0;
 };
 
 StatsSnapshot MakeStats(const Counters& kernel, const MissedHooks& missed,

@@ -42,6 +42,7 @@ struct StatsSnapshot {
   uint64_t written = 0;
   uint64_t dropped = 0;
   uint64_t missed = 0;
+  uint64_t unfinished = 0;
   bool final = false;
 };
 

@@ -103,12 +103,13 @@ TEST(BioreportJsonTest, StatsCarryEveryCounter) {
       R"({"type":"stats","timestamp":"2026-11-21T05:44:01Z","elapsed_s":1.5,)"
       R"("completions":9,"emitted":8,"lost":1,"orphans":2,"below_threshold":3,)"
       R"("filtered":4,"decode_errors":5,"expired":6,"written":7,"dropped":10,)"
-      R"("final":true,"missed":11})",
+      R"("final":true,"missed":11,"unfinished":12})",
       &rec).ok());
   ASSERT_EQ(rec.kind, RecordKind::kStats);
   EXPECT_EQ(rec.stats.lost(), 1u);
   EXPECT_EQ(rec.stats.dropped(), 10u);
   EXPECT_EQ(rec.stats.missed(), 11u);
+  EXPECT_EQ(rec.stats.unfinished(), 12u);
   EXPECT_TRUE(rec.stats.final());
 }
 

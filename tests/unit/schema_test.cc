@@ -81,6 +81,7 @@ StatsSnapshot EveryFieldStats() {
   s.written = 9;
   s.dropped = 1;
   s.missed = 5;
+  s.unfinished = 6;
   s.final = true;
   return s;
 }
@@ -335,7 +336,7 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("elapsed_s":99.876,"completions":100,"emitted":10,"lost":1,)"
             R"("orphans":2,"below_threshold":80,"filtered":7,)"
             R"("decode_errors":3,"expired":4,"written":9,"dropped":1,)"
-            R"("final":true,"missed":5})"
+            R"("final":true,"missed":5,"unfinished":6})"
             "\n");
 }
 
@@ -392,6 +393,7 @@ TEST(SchemaTest, ProtobufJsonParserReadsHeaderAndStatsLines) {
   EXPECT_EQ(stats.lost(), 1u);
   EXPECT_EQ(stats.dropped(), 1u);
   EXPECT_EQ(stats.missed(), 5u);
+  EXPECT_EQ(stats.unfinished(), 6u);
   EXPECT_TRUE(stats.final());
 }
 

@@ -156,6 +156,7 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   run.lost = s.lost();
   run.dropped = s.dropped();
   run.missed = s.missed();
+  run.unfinished = s.unfinished();
   run.decode_errors = s.decode_errors();
 }
 
@@ -172,6 +173,7 @@ LossSummary Aggregator::Loss() const {
     loss.lost = SaturatingAdd(loss.lost, run.lost);
     loss.dropped = SaturatingAdd(loss.dropped, run.dropped);
     loss.missed = SaturatingAdd(loss.missed, run.missed);
+    loss.unfinished = SaturatingAdd(loss.unfinished, run.unfinished);
     loss.decode_errors = SaturatingAdd(loss.decode_errors, run.decode_errors);
   }
   return loss;

@@ -75,6 +75,7 @@ struct LossSummary {
   uint64_t lost = 0;
   uint64_t dropped = 0;
   uint64_t missed = 0;
+  uint64_t unfinished = 0;
   uint64_t decode_errors = 0;
   bool any_stats = false;
 };
@@ -137,6 +138,7 @@ class Aggregator {
     uint64_t lost = 0;
     uint64_t dropped = 0;
     uint64_t missed = 0;
+    uint64_t unfinished = 0;
     uint64_t decode_errors = 0;
   };
 

@@ -47,7 +47,7 @@ constexpr Key kStatsKeys[] = {
     {"emitted", 4},         {"lost", 5},      {"orphans", 6},
     {"below_threshold", 7}, {"filtered", 8},  {"decode_errors", 9},
     {"expired", 10},        {"written", 11},  {"dropped", 12},
-    {"final", 13},          {"missed", 14},
+    {"final", 13},          {"missed", 14},   {"unfinished", 15},
 };
 
 constexpr Key kSummaryKeys[] = {
@@ -234,7 +234,9 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
     default:
       break;
   }
-  if (field < 3 || (field > 12 && field != 14)) return r.lex().SkipValue();
+  if (field < 3 || (field > 12 && field != 14 && field != 15)) {
+    return r.lex().SkipValue();
+  }
   s = r.U64(kU64, &u);
   switch (field) {
     case 3: st->set_completions(u); break;
@@ -248,6 +250,7 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
     case 11: st->set_written(u); break;
     case 12: st->set_dropped(u); break;
     case 14: st->set_missed(u); break;
+    case 15: st->set_unfinished(u); break;
   }
   return s;
 }

@@ -126,6 +126,7 @@ StatsSnapshot SnapshotOf(const v1::Stats& s) {
   snap.written = s.written();
   snap.dropped = s.dropped();
   snap.missed = s.missed();
+  snap.unfinished = s.unfinished();
   snap.final = s.final();
   return snap;
 }

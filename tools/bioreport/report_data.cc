@@ -74,7 +74,7 @@ std::string JsonReport(const ReportInput& in) {
       ",\"loss_known\":",
       (loss.any_stats && loss.runs_without_stats == 0) ? "true" : "false",
       ",\"lost\":", loss.lost, ",\"dropped\":", loss.dropped,
-      ",\"missed\":", loss.missed,
+      ",\"missed\":", loss.missed, ",\"unfinished\":", loss.unfinished,
       ",\"decode_errors\":", loss.decode_errors,
       ",\"corrupt_records\":", skipped, ",\"truncated_inputs\":", truncated,
       "}\n");

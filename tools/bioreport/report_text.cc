@@ -132,6 +132,10 @@ std::string WarningBlock(const ReportInput& in) {
     lines.push_back(absl::StrCat(loss.missed,
                                  " completions missed in the kernel (hook skipped)"));
   }
+  if (loss.unfinished > 0) {
+    lines.push_back(absl::StrCat(loss.unfinished,
+                                 " requests issued but never seen completing"));
+  }
   if (loss.decode_errors > 0) {
     lines.push_back(absl::StrCat(loss.decode_errors,
                                  " kernel records rejected by biosnoop (decode errors)"));
