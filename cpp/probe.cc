@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -174,11 +175,15 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     bpf_program__set_autoload(h.prog, wanted);
   }
   btf__free(vmlinux);
+  malloc_trim(0);  // before libbpf parses the same BTF again during load
   if (!missing.ok()) return missing;
 
   if (int err = biosnoop_bpf__load(skel)) {
     return ErrnoStatus(err, "load BPF program");
   }
+  // Loading parsed the kernel's BTF (megabytes) and freed it; hand the
+  // memory back so the long-running process stays small.
+  malloc_trim(0);
   for (const Hook& h : hooks) {
     if (!bpf_program__autoload(h.prog)) continue;
     bpf_link* link = bpf_program__attach(h.prog);
