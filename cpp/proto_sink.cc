@@ -24,22 +24,22 @@ absl::Status ProtoSink::Write(const EnrichedEvent& e) {
 absl::Status ProtoSink::WriteHeader(const StreamInfo& info) {
   v1::Record record;
   FillHeaderProto(info, record.mutable_header());
-  std::string bytes;
-  AppendDelimited(record, &bytes);
-  return AppendNonEvent(bytes);
+  return AppendNonEventRecord(record);
 }
 
 absl::Status ProtoSink::WriteStats(const StatsSnapshot& stats) {
   v1::Record record;
   FillStatsProto(stats, record.mutable_stats());
-  std::string bytes;
-  AppendDelimited(record, &bytes);
-  return AppendNonEvent(bytes);
+  return AppendNonEventRecord(record);
 }
 
 absl::Status ProtoSink::WriteSummary(const SummaryRecord& summary) {
   v1::Record record;
   FillSummaryProto(summary, record.mutable_summary());
+  return AppendNonEventRecord(record);
+}
+
+absl::Status ProtoSink::AppendNonEventRecord(const v1::Record& record) {
   std::string bytes;
   AppendDelimited(record, &bytes);
   return AppendNonEvent(bytes);

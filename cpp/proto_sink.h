@@ -23,14 +23,18 @@ class ProtoSink : public FileSink {
   // `host` goes into every event's host field.
   ProtoSink(std::unique_ptr<OutputFile> file, std::string host);
 
-  // Same errors as JsonlSink's.  Write() allocates nothing once its reused
-  // message and buffer have grown to the size of an event.
+  // Same errors as JsonlSink's.  Write() encodes the wire format directly
+  // (proto_wire.h) and allocates nothing once its buffers have grown to the
+  // size of an event.
   absl::Status Write(const EnrichedEvent& e) override;
   absl::Status WriteHeader(const StreamInfo& info) override;
   absl::Status WriteStats(const StatsSnapshot& stats) override;
   absl::Status WriteSummary(const SummaryRecord& summary) override;
 
  private:
+  // Header, stats and summary: rare, so built as messages.
+  absl::Status AppendNonEventRecord(const v1::Record& record);
+
   std::string host_;
   std::string scratch_;  // the encoded Event, reused for every event
   std::string bytes_;    // the delimited Record, reused for every event
