@@ -52,17 +52,11 @@ const volatile __u32 events_disabled = 0;
 /* Requests issued and not yet completed, per disk: a small array indexed
  * by a hash of dev (an inlined lookup, no hash-map bucket walk), each slot
  * claimed by one disk; disks whose slot is taken use the hash map. */
-#define DEPTH_SLOTS 256
-struct depth_slot {
-  __u64 dev; /* 64-bit: BPF's compare-and-swap before -mcpu=v3 is 64-bit only */
-  __u64 inflight;
-};
-
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, DEPTH_SLOTS);
+  __uint(max_entries, BIOSNOOP_DEPTH_SLOTS);
   __type(key, __u32);
-  __type(value, struct depth_slot);
+  __type(value, struct biosnoop_depth_slot);
 } depth_slots SEC(".maps");
 
 struct {
@@ -188,8 +182,8 @@ static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
 
 /* The in-flight counter of `dev`; created when `create`. */
 static __always_inline __u64 *depth_counter(__u32 dev, bool create) {
-  __u32 idx = (dev * 0x9E3779B1u) >> 24; /* DEPTH_SLOTS == 256 */
-  struct depth_slot *s = bpf_map_lookup_elem(&depth_slots, &idx);
+  __u32 idx = biosnoop_depth_slot_index(dev);
+  struct biosnoop_depth_slot *s = bpf_map_lookup_elem(&depth_slots, &idx);
   if (s) {
     if (s->dev == dev) return &s->inflight;
     if (create && s->dev == 0 &&
@@ -328,6 +322,7 @@ static __always_inline int on_issue(struct request *rq) {
   if (depth) qd = __sync_fetch_and_add(depth, 1) + 1;
 
   v->issue_ns = now;
+  v->requeued = 0;
   v->sector = key.kind == BIOSNOOP_KEY_SECTOR ? key.sector : 0;
   v->bytes = rq->__data_len;
   v->queue_depth = qd;
@@ -363,7 +358,12 @@ int BPF_PROG(handle_rq_requeue, struct request *rq) {
   make_key(&key, dev, rq, id);
   struct biosnoop_slot *slot;
   struct biosnoop_inflight_val *v = table_find(&key, &slot);
-  if (v && v->rq == id && v->issue_ns) depth_dec(dev);
+  if (v && v->rq == id && v->issue_ns) {
+    depth_dec(dev);
+    /* Not started while it waits to be dispatched again: user space must
+     * not take it for a completion it missed (Probe::FindMissedCompletions). */
+    v->requeued = 1;
+  }
   return 0;
 }
 
@@ -459,6 +459,8 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   struct biosnoop_slot *slot;
   struct biosnoop_inflight_val *v = table_find(&key, &slot);
   if (!v || v->rq != id || !v->issue_ns) {
+    /* Submitted but its issue never seen: the entry goes with it. */
+    if (v && v->rq == id) table_remove(&key, slot, id);
     count(BIOSNOOP_CTR_COMPLETIONS);
     count(BIOSNOOP_CTR_ORPHANS);
     return 0;

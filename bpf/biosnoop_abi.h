@@ -98,7 +98,8 @@ struct biosnoop_inflight_val {
   __u8 op;
   __u8 flags;
   __u8 submit_known;
-  __u8 pad[5];
+  __u8 requeued; /* 1 between block_rq_requeue and the next issue */
+  __u8 pad[4];
   char comm[16];
 };
 
@@ -107,6 +108,19 @@ struct biosnoop_slot {
   struct biosnoop_inflight_key key;
   struct biosnoop_inflight_val val;
 };
+
+/* Requests in flight per device, as biosnoop counts them (the queue depth
+ * an event reports): an array of BIOSNOOP_DEPTH_SLOTS claimed by
+ * compare-and-swap on dev, with a hash map keyed by dev for the rest. */
+#define BIOSNOOP_DEPTH_SLOTS 256
+struct biosnoop_depth_slot {
+  __u64 dev; /* 64-bit: BPF's compare-and-swap before -mcpu=v3 is 64-bit only */
+  __u64 inflight;
+};
+
+static inline __u32 biosnoop_depth_slot_index(__u32 dev) {
+  return (dev * 0x9E3779B1u) >> 24; /* BIOSNOOP_DEPTH_SLOTS == 256 */
+}
 
 /* Latency and size histograms, counted in the kernel for every completion
  * that passes the filters (no per-event message).  Per CPU, keyed by

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "biosnoop.skel.h"
+#include "status_macros.h"
 
 namespace biosnoop {
 namespace {
@@ -344,15 +345,8 @@ absl::StatusOr<uint64_t> Probe::CountStaleInflight(uint64_t now_ns,
   return ScanInflight(now_ns, min_age_ns, /*remove=*/false);
 }
 
-absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
-                                             uint64_t max_age_ns, bool remove) {
-  uint64_t removed = 0;
-
-  // The slot array, read in batches.  A stale slot is freed by writing it
-  // back zeroed; the kernel claims slots only when their owner is 0, so the
-  // one race left (the same key reused after 10 minutes, in the instant
-  // between our read and write) costs that request an orphaned completion,
-  // which is counted.
+absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
+  // The slot array, read in batches.
   int slots_fd = bpf_map__fd(skel_->maps.slots);
   constexpr uint32_t kBatch = 1024;
   std::vector<biosnoop_slot> values(kBatch);
@@ -368,15 +362,8 @@ absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
       return ErrnoStatus(errno, "read in-flight slots");
     }
     for (uint32_t i = 0; i < count; ++i) {
-      if (!IsStale(values[i].val, now_ns, max_age_ns)) continue;
-      if (!remove) {
-        ++removed;
-        continue;
-      }
-      biosnoop_slot empty{};
-      if (bpf_map_update_elem(slots_fd, &keys[i], &empty, BPF_EXIST) == 0) {
-        ++removed;
-      }
+      if (values[i].val.rq == 0) continue;  // free
+      visit(values[i].key, values[i].val, /*in_slot=*/true, keys[i]);
     }
     if (err != 0) break;  // ENOENT: that was the last batch
     in_batch = out_batch;
@@ -385,23 +372,123 @@ absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
 
   // The overflow hash map.
   int fd = bpf_map__fd(skel_->maps.inflight);
-  std::vector<biosnoop_inflight_key> stale;
   biosnoop_inflight_key key{}, next{};
   biosnoop_inflight_key* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     biosnoop_inflight_val val{};
-    if (bpf_map_lookup_elem(fd, &next, &val) == 0 &&
-        IsStale(val, now_ns, max_age_ns)) {
-      stale.push_back(next);
+    if (bpf_map_lookup_elem(fd, &next, &val) == 0 && val.rq != 0) {
+      visit(next, val, /*in_slot=*/false, 0);
     }
     key = next;
     prev = &key;
   }
-  if (!remove) return removed + stale.size();
-  for (const auto& k : stale) {
-    if (bpf_map_delete_elem(fd, &k) == 0) ++removed;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
+                                             uint64_t max_age_ns, bool remove) {
+  std::vector<InflightEntry> stale;
+  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_key& key,
+                                      const biosnoop_inflight_val& val,
+                                      bool in_slot, uint32_t slot) {
+    if (!IsStale(val, now_ns, max_age_ns)) return;
+    stale.push_back({key, val.rq, val.issue_ns, in_slot, slot});
+  }));
+  if (!remove) return stale.size();
+  return RemoveInflight(stale);
+}
+
+absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
+    const absl::flat_hash_set<uint32_t>& devs) const {
+  std::vector<InflightEntry> out;
+  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_key& key,
+                                      const biosnoop_inflight_val& val,
+                                      bool in_slot, uint32_t slot) {
+    // Reads and writes only: the kernel's in-flight count covers them
+    // (passthrough commands and flushes may be outside it).
+    if (!devs.contains(key.dev) || val.issue_ns == 0 || val.requeued ||
+        (val.op != BIOSNOOP_OP_READ && val.op != BIOSNOOP_OP_WRITE)) {
+      return;
+    }
+    out.push_back({key, val.rq, val.issue_ns, in_slot, slot});
+  }));
+  return out;
+}
+
+absl::StatusOr<uint64_t> Probe::RemoveInflight(
+    const std::vector<InflightEntry>& entries) {
+  // An entry is removed only while it still holds the same request: a
+  // slot is freed by writing it back zeroed (the kernel claims slots only
+  // when their owner is 0), an overflow element by deleting its key.  The
+  // one race left (the same key reused between our check and our write)
+  // costs that request an orphaned completion, which is counted.
+  int slots_fd = bpf_map__fd(skel_->maps.slots);
+  int hash_fd = bpf_map__fd(skel_->maps.inflight);
+  uint64_t removed = 0;
+  for (const InflightEntry& e : entries) {
+    if (e.in_slot) {
+      biosnoop_slot now{};
+      if (bpf_map_lookup_elem(slots_fd, &e.slot, &now) != 0 ||
+          now.val.rq != e.rq || now.val.issue_ns != e.issue_ns) {
+        continue;
+      }
+      biosnoop_slot empty{};
+      if (bpf_map_update_elem(slots_fd, &e.slot, &empty, BPF_EXIST) == 0) {
+        ++removed;
+      }
+    } else {
+      biosnoop_inflight_val now{};
+      if (bpf_map_lookup_elem(hash_fd, &e.key, &now) != 0 || now.rq != e.rq ||
+          now.issue_ns != e.issue_ns) {
+        continue;
+      }
+      if (bpf_map_delete_elem(hash_fd, &e.key) == 0) ++removed;
+    }
   }
   return removed;
+}
+
+absl::StatusOr<std::vector<uint32_t>> Probe::DevsWithInflight() const {
+  std::vector<uint32_t> devs;
+  int fd = bpf_map__fd(skel_->maps.depth_slots);
+  for (uint32_t i = 0; i < BIOSNOOP_DEPTH_SLOTS; ++i) {
+    biosnoop_depth_slot s{};
+    if (bpf_map_lookup_elem(fd, &i, &s) != 0) {
+      return ErrnoStatus(errno, "read in-flight depth");
+    }
+    if (s.dev != 0 && s.inflight != 0) devs.push_back(static_cast<uint32_t>(s.dev));
+  }
+  fd = bpf_map__fd(skel_->maps.dev_inflight);
+  uint32_t key = 0, next = 0;
+  uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    uint64_t depth = 0;
+    if (bpf_map_lookup_elem(fd, &next, &depth) == 0 && depth != 0) {
+      devs.push_back(next);
+    }
+    key = next;
+    prev = &key;
+  }
+  return devs;
+}
+
+absl::Status Probe::ResetDepth(uint32_t dev) {
+  int fd = bpf_map__fd(skel_->maps.depth_slots);
+  uint32_t idx = biosnoop_depth_slot_index(dev);
+  biosnoop_depth_slot s{};
+  if (bpf_map_lookup_elem(fd, &idx, &s) == 0 && s.dev == dev) {
+    s.inflight = 0;
+    if (bpf_map_update_elem(fd, &idx, &s, BPF_EXIST) != 0) {
+      return ErrnoStatus(errno, "reset in-flight depth");
+    }
+    return absl::OkStatus();
+  }
+  fd = bpf_map__fd(skel_->maps.dev_inflight);
+  uint64_t zero = 0;
+  if (bpf_map_update_elem(fd, &dev, &zero, BPF_EXIST) != 0 && errno != ENOENT) {
+    return ErrnoStatus(errno, "reset in-flight depth");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace biosnoop

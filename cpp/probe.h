@@ -13,8 +13,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/container/flat_hash_set.h"
 #include "counters.h"
 #include "histogram.h"
+#include "missed_completions.h"
 
 struct biosnoop_bpf;
 struct ring_buffer;
@@ -85,12 +87,27 @@ class Probe {
   absl::StatusOr<uint64_t> CountStaleInflight(uint64_t now_ns,
                                               uint64_t min_age_ns);
 
+  // The disks on which biosnoop counts requests in flight (its queue-depth
+  // counter is not 0).
+  absl::StatusOr<std::vector<uint32_t>> DevsWithInflight() const;
+  // The issued, not requeued read and write requests in flight on `devs`.
+  absl::StatusOr<std::vector<InflightEntry>> ReadIssuedInflight(
+      const absl::flat_hash_set<uint32_t>& devs) const;
+  // Removes each entry that still holds the same request; returns how many.
+  absl::StatusOr<uint64_t> RemoveInflight(const std::vector<InflightEntry>& entries);
+  // Sets the queue-depth counter of `dev` to 0 (the disk is idle).
+  absl::Status ResetDepth(uint32_t dev);
+
   // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
   const std::vector<std::string>& attached() const { return attached_; }
 
  private:
   Probe() = default;
   static int OnRecord(void* ctx, void* data, size_t size);
+  using InflightVisitor =
+      std::function<void(const biosnoop_inflight_key&, const biosnoop_inflight_val&,
+                         bool in_slot, uint32_t slot)>;
+  absl::Status ForEachInflight(const InflightVisitor& visit) const;
   absl::StatusOr<uint64_t> ScanInflight(uint64_t now_ns, uint64_t max_age_ns,
                                         bool remove);
 

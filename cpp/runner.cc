@@ -15,6 +15,7 @@
 #include "hist_mode.h"
 #include "histogram.h"
 #include "jsonl_sink.h"
+#include "missed_completions.h"
 #include "output_file.h"
 #include "probe.h"
 #include "proto_sink.h"
@@ -36,6 +37,7 @@ constexpr int kPollMs = 10;
 constexpr uint64_t kFlushEveryNs = 10000000;
 constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
 constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: <= 30 s
+constexpr useconds_t kExitRecheckUs = 50000;      // missed completions at exit
 
 // Consumer-side state that the record handler updates.
 struct Pipeline {
@@ -57,6 +59,34 @@ struct Pipeline {
   }
 };
 
+// One observation for MissedCompletionFinder: disks biosnoop holds
+// requests for, the idle ones among them (read first), then their issued
+// requests.  Removes and returns the completions confirmed missed, and
+// zeroes the queue-depth counter of an idle disk left with no request.
+absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
+                                               MissedCompletionFinder& finder) {
+  ASSIGN_OR_RETURN(std::vector<uint32_t> devs, probe.DevsWithInflight());
+  absl::flat_hash_set<uint32_t> idle;
+  for (uint32_t dev : devs) {
+    if (DiskIdle(dev).value_or(false)) idle.insert(dev);
+  }
+  if (idle.empty()) {
+    finder.Reset();
+    return 0;
+  }
+  ASSIGN_OR_RETURN(std::vector<InflightEntry> issued,
+                   probe.ReadIssuedInflight(idle));
+  std::vector<InflightEntry> confirmed = finder.Observe(issued, idle);
+  ASSIGN_OR_RETURN(uint64_t removed, probe.RemoveInflight(confirmed));
+  absl::flat_hash_set<uint32_t> still_held;
+  for (const InflightEntry& e : issued) still_held.insert(e.key.dev);
+  for (const InflightEntry& e : confirmed) still_held.erase(e.key.dev);
+  for (uint32_t dev : idle) {
+    if (!still_held.contains(dev)) RETURN_IF_ERROR(probe.ResetDepth(dev));
+  }
+  return removed;
+}
+
 std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
                         const MissedHooks& missed, int verbose) {
   std::string line = absl::StrFormat(
@@ -76,7 +106,8 @@ std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
       absl::StrAppend(&line, " ", CounterName(i), "=", c.v[i]);
     }
     absl::StrAppend(&line, " missed_submit=", missed.submit,
-                    " missed_issue=", missed.issue);
+                    " missed_issue=", missed.issue,
+                    " missed_recursion=", missed.complete);
   }
   return line;
 }
@@ -132,6 +163,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
 
   uint64_t expired = 0;
   uint64_t unfinished = 0;  // known at exit only
+  uint64_t missed_completions = 0;
+  MissedCompletionFinder finder;
   // A stats record from the counters as they are now.  Flushes first, so
   // written/dropped count what has reached the file.
   auto snapshot = [&](bool final) -> absl::StatusOr<StatsSnapshot> {
@@ -139,7 +172,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
     ConsumerCounts consumer{pipeline.decode_errors, expired,
                             sink->events_written(), sink->events_dropped(),
-                            unfinished};
+                            unfinished, missed_completions};
     uint64_t now = MonotonicNs();
     return MakeStats(c, probe->ReadMissed(c), consumer, clock.ToRealtimeNs(now),
                      (now - start_ns) / 1e9, final);
@@ -208,6 +241,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       enricher.Recalibrate();
+      ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
+      missed_completions += found;
       ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
       if (c.lost() > lost_reported) {
         // Loss is reported while it happens, not only at exit.
@@ -238,8 +273,15 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   // Drain what the kernel already submitted, unless the output is gone.
   if (result.ok()) keep(probe->Drain().status());
   if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
-  // Requests issued over a second ago whose completion biosnoop never saw:
-  // a hung device, or a completion the kernel did not deliver to our hook.
+  // Completions the kernel did not deliver to our hook, on disks idle now:
+  // two more observations, the second after any pending completion ran.
+  for (int i = 0; i < 2; ++i) {
+    if (i > 0) usleep(kExitRecheckUs);
+    ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
+    missed_completions += found;
+  }
+  // Requests issued over a second ago and still held: in flight on a hung
+  // or busy disk, their completion not (yet) seen.
   ASSIGN_OR_RETURN(unfinished,
                    probe->CountStaleInflight(MonotonicNs(), kTickNs));
   ASSIGN_OR_RETURN(StatsSnapshot last, snapshot(true));

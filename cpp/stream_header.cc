@@ -47,7 +47,7 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.expired = c.expired;
   s.written = c.written;
   s.dropped = c.dropped;
-  s.missed = missed.complete;
+  s.missed = missed.complete + c.missed_completions;
   s.unfinished = c.unfinished;
   s.final = final;
   return s;

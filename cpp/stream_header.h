@@ -25,6 +25,8 @@ struct ConsumerCounts {
   uint64_t written = 0;
   uint64_t dropped = 0;
   uint64_t unfinished = 0;
+  // Completions found missed in the in-flight table (MissedCompletionFinder).
+  uint64_t missed_completions = 0;
 };
 
 StatsSnapshot MakeStats(const Counters& kernel, const MissedHooks& missed,

@@ -1,0 +1,39 @@
+#include "missed_completions.h"
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace biosnoop {
+
+std::vector<InflightEntry> MissedCompletionFinder::Observe(
+    const std::vector<InflightEntry>& issued,
+    const absl::flat_hash_set<uint32_t>& idle) {
+  std::vector<InflightEntry> confirmed;
+  absl::flat_hash_set<Identity> next;
+  for (const InflightEntry& e : issued) {
+    if (!idle.contains(e.key.dev)) continue;
+    Identity id{e.key.dev, e.rq, e.issue_ns};
+    if (candidates_.contains(id)) {
+      confirmed.push_back(e);
+    } else {
+      next.insert(id);
+    }
+  }
+  candidates_ = std::move(next);
+  return confirmed;
+}
+
+std::optional<bool> DiskIdle(uint32_t dev, const std::string& sysfs_root) {
+  const std::string dir = absl::StrCat(sysfs_root, "/dev/block/", dev >> 20, ":",
+                                       dev & 0xfffff);
+  std::ifstream iostats(dir + "/queue/iostats");
+  int stats_on = 0;
+  if (!(iostats >> stats_on) || stats_on != 1) return std::nullopt;
+  std::ifstream inflight(dir + "/inflight");
+  uint64_t reads = 0, writes = 0;
+  if (!(inflight >> reads >> writes)) return std::nullopt;
+  return reads == 0 && writes == 0;
+}
+
+}  // namespace biosnoop
