@@ -1,0 +1,142 @@
+// Completions the kernel never hands to biosnoop's BPF programs (README,
+// "missed") leave their request in the in-flight table.  These tests put
+// such a request into the real table of a running biosnoop, as the kernel
+// would leave it, and check it is found and counted once the disk is idle;
+// and that a request really in flight on a slow disk is never taken for one.
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "biosnoop_abi.h"
+#include "gtest/gtest.h"
+#include "harness.h"
+#include "slowdisk_fixture.h"
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+uint32_t KernelDev(const std::string& disk) {
+  unsigned major = 0, minor = 0;
+  std::ifstream in("/sys/block/" + disk + "/dev");
+  char colon = 0;
+  in >> major >> colon >> minor;
+  return (major << 20) | minor;
+}
+
+uint64_t MonotonicNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
+}
+
+template <typename T>
+std::vector<std::string> HexWords(const T& value) {
+  std::vector<std::string> words;
+  const auto* p = reinterpret_cast<const unsigned char*>(&value);
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    char buf[3];
+    std::snprintf(buf, sizeof(buf), "%02x", p[i]);
+    words.emplace_back(buf);
+  }
+  return words;
+}
+
+// bpftool map update name MAP key hex ... value hex ...
+int UpdateMap(const std::string& map, const std::vector<std::string>& key,
+              const std::vector<std::string>& value) {
+  std::vector<std::string> argv = {"bpftool", "map", "update", "name", map,
+                                   "key", "hex"};
+  argv.insert(argv.end(), key.begin(), key.end());
+  argv.push_back("value");
+  argv.push_back("hex");
+  argv.insert(argv.end(), value.begin(), value.end());
+  return RunCommand(argv);
+}
+
+TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice disk(8);
+  ASSERT_TRUE(disk.ok());
+  const uint32_t dev = KernelDev(disk.name());
+  Biosnoop b({"-d", disk.name(), "--stats-interval", "1"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // Real I/O first: the disk gets its queue-depth counter.
+  ASSERT_EQ(DirectDd(disk.path(), true, 4096, 4).exit_code, 0);
+
+  // A read issued a second ago whose completion never reached the hook:
+  // its entry and its share of the depth counter, as the kernel left them.
+  biosnoop_slot slot{};
+  slot.key.dev = dev;
+  slot.key.kind = BIOSNOOP_KEY_SECTOR;
+  slot.key.sector = 1234;
+  slot.val.rq = 0xffff888800001000ull;
+  slot.val.submit_ns = MonotonicNow() - 1000000000ull;
+  slot.val.issue_ns = slot.val.submit_ns + 1000;
+  slot.val.sector = 1234;
+  slot.val.bytes = 4096;
+  slot.val.queue_depth = 1;
+  slot.val.op = BIOSNOOP_OP_READ;
+  slot.val.submit_known = 1;
+  const uint32_t index = 4321;
+  ASSERT_EQ(UpdateMap("slots", HexWords(index), HexWords(slot)), 0);
+  biosnoop_depth_slot depth{dev, 1};
+  const uint32_t depth_index = biosnoop_depth_slot_index(dev);
+  ASSERT_EQ(UpdateMap("depth_slots", HexWords(depth_index), HexWords(depth)), 0);
+
+  // Two idle observations (one a second) confirm it; a stats record follows.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3300));
+  std::vector<json> stats = b.RecordsOfType("stats");
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  bool seen_running = false;
+  for (const json& s : stats) {
+    if (!s.value("final", false) && s.value("missed", 0) == 1) seen_running = true;
+  }
+  EXPECT_TRUE(seen_running) << "no stats record counted it while running:\n"
+                            << b.Stdout();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["missed"], 1) << b.Stderr();
+  EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
+  EXPECT_EQ(s["completions"], 4) << b.Stderr();
+  EXPECT_EQ(s["expired"], 0) << b.Stderr();
+}
+
+// A slow request really in flight: the disk is busy, so it is not judged,
+// and its event comes when it completes.  With I/O accounting off the
+// kernel's in-flight count stays 0, so such a disk is never judged at all.
+void SlowRequestIsNotTakenForMissed(bool iostats) {
+  SlowDisk slow({.read_delay_ms = 2600});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  if (!iostats) {
+    std::ofstream("/sys/block/" + slow.loop_name() + "/queue/iostats") << "0\n";
+  }
+  Biosnoop b({"-d", slow.loop_name(), "--min-us", "1000000"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 1).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  std::vector<json> events = b.Events();
+  ASSERT_EQ(events.size(), 1u) << b.Stderr();
+  EXPECT_GE(events[0]["latency_us"].get<uint64_t>(), 2600000u);
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["missed"], 0) << b.Stderr();
+  EXPECT_EQ(s["orphans"], 0) << b.Stderr();
+}
+
+TEST(Missed, ASlowRequestInFlightIsNotTakenForMissed) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowRequestIsNotTakenForMissed(true);
+}
+
+TEST(Missed, ADiskWithoutIoAccountingIsNeverJudged) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowRequestIsNotTakenForMissed(false);
+}
+
+}  // namespace
+}  // namespace biosnoop::testing
