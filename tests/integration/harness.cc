@@ -93,6 +93,12 @@ std::optional<std::string> CommandOutput(const std::vector<std::string>& argv) {
   return std::string(absl::StripAsciiWhitespace(out));
 }
 
+void ResetQueueSettings(const std::string& disk) {
+  const std::string queue = "/sys/block/" + disk + "/queue/";
+  std::ofstream(queue + "nomerges") << "0\n";
+  std::ofstream(queue + "iostats") << "1\n";
+}
+
 LoopDevice::LoopDevice(int size_mib, bool partitioned) {
   char tmpl[] = "/dev/shm/biosnoop-test-XXXXXX";
   int fd = mkstemp(tmpl);
@@ -116,6 +122,7 @@ LoopDevice::LoopDevice(int size_mib, bool partitioned) {
   std::optional<std::string> dev = CommandOutput(cmd);
   if (!dev.has_value()) return;
   path_ = *dev;
+  ResetQueueSettings(name());
   if (partitioned) {
     // Kernels without CONFIG_MSDOS_PARTITION (this CI's) do not scan the
     // table themselves; partx reads it and adds the partition (BLKPG).

@@ -188,6 +188,7 @@ absl::Status SlowDisk::Setup() {
                                             image_path()));
   }
   loop_path_ = *dev;
+  ResetQueueSettings(loop_name());
   std::string dio = std::string(absl::StripAsciiWhitespace(ReadWholeFile(
       absl::StrCat("/sys/block/", loop_name(), "/loop/dio"))));
   if (dio != "1") {
