@@ -450,12 +450,19 @@ absl::StatusOr<uint64_t> Probe::RemoveInflight(
 
 absl::StatusOr<std::vector<uint32_t>> Probe::DevsWithInflight() const {
   std::vector<uint32_t> devs;
+  // The whole slot array in one call: this runs every second.
   int fd = bpf_map__fd(skel_->maps.depth_slots);
-  for (uint32_t i = 0; i < BIOSNOOP_DEPTH_SLOTS; ++i) {
-    biosnoop_depth_slot s{};
-    if (bpf_map_lookup_elem(fd, &i, &s) != 0) {
-      return ErrnoStatus(errno, "read in-flight depth");
-    }
+  std::vector<biosnoop_depth_slot> slots(BIOSNOOP_DEPTH_SLOTS);
+  std::vector<uint32_t> indexes(BIOSNOOP_DEPTH_SLOTS);
+  uint32_t out_batch = 0;
+  uint32_t count = BIOSNOOP_DEPTH_SLOTS;
+  if (bpf_map_lookup_batch(fd, nullptr, &out_batch, indexes.data(), slots.data(),
+                           &count, nullptr) != 0 &&
+      errno != ENOENT) {
+    return ErrnoStatus(errno, "read in-flight depth");
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const biosnoop_depth_slot& s = slots[i];
     if (s.dev != 0 && s.inflight != 0) devs.push_back(static_cast<uint32_t>(s.dev));
   }
   fd = bpf_map__fd(skel_->maps.dev_inflight);

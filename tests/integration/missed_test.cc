@@ -4,8 +4,6 @@
 // would leave it, and check it is found and counted once the disk is idle;
 // and that a request really in flight on a slow disk is never taken for one.
 
-#include <time.h>
-
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -13,8 +11,10 @@
 #include <thread>
 
 #include "biosnoop_abi.h"
+#include "disk_names.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "session.h"
 #include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {
@@ -22,18 +22,12 @@ namespace {
 
 using nlohmann::json;
 
+// The kernel dev_t of a disk, as biosnoop's -d resolves it.
 uint32_t KernelDev(const std::string& disk) {
-  unsigned major = 0, minor = 0;
-  std::ifstream in("/sys/block/" + disk + "/dev");
-  char colon = 0;
-  in >> major >> colon >> minor;
-  return (major << 20) | minor;
-}
-
-uint64_t MonotonicNow() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
+  DiskNames names;
+  absl::StatusOr<ResolvedDisk> d = names.Resolve(disk);
+  EXPECT_TRUE(d.ok()) << d.status();
+  return d.ok() ? (d->major << 20) | d->minor : 0;
 }
 
 template <typename T>
@@ -77,7 +71,7 @@ TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
   slot.key.kind = BIOSNOOP_KEY_SECTOR;
   slot.key.sector = 1234;
   slot.val.rq = 0xffff888800001000ull;
-  slot.val.submit_ns = MonotonicNow() - 1000000000ull;
+  slot.val.submit_ns = MonotonicNs() - 1000000000ull;
   slot.val.issue_ns = slot.val.submit_ns + 1000;
   slot.val.sector = 1234;
   slot.val.bytes = 4096;
