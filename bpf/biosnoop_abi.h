@@ -69,28 +69,25 @@ struct biosnoop_event {
   __u64 reserved[4];  /* zero; room for fields without an ABI bump */
 };
 
-/* In-flight table: key and value.  User space reads them only to expire
- * entries whose completion never came (see Probe::ExpireInflight).
- * BIOSNOOP_SLOTS entries live in an array indexed by a hash of the key (no
- * allocation, no lock: claimed with compare-and-swap on val.rq); a key whose
- * slot is taken by another key goes to an overflow hash map of
- * BIOSNOOP_INFLIGHT_MAX entries. */
+/* In-flight table: one entry per request between submission and
+ * completion, keyed by the request's address (struct request is
+ * preallocated per queue and owned by one I/O from allocation until it is
+ * freed after completion).  User space reads it to find completions the
+ * kernel never showed us (Probe::FindMissedCompletions) and to expire
+ * entries (Probe::ExpireInflight).  BIOSNOOP_SLOTS entries live in an
+ * array indexed by a hash of the address (no allocation, no lock: claimed
+ * with compare-and-swap on rq); an address whose slot holds another live
+ * request goes to an overflow hash map of BIOSNOOP_INFLIGHT_MAX entries,
+ * keyed by the address (__u64). */
 #define BIOSNOOP_SLOTS 16384 /* power of two */
 #define BIOSNOOP_INFLIGHT_MAX 32768
-#define BIOSNOOP_KEY_SECTOR 0   /* sector = start sector of the request */
-#define BIOSNOOP_KEY_DATALESS 1 /* flush etc.: sector = request address */
-
-struct biosnoop_inflight_key {
-  __u32 dev;
-  __u32 kind; /* BIOSNOOP_KEY_* */
-  __u64 sector;
-};
 
 struct biosnoop_inflight_val {
-  __u64 rq;        /* request address: tells a requeue from a collision */
+  __u64 rq;        /* request address; 0 marks a free slot */
   __u64 submit_ns; /* 0 when submission was not seen */
   __u64 issue_ns;  /* 0 until issued */
-  __u64 sector;    /* start sector at issue (partial completions move the key) */
+  __u64 sector;    /* start sector at issue */
+  __u32 dev;       /* kernel dev_t of the whole disk */
   __u32 pid;
   __u32 tid;
   __u32 bytes;
@@ -99,15 +96,13 @@ struct biosnoop_inflight_val {
   __u8 flags;
   __u8 submit_known;
   __u8 requeued; /* 1 between block_rq_requeue and the next issue */
-  __u8 pad[4];
   char comm[16];
 };
 
-/* One slot of the in-flight array.  Free when val.rq == 0. */
-struct biosnoop_slot {
-  struct biosnoop_inflight_key key;
-  struct biosnoop_inflight_val val;
-};
+static inline __u32 biosnoop_slot_index(__u64 rq) {
+  /* Fibonacci hashing: requests of one queue lie a fixed stride apart. */
+  return (__u32)((rq * 0x9E3779B97F4A7C15ULL) >> 50) & (BIOSNOOP_SLOTS - 1);
+}
 
 /* Requests in flight per device, as biosnoop counts them (the queue depth
  * an event reports): an array of BIOSNOOP_DEPTH_SLOTS claimed by
@@ -142,30 +137,23 @@ struct biosnoop_hist {
   __u64 size[BIOSNOOP_HIST_BUCKETS];    /* log2 of bytes */
 };
 
-/* Hooks with a rescue program (see biosnoop.bpf.c). */
-#define BIOSNOOP_HOOK_SUBMIT 0
-#define BIOSNOOP_HOOK_ISSUE 1
-#define BIOSNOOP_HOOK_COMPLETE 2
-#define BIOSNOOP_HOOKS 3
-
 /* Per-CPU counters: index into the counters array map. */
 enum biosnoop_counter {
   BIOSNOOP_CTR_COMPLETIONS = 0,   /* completions on tracked disks */
   BIOSNOOP_CTR_EMITTED,           /* records submitted to the ring buffer */
   BIOSNOOP_CTR_LOST,              /* ring buffer reservations that failed */
   BIOSNOOP_CTR_ORPHANS,           /* completions with no issue recorded */
-  BIOSNOOP_CTR_DUP_ISSUE,         /* issue landed on a key already issued */
+  BIOSNOOP_CTR_MISSED_REUSE,      /* request submitted again while its last
+                                     use was still held: that completion was
+                                     never seen (part of `missed`) */
   BIOSNOOP_CTR_MAP_FULL,          /* in-flight insert failed: map full */
   BIOSNOOP_CTR_FILTERED,          /* slow completions dropped by pid/comm/op */
   BIOSNOOP_CTR_BELOW_THRESHOLD,   /* completions faster than the threshold */
-  BIOSNOOP_CTR_FRONT_MERGES,      /* entries re-keyed after a front merge */
   BIOSNOOP_CTR_RQ_MERGES,         /* requests merged away before issue */
-  BIOSNOOP_CTR_PARTIAL,           /* partial completions (entry re-keyed) */
+  BIOSNOOP_CTR_PARTIAL,           /* partial completions (event at the last) */
   BIOSNOOP_CTR_REQUEUES,          /* requests requeued and issued again */
   BIOSNOOP_CTR_ISSUE_UNSUBMITTED, /* issued with no submission seen */
   BIOSNOOP_CTR_HIST_FULL,         /* histogram key found no room */
-  BIOSNOOP_CTR_RESCUED_SUBMIT,    /* submissions seen by the rescue program */
-  BIOSNOOP_CTR_RESCUED_ISSUE,     /* issues seen by the rescue program */
   BIOSNOOP_CTR_RESCUED_COMPLETE,  /* completions seen by the rescue program */
   BIOSNOOP_CTR_MAX,
 };

@@ -1,19 +1,22 @@
-/* The in-flight table: (dev, sector) -> issue metadata.
+/* The in-flight table: request address -> submission and issue metadata.
  *
- * Every I/O inserts, finds and removes one entry, so this is the hot path.
+ * Every I/O claims, updates and frees one entry, so this is the hot path.
  * A BPF hash map costs a bucket lock and an element allocation per insert
  * (~150-250 ns); instead the first home of an entry is a slot in an array
- * indexed by a hash of the key.  Array lookups are inlined by the verifier
- * (an address computation), and a slot is claimed by compare-and-swap on
- * its owner field (val.rq, the request address), so no lock is taken.  A
- * key whose slot holds another live key falls back to the overflow hash
- * map; `overflow_entries` lets the common case skip looking there.
+ * indexed by a hash of the request's address.  Array lookups are inlined
+ * by the verifier (an address computation), and a slot is claimed by
+ * compare-and-swap on its owner field (rq), so no lock is taken.  Keying
+ * by the request rather than by (dev, sector) also keeps the table hot:
+ * a queue's requests are preallocated, so the same few hundred slots
+ * serve every I/O, where sector keys scatter over the whole array (a
+ * cache miss per hook).  An address whose slot holds another live request
+ * falls back to the overflow hash map; `overflow_entries` lets the common
+ * case skip looking there.
  *
- * Concurrency: an entry is written by the CPU that claims it (submit or
- * issue) and read by the completing CPU; the block layer orders issue
- * before the driver can complete.  A reader copies the value and then
- * checks the owner is unchanged, so a slot taken over meanwhile (a key
- * collision) is seen as such and never reported with another's data.
+ * Concurrency: an entry is written by the CPU that submits or issues the
+ * request and read by the completing CPU; the block layer orders
+ * submission before issue before completion.  Only the owner of a live
+ * request frees its slot, so freeing is a plain store.
  */
 #ifndef BIOSNOOP_BPF_INFLIGHT_TABLE_BPF_H_
 #define BIOSNOOP_BPF_INFLIGHT_TABLE_BPF_H_
@@ -22,13 +25,13 @@ struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, BIOSNOOP_SLOTS);
   __type(key, __u32);
-  __type(value, struct biosnoop_slot);
+  __type(value, struct biosnoop_inflight_val);
 } slots SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, BIOSNOOP_INFLIGHT_MAX);
-  __type(key, struct biosnoop_inflight_key);
+  __type(key, __u64);
   __type(value, struct biosnoop_inflight_val);
 } inflight SEC(".maps");
 
@@ -36,66 +39,57 @@ struct {
  * negative for long: only a hint to skip lookups). */
 __u64 overflow_entries = 0;
 
-static __always_inline struct biosnoop_slot *slot_for(
-    const struct biosnoop_inflight_key *key) {
-  /* Sectors of neighbouring requests differ in their low bits; mix in the
-   * device so two disks' sector 0 land apart (Fibonacci hashing). */
-  __u64 h = (key->sector ^ ((__u64)key->dev << 32) ^ key->kind) *
-            0x9E3779B97F4A7C15ULL;
-  __u32 idx = (__u32)(h >> 50) & (BIOSNOOP_SLOTS - 1);
+static __always_inline struct biosnoop_inflight_val *slot_for(__u64 rq) {
+  __u32 idx = biosnoop_slot_index(rq);
   return bpf_map_lookup_elem(&slots, &idx);
 }
 
-static __always_inline bool key_eq(const struct biosnoop_inflight_key *a,
-                                   const struct biosnoop_inflight_key *b) {
-  return a->dev == b->dev && a->kind == b->kind && a->sector == b->sector;
-}
-
-/* The live entry for `key`, or NULL.  *slot is set when it lives in the
- * array, NULL when in the overflow map. */
+/* The live entry of request `rq`, or NULL.  *slot is set when it lives in
+ * the array, NULL when in the overflow map. */
 static __always_inline struct biosnoop_inflight_val *table_find(
-    const struct biosnoop_inflight_key *key, struct biosnoop_slot **slot) {
-  struct biosnoop_slot *s = slot_for(key);
-  if (s && s->val.rq && key_eq(&s->key, key)) {
+    __u64 rq, struct biosnoop_inflight_val **slot) {
+  struct biosnoop_inflight_val *s = slot_for(rq);
+  if (s && s->rq == rq) {
     *slot = s;
-    return &s->val;
+    return s;
   }
   *slot = 0;
   if (!overflow_entries) return 0;
-  return bpf_map_lookup_elem(&inflight, key);
+  return bpf_map_lookup_elem(&inflight, &rq);
 }
 
-/* Stores `val` (val->rq != 0) under `key`, replacing an entry with the same
- * key.  Returns 0, or the overflow map's error (-E2BIG when full). */
-static __always_inline long table_store(const struct biosnoop_inflight_key *key,
-                                        const struct biosnoop_inflight_val *val) {
-  struct biosnoop_slot *s = slot_for(key);
+/* Stores `val` (val->rq != 0) as the entry of its request, replacing one
+ * the request still holds from an earlier use.  Returns 0 or 1 (1: an
+ * earlier use was replaced), or the overflow map's error (-E2BIG: full). */
+static __always_inline long table_store(const struct biosnoop_inflight_val *val) {
+  __u64 rq = val->rq;
+  struct biosnoop_inflight_val *s = slot_for(rq);
   if (!s) return -1;
-  __u64 owner = s->val.rq;
-  if (owner == 0 || key_eq(&s->key, key)) {
-    if (__sync_val_compare_and_swap(&s->val.rq, owner, val->rq) == owner) {
-      s->key = *key;
-      s->val = *val; /* rewrites rq with the value just swapped in */
-      return 0;
+  __u64 owner = s->rq;
+  if (owner == 0 || owner == rq) {
+    if (__sync_val_compare_and_swap(&s->rq, owner, rq) == owner) {
+      *s = *val;
+      return owner == rq;
     }
   }
-  long err = bpf_map_update_elem(&inflight, key, val, BPF_NOEXIST);
+  long err = bpf_map_update_elem(&inflight, &rq, val, BPF_NOEXIST);
   if (!err) {
     __sync_fetch_and_add(&overflow_entries, 1);
   } else if (err == -17 /* EEXIST */) {
-    err = bpf_map_update_elem(&inflight, key, val, BPF_ANY);
+    err = bpf_map_update_elem(&inflight, &rq, val, BPF_ANY);
+    if (!err) err = 1;
   }
   return err;
 }
 
-/* Removes the entry found by table_find() if `rq` still owns it. */
-static __always_inline void table_remove(const struct biosnoop_inflight_key *key,
-                                         struct biosnoop_slot *slot, __u64 rq) {
+/* Frees the entry of `rq` found by table_find(). */
+static __always_inline void table_remove(__u64 rq,
+                                         struct biosnoop_inflight_val *slot) {
   if (slot) {
-    __sync_val_compare_and_swap(&slot->val.rq, rq, 0);
+    slot->rq = 0;
     return;
   }
-  if (bpf_map_delete_elem(&inflight, key) == 0)
+  if (bpf_map_delete_elem(&inflight, &rq) == 0)
     __sync_fetch_and_add(&overflow_entries, -1);
 }
 

@@ -12,8 +12,8 @@ std::vector<InflightEntry> MissedCompletionFinder::Observe(
   std::vector<InflightEntry> confirmed;
   absl::flat_hash_set<Identity> next;
   for (const InflightEntry& e : issued) {
-    if (!idle.contains(e.key.dev)) continue;
-    Identity id{e.key.dev, e.rq, e.issue_ns};
+    if (!idle.contains(e.dev)) continue;
+    Identity id{e.dev, e.rq, e.issue_ns};
     if (candidates_.contains(id)) {
       confirmed.push_back(e);
     } else {

@@ -25,8 +25,8 @@ namespace biosnoop {
 
 // One issued request in the in-flight table, with where it lives.
 struct InflightEntry {
-  biosnoop_inflight_key key{};
-  uint64_t rq = 0;
+  uint32_t dev = 0;  // kernel dev_t of the disk
+  uint64_t rq = 0;   // the request (the table's key)
   uint64_t issue_ns = 0;
   bool in_slot = false;  // the slot array (index `slot`), else the overflow map
   uint32_t slot = 0;

@@ -144,28 +144,23 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     bool required;
   };
   const bool has_io_start = KernelHasTracepoint(vmlinux, "block_io_start");
-  // Each rescue program comes right after its primary: attach order is call
+  // The rescue program comes right after its primary: attach order is call
   // order on a tracepoint, and the rescue must run after the primary.
   std::vector<Hook> hooks = {
       {skel->progs.handle_rq_issue, "block_rq_issue", true},
-      {skel->progs.rescue_rq_issue, "block_rq_issue", true},
       {skel->progs.handle_rq_complete, "block_rq_complete", true},
       {skel->progs.rescue_rq_complete, "block_rq_complete", true},
       // Submission: block_io_start since 6.5, else block_rq_insert.
       {skel->progs.handle_io_start, "block_io_start", false},
-      {skel->progs.rescue_io_start, "block_io_start", false},
       {skel->progs.handle_rq_insert, "block_rq_insert", false},
-      {skel->progs.rescue_rq_insert, "block_rq_insert", false},
       {skel->progs.handle_rq_requeue, "block_rq_requeue", false},
       {skel->progs.handle_rq_merge, "block_rq_merge", false},
-      {skel->progs.handle_bio_frontmerge, "block_bio_frontmerge", false},
   };
   absl::Status missing;
   for (const Hook& h : hooks) {
     bool present = KernelHasTracepoint(vmlinux, h.tracepoint);
     bool wanted = present;
-    if (h.prog == skel->progs.handle_rq_insert ||
-        h.prog == skel->progs.rescue_rq_insert) {
+    if (h.prog == skel->progs.handle_rq_insert) {
       wanted = present && !has_io_start;
     }
     if (!present && h.required && missing.ok()) {
@@ -320,16 +315,14 @@ MissedHooks Probe::ReadMissed(const Counters& counters) const {
     }
     return info.recursion_misses;
   };
-  // Skipped primaries that the rescue program did not pick up.
+  // Skipped completions that the rescue program did not pick up.
   auto lost = [](uint64_t skipped, uint64_t rescued) {
     return skipped > rescued ? skipped - rescued : 0;
   };
   MissedHooks m;
-  m.submit = lost(misses(skel_->progs.handle_io_start) +
-                      misses(skel_->progs.handle_rq_insert),
-                  counters.v[BIOSNOOP_CTR_RESCUED_SUBMIT]);
-  m.issue = lost(misses(skel_->progs.handle_rq_issue),
-                 counters.v[BIOSNOOP_CTR_RESCUED_ISSUE]);
+  m.submit = misses(skel_->progs.handle_io_start) +
+             misses(skel_->progs.handle_rq_insert);
+  m.issue = misses(skel_->progs.handle_rq_issue);
   m.complete = lost(misses(skel_->progs.handle_rq_complete),
                     counters.v[BIOSNOOP_CTR_RESCUED_COMPLETE]);
   return m;
@@ -349,7 +342,7 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
   // The slot array, read in batches.
   int slots_fd = bpf_map__fd(skel_->maps.slots);
   constexpr uint32_t kBatch = 1024;
-  std::vector<biosnoop_slot> values(kBatch);
+  std::vector<biosnoop_inflight_val> values(kBatch);
   std::vector<uint32_t> keys(kBatch);
   uint32_t in_batch = 0, out_batch = 0;
   bool first = true;
@@ -362,8 +355,8 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
       return ErrnoStatus(errno, "read in-flight slots");
     }
     for (uint32_t i = 0; i < count; ++i) {
-      if (values[i].val.rq == 0) continue;  // free
-      visit(values[i].key, values[i].val, /*in_slot=*/true, keys[i]);
+      if (values[i].rq == 0) continue;  // free
+      visit(values[i], /*in_slot=*/true, keys[i]);
     }
     if (err != 0) break;  // ENOENT: that was the last batch
     in_batch = out_batch;
@@ -372,12 +365,12 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
 
   // The overflow hash map.
   int fd = bpf_map__fd(skel_->maps.inflight);
-  biosnoop_inflight_key key{}, next{};
-  biosnoop_inflight_key* prev = nullptr;
+  uint64_t key = 0, next = 0;
+  uint64_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     biosnoop_inflight_val val{};
     if (bpf_map_lookup_elem(fd, &next, &val) == 0 && val.rq != 0) {
-      visit(next, val, /*in_slot=*/false, 0);
+      visit(val, /*in_slot=*/false, 0);
     }
     key = next;
     prev = &key;
@@ -388,11 +381,10 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
 absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
                                              uint64_t max_age_ns, bool remove) {
   std::vector<InflightEntry> stale;
-  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_key& key,
-                                      const biosnoop_inflight_val& val,
+  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
                                       bool in_slot, uint32_t slot) {
     if (!IsStale(val, now_ns, max_age_ns)) return;
-    stale.push_back({key, val.rq, val.issue_ns, in_slot, slot});
+    stale.push_back({val.dev, val.rq, val.issue_ns, in_slot, slot});
   }));
   if (!remove) return stale.size();
   return RemoveInflight(stale);
@@ -401,16 +393,15 @@ absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
 absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
     const absl::flat_hash_set<uint32_t>& devs) const {
   std::vector<InflightEntry> out;
-  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_key& key,
-                                      const biosnoop_inflight_val& val,
+  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
                                       bool in_slot, uint32_t slot) {
     // Reads and writes only: the kernel's in-flight count covers them
     // (passthrough commands and flushes may be outside it).
-    if (!devs.contains(key.dev) || val.issue_ns == 0 || val.requeued ||
+    if (!devs.contains(val.dev) || val.issue_ns == 0 || val.requeued ||
         (val.op != BIOSNOOP_OP_READ && val.op != BIOSNOOP_OP_WRITE)) {
       return;
     }
-    out.push_back({key, val.rq, val.issue_ns, in_slot, slot});
+    out.push_back({val.dev, val.rq, val.issue_ns, in_slot, slot});
   }));
   return out;
 }
@@ -427,22 +418,22 @@ absl::StatusOr<uint64_t> Probe::RemoveInflight(
   uint64_t removed = 0;
   for (const InflightEntry& e : entries) {
     if (e.in_slot) {
-      biosnoop_slot now{};
-      if (bpf_map_lookup_elem(slots_fd, &e.slot, &now) != 0 ||
-          now.val.rq != e.rq || now.val.issue_ns != e.issue_ns) {
+      biosnoop_inflight_val now{};
+      if (bpf_map_lookup_elem(slots_fd, &e.slot, &now) != 0 || now.rq != e.rq ||
+          now.issue_ns != e.issue_ns) {
         continue;
       }
-      biosnoop_slot empty{};
+      biosnoop_inflight_val empty{};
       if (bpf_map_update_elem(slots_fd, &e.slot, &empty, BPF_EXIST) == 0) {
         ++removed;
       }
     } else {
       biosnoop_inflight_val now{};
-      if (bpf_map_lookup_elem(hash_fd, &e.key, &now) != 0 || now.rq != e.rq ||
+      if (bpf_map_lookup_elem(hash_fd, &e.rq, &now) != 0 || now.rq != e.rq ||
           now.issue_ns != e.issue_ns) {
         continue;
       }
-      if (bpf_map_delete_elem(hash_fd, &e.key) == 0) ++removed;
+      if (bpf_map_delete_elem(hash_fd, &e.rq) == 0) ++removed;
     }
   }
   return removed;

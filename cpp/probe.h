@@ -44,7 +44,7 @@ struct ProbeConfig {
 struct MissedHooks {
   uint64_t submit = 0;    // pid/comm then come from the issuing task
   uint64_t issue = 0;     // the completion then counts as an orphan
-  uint64_t complete = 0;  // the I/O is in no counter and no event
+  uint64_t complete = 0;  // not rescued: the I/O is in no counter and no event
 };
 
 using RecordHandler = std::function<absl::Status(const void* data, size_t size)>;
@@ -105,8 +105,7 @@ class Probe {
   Probe() = default;
   static int OnRecord(void* ctx, void* data, size_t size);
   using InflightVisitor =
-      std::function<void(const biosnoop_inflight_key&, const biosnoop_inflight_val&,
-                         bool in_slot, uint32_t slot)>;
+      std::function<void(const biosnoop_inflight_val&, bool in_slot, uint32_t slot)>;
   absl::Status ForEachInflight(const InflightVisitor& visit) const;
   absl::StatusOr<uint64_t> ScanInflight(uint64_t now_ns, uint64_t max_age_ns,
                                         bool remove);

@@ -79,8 +79,8 @@ absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
   std::vector<InflightEntry> confirmed = finder.Observe(issued, idle);
   ASSIGN_OR_RETURN(uint64_t removed, probe.RemoveInflight(confirmed));
   absl::flat_hash_set<uint32_t> still_held;
-  for (const InflightEntry& e : issued) still_held.insert(e.key.dev);
-  for (const InflightEntry& e : confirmed) still_held.erase(e.key.dev);
+  for (const InflightEntry& e : issued) still_held.insert(e.dev);
+  for (const InflightEntry& e : confirmed) still_held.erase(e.dev);
   for (uint32_t dev : idle) {
     if (!still_held.contains(dev)) RETURN_IF_ERROR(probe.ResetDepth(dev));
   }

@@ -47,7 +47,8 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.expired = c.expired;
   s.written = c.written;
   s.dropped = c.dropped;
-  s.missed = missed.complete + c.missed_completions;
+  s.missed = missed.complete + k.v[BIOSNOOP_CTR_MISSED_REUSE] +
+             c.missed_completions;
   s.unfinished = c.unfinished;
   s.final = final;
   return s;

@@ -66,19 +66,17 @@ TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
 
   // A read issued a second ago whose completion never reached the hook:
   // its entry and its share of the depth counter, as the kernel left them.
-  biosnoop_slot slot{};
-  slot.key.dev = dev;
-  slot.key.kind = BIOSNOOP_KEY_SECTOR;
-  slot.key.sector = 1234;
-  slot.val.rq = 0xffff888800001000ull;
-  slot.val.submit_ns = MonotonicNs() - 1000000000ull;
-  slot.val.issue_ns = slot.val.submit_ns + 1000;
-  slot.val.sector = 1234;
-  slot.val.bytes = 4096;
-  slot.val.queue_depth = 1;
-  slot.val.op = BIOSNOOP_OP_READ;
-  slot.val.submit_known = 1;
-  const uint32_t index = 4321;
+  biosnoop_inflight_val slot{};
+  slot.rq = 0x7700001000ull;
+  slot.dev = dev;
+  slot.submit_ns = MonotonicNs() - 1000000000ull;
+  slot.issue_ns = slot.submit_ns + 1000;
+  slot.sector = 1234;
+  slot.bytes = 4096;
+  slot.queue_depth = 1;
+  slot.op = BIOSNOOP_OP_READ;
+  slot.submit_known = 1;
+  const uint32_t index = biosnoop_slot_index(slot.rq);
   ASSERT_EQ(UpdateMap("slots", HexWords(index), HexWords(slot)), 0);
   biosnoop_depth_slot depth{dev, 1};
   const uint32_t depth_index = biosnoop_depth_slot_index(dev);

@@ -5,15 +5,13 @@
 namespace biosnoop {
 namespace {
 
-InflightEntry Entry(uint32_t dev, uint64_t sector, uint64_t rq, uint64_t issue_ns) {
+InflightEntry Entry(uint32_t dev, uint32_t slot, uint64_t rq, uint64_t issue_ns) {
   InflightEntry e;
-  e.key.dev = dev;
-  e.key.kind = BIOSNOOP_KEY_SECTOR;
-  e.key.sector = sector;
+  e.dev = dev;
   e.rq = rq;
   e.issue_ns = issue_ns;
   e.in_slot = true;
-  e.slot = static_cast<uint32_t>(sector);
+  e.slot = slot;
   return e;
 }
 
@@ -31,8 +29,8 @@ TEST(MissedCompletionFinder, SameRequestAtTwoIdleObservationsIsMissed) {
   std::vector<InflightEntry> missed =
       f.Observe({Entry(kDisk, 8, 0x1000, 5), Entry(kDisk, 16, 0x2000, 6)}, {kDisk});
   ASSERT_EQ(missed.size(), 2u);
-  EXPECT_EQ(missed[0].key.sector, 8u);
-  EXPECT_EQ(missed[1].key.sector, 16u);
+  EXPECT_EQ(missed[0].slot, 8u);
+  EXPECT_EQ(missed[1].slot, 16u);
   // Confirmed entries are not candidates again (they are removed).
   EXPECT_TRUE(f.Observe({}, {kDisk}).empty());
 }
@@ -63,7 +61,7 @@ TEST(MissedCompletionFinder, OnlyTheIdleDiskIsJudged) {
   f.Observe(both, {kDisk});
   std::vector<InflightEntry> missed = f.Observe(both, {kDisk});
   ASSERT_EQ(missed.size(), 1u);
-  EXPECT_EQ(missed[0].key.dev, kDisk);
+  EXPECT_EQ(missed[0].dev, kDisk);
 }
 
 TEST(MissedCompletionFinder, ResetForgetsCandidates) {
