@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -97,6 +98,55 @@ TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
   EXPECT_EQ(s["completions"], 4) << b.Stderr();
   EXPECT_EQ(s["expired"], 0) << b.Stderr();
+}
+
+// The block layer hands a request out again only after freeing it, so a
+// request that comes back while biosnoop still holds its previous use had
+// that completion hidden from biosnoop.  A real request's entry, taken from
+// the table while it was in flight on the slow disk, is put back after it
+// completed, as the kernel would leave it had the completion never reached
+// the hook; the next reads on the disk reuse that request.
+TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 1500});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  const uint32_t dev = KernelDev(slow.loop_name());
+  Biosnoop b({"-d", slow.loop_name(), "-v"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  std::thread slow_read([&] { DirectDd(slow.loop_path(), true, 4096, 1); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  std::optional<std::string> dump =
+      CommandOutput({"bpftool", "map", "dump", "name", "slots", "-j"});
+  slow_read.join();
+  ASSERT_TRUE(dump.has_value());
+  json held;
+  for (const json& e : json::parse(*dump)) {
+    const json& v = e["formatted"]["value"];
+    if (v["rq"].get<uint64_t>() != 0 && v["dev"].get<uint32_t>() == dev &&
+        v["issue_ns"].get<uint64_t>() != 0) {
+      held = e;
+    }
+  }
+  ASSERT_FALSE(held.is_null()) << "the slow read was not in the table";
+  auto bytes = [](const json& hex) {
+    std::vector<std::string> out;
+    for (const json& h : hex) out.push_back(h.get<std::string>().substr(2));
+    return out;
+  };
+  ASSERT_EQ(UpdateMap("slots", bytes(held["key"]), bytes(held["value"])), 0);
+
+  // Fast reads now: a few hundred allocations cycle through every tag.
+  ASSERT_TRUE(slow.Set("read_delay_ms=0").ok());
+  ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 600).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["missed_reuse"], 1) << b.Stderr();
+  EXPECT_EQ(s["missed"], 1) << b.Stderr();
+  EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
+  // The planted entry never becomes an event: one per real read.
+  EXPECT_EQ(b.Events().size(), 601u) << b.Stderr();
+  EXPECT_EQ(s["orphans"], 0) << b.Stderr();
 }
 
 // A slow request really in flight: the disk is busy, so it is not judged,
