@@ -246,6 +246,53 @@ TEST(SlowIo, SlowFlushesFromFsyncAreLogged) {
   ExpectCountersAddUp(b);
 }
 
+// With merging on, adjacent writes submitted together become one request
+// (the block layer merges bios into a queued request, in front or behind).
+// Each request is one event with its merged size, so the events match the
+// disk's own count of completed writes and their bytes the bytes written.
+TEST(SlowIo, MergedWritesAreOneEventEachWithTheMergedSize) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.size_mib = 16, .write_delay_ms = 5});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"-d", slow.loop_name(), "-v"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  auto writes_completed = [&] {
+    std::ifstream stat("/sys/block/" + slow.loop_name() + "/stat");
+    uint64_t f[5] = {};
+    for (uint64_t& v : f) stat >> v;
+    return f[4];  // writes completed (requests, after merging)
+  };
+  const uint64_t before = writes_completed();
+  constexpr int kWrites = 1024;
+  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=write",
+                        "--bs=4k", "--direct=1", "--ioengine=io_uring",
+                        "--iodepth=32", "--iodepth_batch_submit=32",
+                        "--size=" + std::to_string(kWrites * 4) + "k"});
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.writes, static_cast<uint64_t>(kWrites));
+  const uint64_t requests = writes_completed() - before;
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  std::vector<json> events = OnDisk(b.Events(), slow.loop_name());
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_LT(requests, static_cast<uint64_t>(kWrites)) << "nothing merged";
+  EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
+  EXPECT_EQ(s["orphans"], 0) << b.Stderr();
+  ASSERT_EQ(events.size() + s["missed"], requests) << b.Stderr();
+  uint64_t bytes = 0;
+  std::set<uint64_t> sectors;
+  for (const json& e : events) {
+    EXPECT_EQ(e["op"], "write");
+    EXPECT_EQ(e["comm"], "fio");
+    EXPECT_EQ(e["bytes"].get<uint64_t>() % 4096, 0u);
+    bytes += e["bytes"].get<uint64_t>();
+    sectors.insert(e["sector"].get<uint64_t>());
+  }
+  EXPECT_EQ(sectors.size(), events.size()) << "a request logged twice";
+  if (s["missed"] == 0) EXPECT_EQ(bytes, static_cast<uint64_t>(kWrites) * 4096);
+  ExpectCountersAddUp(b);
+}
+
 TEST(SlowIo, BurstOfThousandsLosesNothing) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk slow({.size_mib = 128, .read_delay_ms = 10});
