@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "biosnoop.skel.h"
+#include "kernel_btf.h"
 #include "status_macros.h"
 
 namespace biosnoop {
@@ -135,8 +136,10 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     return ErrnoStatus(err, "size ring buffer");
   }
 
-  // Feature-probe the hooks against the running kernel's BTF.
-  struct btf* vmlinux = btf__load_vmlinux_btf();
+  // Feature-probe the hooks against the running kernel's BTF (one copy of
+  // it in memory, see kernel_btf.h; loading below parses it again the same
+  // way).
+  struct btf* vmlinux = LoadKernelBtf();
   if (vmlinux == nullptr) return ErrnoStatus(errno, "read kernel BTF");
   struct Hook {
     bpf_program* prog;
