@@ -1,15 +1,14 @@
 #pragma once
 
 // Protobuf sink: each record (event, stream header, stats, summary) as one
-// length-delimited biosnoop.v1.Record (proto_format.h), through an
-// OutputFile with varint-delimited framing, so a record reaches the file
-// whole or not at all.
+// length-delimited biosnoop.v1.Record, encoded directly in the wire format
+// (proto_wire.h), through an OutputFile with varint-delimited framing, so a
+// record reaches the file whole or not at all.
 
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
-#include "biosnoop.pb.h"
 #include "event.h"
 #include "file_sink.h"
 #include "output_file.h"
@@ -32,9 +31,6 @@ class ProtoSink : public FileSink {
   absl::Status WriteSummary(const SummaryRecord& summary) override;
 
  private:
-  // Header, stats and summary: rare, so built as messages.
-  absl::Status AppendNonEventRecord(const v1::Record& record);
-
   std::string host_;
   std::string scratch_;  // the encoded Event, reused for every event
   std::string bytes_;    // the delimited Record, reused for every event

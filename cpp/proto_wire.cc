@@ -3,12 +3,15 @@
 #include <cstdint>
 #include <cstring>
 
+#include "absl/types/span.h"
+#include "histogram.h"
 #include "json_format.h"
 
 namespace biosnoop {
 namespace {
 
 constexpr int kVarint = 0;
+constexpr int kFixed64 = 1;
 constexpr int kLen = 2;
 constexpr int64_t kNsPerSecond = 1'000'000'000;
 
@@ -91,7 +94,145 @@ absl::string_view Utf8(absl::string_view s, std::string* fixed) {
   return *fixed;
 }
 
+// Growing encoder for the rare records (header, stats, summary): clarity
+// over speed.  Field by field in field-number order, as protobuf writes.
+class Encoder {
+ public:
+  const std::string& bytes() const { return out_; }
+
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
+  // proto3 scalars: the default (0, false, "") is not written.
+  void U64(int field, uint64_t v) {
+    if (v == 0) return;
+    Tag(field, kVarint);
+    Varint(v);
+  }
+  void Bool(int field, bool v) { U64(field, v ? 1 : 0); }
+  void Double(int field, double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    if (bits == 0) return;  // +0.0 only: protobuf writes -0.0
+    Tag(field, kFixed64);
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(bits >> (8 * i)));
+  }
+  void Str(int field, absl::string_view s) {
+    if (s.empty()) return;
+    Len(field, s);
+  }
+  // A message field: written whenever the message is present, even empty.
+  void Message(int field, const Encoder& body) { Len(field, body.bytes()); }
+  // A repeated scalar, packed (the proto3 default); nothing when empty.
+  void PackedU64(int field, absl::Span<const uint64_t> values) {
+    if (values.empty()) return;
+    Encoder body;
+    for (uint64_t v : values) body.Varint(v);
+    Len(field, body.bytes());
+  }
+
+ private:
+  void Len(int field, absl::string_view s) {
+    Tag(field, kLen);
+    Varint(s.size());
+    out_.append(s.data(), s.size());
+  }
+
+  std::string out_;
+};
+
+// A google.protobuf.Timestamp: seconds and nanos >= 0 (floor division).
+Encoder TimestampMessage(int64_t realtime_ns) {
+  int64_t seconds = realtime_ns / kNsPerSecond;
+  int64_t nanos = realtime_ns % kNsPerSecond;
+  if (nanos < 0) {
+    nanos += kNsPerSecond;
+    --seconds;
+  }
+  Encoder ts;
+  ts.U64(1, static_cast<uint64_t>(seconds));  // int64: two's complement
+  ts.U64(2, static_cast<uint64_t>(nanos));
+  return ts;
+}
+
+// Record { `kind` = body }, length-delimited, appended to out.
+void AppendRecord(int kind, const Encoder& body, std::string* out) {
+  Encoder record;
+  record.Message(kind, body);
+  Encoder framed;
+  framed.Varint(record.bytes().size());
+  out->append(framed.bytes());
+  out->append(record.bytes());
+}
+
 }  // namespace
+
+void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
+  std::string fixed;
+  Encoder h;
+  h.U64(1, kStreamFormatVersion);
+  h.Str(2, Utf8(info.host, &fixed));
+  h.Str(3, Utf8(info.boot_id, &fixed));
+  h.Message(4, TimestampMessage(info.start_realtime_ns));
+  h.Str(5, Utf8(info.biosnoop_version, &fixed));
+  h.Str(6, Utf8(info.kernel_release, &fixed));
+  h.U64(7, info.min_us);
+  h.Bool(8, info.queued);
+  h.Str(9, Utf8(info.disk_filter, &fixed));
+  h.U64(10, info.pid_filter);
+  h.Str(11, Utf8(info.comm_filter, &fixed));
+  h.Str(12, Utf8(info.op_filter, &fixed));
+  h.U64(13, info.ringbuf_kib);
+  AppendRecord(1, h, out);
+}
+
+void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
+  Encoder s;
+  s.Message(1, TimestampMessage(stats.realtime_ns));
+  s.Double(2, stats.elapsed_s);
+  s.U64(3, stats.completions);
+  s.U64(4, stats.emitted);
+  s.U64(5, stats.lost);
+  s.U64(6, stats.orphans);
+  s.U64(7, stats.below_threshold);
+  s.U64(8, stats.filtered);
+  s.U64(9, stats.decode_errors);
+  s.U64(10, stats.expired);
+  s.U64(11, stats.written);
+  s.U64(12, stats.dropped);
+  s.Bool(13, stats.final);
+  s.U64(14, stats.missed);
+  s.U64(15, stats.unfinished);
+  AppendRecord(3, s, out);
+}
+
+void AppendSummaryRecordDelimited(const SummaryRecord& summary,
+                                  std::string* out) {
+  std::string fixed;
+  Encoder s;
+  s.Message(1, TimestampMessage(summary.realtime_ns));
+  s.Double(2, summary.interval_s);
+  s.U64(3, summary.min_us);
+  for (const HistGroup& g : summary.groups) {
+    Encoder group;
+    group.Str(1, Utf8(g.disk, &fixed));
+    group.Str(2, Utf8(g.op, &fixed));
+    group.U64(3, g.data.count);
+    group.U64(4, g.data.bytes);
+    group.U64(5, g.data.slow);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    group.PackedU64(6, latency.first(LengthWithoutTrailingZeros(latency)));
+    group.PackedU64(7, size.first(LengthWithoutTrailingZeros(size)));
+    s.Message(4, group);
+  }
+  AppendRecord(4, s, out);
+}
 
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out) {

@@ -1,5 +1,7 @@
 #include "proto_wire.h"
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -98,6 +100,162 @@ TEST(ProtoWireTest, AppendsAfterExistingBytes) {
   std::string scratch, out = "prefix";
   AppendEventRecordDelimited(Sample(), "db-7", &scratch, &out);
   EXPECT_EQ(out, "prefix" + Reference(Sample(), "db-7"));
+}
+
+// The rare records, against the library the same way.
+std::string Reference(const StreamInfo& info) {
+  v1::Record record;
+  FillHeaderProto(info, record.mutable_header());
+  std::string out;
+  AppendDelimited(record, &out);
+  return out;
+}
+std::string Reference(const StatsSnapshot& stats) {
+  v1::Record record;
+  FillStatsProto(stats, record.mutable_stats());
+  std::string out;
+  AppendDelimited(record, &out);
+  return out;
+}
+std::string Reference(const SummaryRecord& summary) {
+  v1::Record record;
+  FillSummaryProto(summary, record.mutable_summary());
+  std::string out;
+  AppendDelimited(record, &out);
+  return out;
+}
+template <typename T, typename Fn>
+std::string EncodeWith(Fn fn, const T& value) {
+  std::string out;
+  fn(value, &out);
+  return out;
+}
+std::string Encode(const StreamInfo& info) {
+  return EncodeWith(AppendHeaderRecordDelimited, info);
+}
+std::string Encode(const StatsSnapshot& stats) {
+  return EncodeWith(AppendStatsRecordDelimited, stats);
+}
+std::string Encode(const SummaryRecord& summary) {
+  return EncodeWith(AppendSummaryRecordDelimited, summary);
+}
+
+StreamInfo FullInfo() {
+  StreamInfo info;
+  info.host = "db-7";
+  info.boot_id = "0c5e1f2a-8d7b-4d43-9a8e-1b2c3d4e5f60";
+  info.start_realtime_ns = 1795239800'123456789;
+  info.biosnoop_version = "0.1.0";
+  info.kernel_release = "6.18.0-1-amd64";
+  info.min_us = 10000;
+  info.queued = true;
+  info.disk_filter = "nvme0n1p2";
+  info.pid_filter = 4242;
+  info.comm_filter = "postgres";
+  info.op_filter = "write";
+  info.ringbuf_kib = 2048;
+  return info;
+}
+
+TEST(ProtoWireTest, SameBytesAsTheLibraryForHeaders) {
+  EXPECT_EQ(Encode(FullInfo()), Reference(FullInfo()));
+  StreamInfo info;  // every field at its default, start time at the epoch
+  EXPECT_EQ(Encode(info), Reference(info));
+  info = FullInfo();
+  info.queued = false;
+  info.start_realtime_ns = -1'500'000'000;  // before 1970
+  info.host = std::string("h\xff\0x", 4);     // invalid UTF-8, a NUL
+  info.comm_filter = "c\xc0";
+  info.kernel_release.clear();
+  EXPECT_EQ(Encode(info), Reference(info));
+  info.min_us = std::numeric_limits<uint64_t>::max();
+  info.pid_filter = std::numeric_limits<uint32_t>::max();
+  info.ringbuf_kib = std::numeric_limits<uint32_t>::max();
+  EXPECT_EQ(Encode(info), Reference(info));
+}
+
+TEST(ProtoWireTest, SameBytesAsTheLibraryForStats) {
+  StatsSnapshot s;  // zeros: only the timestamp message, empty
+  EXPECT_EQ(Encode(s), Reference(s));
+  s.realtime_ns = 1795239900'000000001;
+  s.elapsed_s = 100.25;
+  s.completions = 1ull << 40;
+  s.emitted = 10;
+  s.lost = 2;
+  s.orphans = 3;
+  s.below_threshold = 4;
+  s.filtered = 5;
+  s.decode_errors = 6;
+  s.expired = 7;
+  s.written = 8;
+  s.dropped = 9;
+  s.missed = 11;
+  s.unfinished = 12;
+  s.final = true;
+  EXPECT_EQ(Encode(s), Reference(s));
+  for (double elapsed : {-0.0, 1e-300, -2.5, std::nan(""),
+                         std::numeric_limits<double>::infinity(),
+                         std::numeric_limits<double>::denorm_min()}) {
+    s.elapsed_s = elapsed;
+    s.final = !s.final;
+    EXPECT_EQ(Encode(s), Reference(s)) << elapsed;
+  }
+  s.realtime_ns = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(Encode(s), Reference(s));
+}
+
+TEST(ProtoWireTest, SameBytesAsTheLibraryForSummaries) {
+  SummaryRecord s;  // no groups
+  EXPECT_EQ(Encode(s), Reference(s));
+  s.realtime_ns = 1795239841'500000000;
+  s.interval_s = 60.000123;
+  s.min_us = 10000;
+  s.groups.push_back(HistGroup{});  // --hist without -D: no labels, empty
+  HistGroup g;
+  g.disk = "nvme0n1";
+  g.op = "read";
+  g.data.count = 40;
+  g.data.bytes = 40 * 4096;
+  g.data.slow = 3;
+  g.data.latency[0] = 1;  // zeros between counted buckets stay
+  g.data.latency[6] = 37;
+  g.data.latency[13] = 3;
+  g.data.size[12] = 40;
+  s.groups.push_back(g);
+  g.disk = std::string("\xfe\xff", 2);
+  g.op = "write";
+  g.data.latency.fill(std::numeric_limits<uint64_t>::max());
+  g.data.size.fill(0);
+  s.groups.push_back(g);
+  EXPECT_EQ(Encode(s), Reference(s));
+}
+
+TEST(ProtoWireTest, SameBytesForRandomSummaries) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    SummaryRecord s;
+    s.realtime_ns = static_cast<int64_t>(rng() >> 2) * ((rng() % 2) ? 1 : -1);
+    s.interval_s = static_cast<double>(rng() % 100000) / 1000.0;
+    s.min_us = rng() >> (rng() % 64);
+    for (int n = static_cast<int>(rng() % 5); n > 0; --n) {
+      HistGroup g;
+      g.disk = rng() % 3 ? "vda" : "";
+      g.op = rng() % 3 ? "read" : "";
+      g.data.count = rng() >> (rng() % 64);
+      g.data.bytes = rng() >> (rng() % 64);
+      g.data.slow = rng() >> (rng() % 64);
+      for (uint64_t& b : g.data.latency) b = rng() % 3 ? 0 : rng() >> (rng() % 64);
+      for (uint64_t& b : g.data.size) b = rng() % 3 ? 0 : rng() >> (rng() % 64);
+      s.groups.push_back(g);
+    }
+    ASSERT_EQ(Encode(s), Reference(s)) << "summary " << i;
+  }
+}
+
+TEST(ProtoWireTest, RareRecordsAppendAfterExistingBytes) {
+  std::string out = "prefix";
+  AppendHeaderRecordDelimited(FullInfo(), &out);
+  EXPECT_EQ(out, "prefix" + Reference(FullInfo()));
 }
 
 }  // namespace
