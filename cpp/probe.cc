@@ -4,6 +4,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/capability.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -244,6 +245,16 @@ absl::StatusOr<int> Probe::Drain() {
   }
   if (n < 0) return ErrnoStatus(n, "drain ring buffer");
   return n;
+}
+
+void Probe::Detach() {
+  biosnoop_bpf__detach(skel_);
+  // A program that started before its link went away may still be
+  // running.  Tracepoint probes run with preemption disabled, so one RCU
+  // grace period outlasts them all; MEMBARRIER_CMD_GLOBAL waits for one
+  // (synchronize_rcu).  It is refused on nohz_full kernels: then wait far
+  // longer than a program runs.
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0) usleep(20000);
 }
 
 absl::StatusOr<Counters> Probe::ReadCounters() const {

@@ -65,6 +65,10 @@ class Probe {
   absl::StatusOr<int> Poll(int timeout_ms);
   // Hands every record already in the ring buffer to the handler.
   absl::StatusOr<int> Drain();
+  // Detaches every program and returns once none is still running, so no
+  // record or counter changes after it: what Drain() then finds is final.
+  // The maps stay readable.
+  void Detach();
 
   absl::StatusOr<Counters> ReadCounters() const;
 

@@ -270,16 +270,20 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     }
   }
 
-  // Drain what the kernel already submitted, unless the output is gone.
-  if (result.ok()) keep(probe->Drain().status());
-  if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
   // Completions the kernel did not deliver to our hook, on disks idle now:
   // two more observations, the second after any pending completion ran.
+  // The programs stay attached for this, or every completion in between
+  // would look missed.
   for (int i = 0; i < 2; ++i) {
     if (i > 0) usleep(kExitRecheckUs);
     ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
     missed_completions += found;
   }
+  // From here on nothing is emitted, so the drain below writes every
+  // record the counters count (unless the output is gone).
+  probe->Detach();
+  if (result.ok()) keep(probe->Drain().status());
+  if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
   // Requests issued over a second ago and still held: in flight on a hung
   // or busy disk, their completion not (yet) seen.
   ASSIGN_OR_RETURN(unfinished,
