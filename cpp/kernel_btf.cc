@@ -17,19 +17,6 @@ namespace {
 
 constexpr char kVmlinuxBtf[] = "/sys/kernel/btf/vmlinux";
 
-using LoadFn = struct btf* (*)();
-
-// libbpf's own btf__load_vmlinux_btf: the next definition after ours.
-struct btf* LibbpfLoadVmlinuxBtf() {
-  static const LoadFn libbpf_load =
-      reinterpret_cast<LoadFn>(dlsym(RTLD_NEXT, "btf__load_vmlinux_btf"));
-  if (libbpf_load == nullptr) {
-    errno = ENOENT;
-    return nullptr;
-  }
-  return libbpf_load();
-}
-
 // nullptr when the kernel's BTF cannot be mapped or does not parse.
 struct btf* ParseMappedVmlinuxBtf() {
   int fd = open(kVmlinuxBtf, O_RDONLY | O_CLOEXEC);
@@ -63,6 +50,18 @@ __attribute__((format(printf, 1, 2))) void LibbpfDebug(const char* format,
 
 }  // namespace
 
+struct btf* LibbpfLoadKernelBtf() {
+  // The next definition after this executable's: libbpf.so's.
+  using LoadFn = struct btf* (*)();
+  static const LoadFn libbpf_load =
+      reinterpret_cast<LoadFn>(dlsym(RTLD_NEXT, "btf__load_vmlinux_btf"));
+  if (libbpf_load == nullptr) {
+    errno = ENOENT;
+    return nullptr;
+  }
+  return libbpf_load();
+}
+
 struct btf* LoadKernelBtf() {
   const int saved_errno = errno;
   if (struct btf* btf = ParseMappedVmlinuxBtf(); btf != nullptr) {
@@ -71,7 +70,7 @@ struct btf* LoadKernelBtf() {
     errno = saved_errno;
     return btf;
   }
-  return LibbpfLoadVmlinuxBtf();
+  return LibbpfLoadKernelBtf();
 }
 
 }  // namespace biosnoop

@@ -25,4 +25,8 @@ namespace biosnoop {
 // knows, /boot/vmlinux-* included), so the result never differs from it.
 struct btf* LoadKernelBtf();
 
+// libbpf's own btf__load_vmlinux_btf(), the definition biosnoop's
+// interposes on: LoadKernelBtf()'s fallback.
+struct btf* LibbpfLoadKernelBtf();
+
 }  // namespace biosnoop

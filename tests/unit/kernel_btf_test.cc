@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -41,6 +42,27 @@ TEST(KernelBtf, SameTypesAndBytesAsLibbpfReadingTheFile) {
   EXPECT_GE(btf__find_by_name_kind(ours.get(), "btf_trace_block_rq_issue",
                                    BTF_KIND_TYPEDEF),
             0);
+}
+
+// The fallback for kernels that cannot map their BTF is libbpf's own
+// loader, found past this executable's definition, and gives the same BTF.
+TEST(KernelBtf, FallbackIsLibbpfsOwnLoaderWithTheSameResult) {
+  if (!HaveKernelBtf()) GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
+  BtfPtr ours(LoadKernelBtf());
+  ASSERT_NE(ours, nullptr) << strerror(errno);
+  BtfPtr libbpf(LibbpfLoadKernelBtf());
+  ASSERT_NE(libbpf, nullptr) << strerror(errno);
+  uint32_t ours_size = 0, libbpf_size = 0;
+  const void* ours_data = btf__raw_data(ours.get(), &ours_size);
+  const void* libbpf_data = btf__raw_data(libbpf.get(), &libbpf_size);
+  ASSERT_EQ(ours_size, libbpf_size);
+  EXPECT_EQ(std::memcmp(ours_data, libbpf_data, ours_size), 0);
+
+  void* next = dlsym(RTLD_NEXT, "btf__load_vmlinux_btf");
+  Dl_info info{};
+  ASSERT_NE(dladdr(next, &info), 0);
+  EXPECT_NE(std::string(info.dli_fname).find("libbpf"), std::string::npos)
+      << info.dli_fname;
 }
 
 // libbpf calls btf__load_vmlinux_btf() through its PLT when it loads a
