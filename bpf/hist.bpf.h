@@ -30,18 +30,6 @@ struct {
 /* Never written: the initial value of an overflow entry. */
 struct biosnoop_hist hist_zero = {};
 
-/* floor(log2(v)) for v > 0, 0 for 0; capped at the last bucket. */
-static __always_inline __u32 log2_bucket(__u64 v) {
-  __u32 r = 0;
-  if (v >= (1ULL << 32)) { v >>= 32; r += 32; }
-  if (v >= (1ULL << 16)) { v >>= 16; r += 16; }
-  if (v >= (1ULL << 8)) { v >>= 8; r += 8; }
-  if (v >= (1ULL << 4)) { v >>= 4; r += 4; }
-  if (v >= (1ULL << 2)) { v >>= 2; r += 2; }
-  if (v >= (1ULL << 1)) r += 1;
-  return r < BIOSNOOP_HIST_BUCKETS ? r : BIOSNOOP_HIST_BUCKETS - 1;
-}
-
 static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
   __u32 idx = (__u32)((key * 0x9E3779B97F4A7C15ULL) >> 56) &
               (BIOSNOOP_HIST_SLOTS - 1);
@@ -73,8 +61,8 @@ static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
   h->count += 1;
   h->bytes += bytes;
   if (slow) h->slow += 1;
-  __u32 lb = log2_bucket(latency_ns / hist_unit_ns);
-  __u32 sb = log2_bucket(bytes);
+  __u32 lb = biosnoop_log2_bucket(latency_ns / hist_unit_ns);
+  __u32 sb = biosnoop_log2_bucket(bytes);
   /* Bounded above by log2_bucket; the masks make that plain to the verifier. */
   h->latency[lb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
   h->size[sb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;

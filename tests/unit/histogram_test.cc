@@ -1,6 +1,7 @@
 #include "histogram.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hist_format.h"
@@ -42,6 +43,38 @@ TEST(HistogramTest, BucketBoundsAreLog2) {
   EXPECT_EQ(BucketHigh(1), 3u);
   EXPECT_EQ(BucketLow(14), 16384u);
   EXPECT_EQ(BucketHigh(14), 32767u);
+}
+
+// The kernel's bucket function (biosnoop_abi.h, branch-free for the
+// verifier) against the plain definition, at every power of two and its
+// neighbours and at values spread over the whole 64-bit range.
+TEST(HistogramTest, KernelBucketIsFloorLog2CappedAtTheLastBucket) {
+  auto reference = [](uint64_t v) -> uint32_t {
+    uint32_t r = 0;
+    while (v > 1) {
+      v >>= 1;
+      ++r;
+    }
+    return r < BIOSNOOP_HIST_BUCKETS ? r : BIOSNOOP_HIST_BUCKETS - 1;
+  };
+  std::vector<uint64_t> values = {0, 1, 2, 3, ~0ull, ~0ull >> 1};
+  for (int i = 0; i < 64; ++i) {
+    uint64_t p = 1ull << i;
+    values.insert(values.end(), {p - 1, p, p + 1, p | (p >> 1)});
+  }
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 100000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    values.push_back(x >> (i % 64));
+  }
+  for (uint64_t v : values) {
+    ASSERT_EQ(biosnoop_log2_bucket(v), reference(v)) << v;
+  }
+  // And it agrees with the bounds the reports print.
+  for (uint32_t b = 0; b + 1 < BIOSNOOP_HIST_BUCKETS; ++b) {
+    EXPECT_EQ(biosnoop_log2_bucket(BucketLow(b)), b);
+    EXPECT_EQ(biosnoop_log2_bucket(BucketHigh(b)), b);
+  }
 }
 
 TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
