@@ -1,6 +1,7 @@
 // --hist on the real kernel: every I/O counted in the right bucket, per
 // disk and per operation.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -87,10 +88,15 @@ TEST(Hist, FastDiskCountEqualsTheWorkload) {
   json report = OnlyReport(b);
   const json* all = Find(report, "", "");
   ASSERT_NE(all, nullptr);
-  EXPECT_EQ((*all)["count"], kIos);
+  // Every read is counted, or counted as missed: a completion the kernel
+  // ran no BPF program for (README, "missed") cannot be in a histogram.
+  std::map<std::string, double> s = b.Summary();
+  const uint64_t count = (*all)["count"].get<uint64_t>();
+  EXPECT_EQ(count + s["missed"], kIos) << b.Stderr();
+  EXPECT_LE(s["missed"], kIos / 100) << b.Stderr();
   uint64_t in_buckets = 0;
   for (const json& bucket : (*all)["latency"]) in_buckets += bucket["count"].get<uint64_t>();
-  EXPECT_EQ(in_buckets, static_cast<uint64_t>(kIos));
+  EXPECT_EQ(in_buckets, count);
 }
 
 TEST(Hist, PerDiskAndPerFlagsSeparateDevicesAndReadsFromWrites) {
