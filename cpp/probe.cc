@@ -257,6 +257,21 @@ void Probe::Detach() {
   if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0) usleep(20000);
 }
 
+uint64_t Probe::VerifiedInstructions() const {
+  uint64_t total = 0;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    const int fd = bpf_program__fd(prog);
+    if (fd < 0) continue;  // not loaded (a hook this kernel lacks)
+    bpf_prog_info info = {};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
+      total += info.verified_insns;
+    }
+  }
+  return total;
+}
+
 absl::StatusOr<Counters> Probe::ReadCounters() const {
   int ncpus = libbpf_num_possible_cpus();
   if (ncpus <= 0) return ErrnoStatus(ncpus, "count possible CPUs");

@@ -105,6 +105,11 @@ class Probe {
   // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
   const std::vector<std::string>& attached() const { return attached_; }
 
+  // Instructions the kernel's verifier walked to load our programs, summed
+  // (bpf_prog_info.verified_insns, Linux 5.16+; 0 before).  Start-up CPU
+  // grows with it, so -v shows it and a test keeps it bounded.
+  uint64_t VerifiedInstructions() const;
+
  private:
   Probe() = default;
   static int OnRecord(void* ctx, void* data, size_t size);

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "biosnoop_abi.h"
@@ -49,10 +50,13 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
   // Loaded and attached: nothing from here on needs privilege, so none is
   // kept while parsing what the kernel sends.
   const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
+  const uint64_t verified = verbose > 0 ? probe->VerifiedInstructions() : 0;
   RETURN_IF_ERROR(DropPrivileges(keep_bpf));
   if (verbose > 0) {
-    absl::FPrintF(diag, "biosnoop: attached %s; capabilities dropped%s\n",
+    absl::FPrintF(diag, "biosnoop: attached %s; %s; capabilities dropped%s\n",
                   absl::StrJoin(probe->attached(), ", "),
+                  verified > 0 ? absl::StrCat(verified, " instructions verified")
+                               : std::string("verifier statistics unavailable"),
                   keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
   }
   return probe;
