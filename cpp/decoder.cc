@@ -12,7 +12,7 @@ static_assert(sizeof(biosnoop_event) == 112,
 static_assert(BIOSNOOP_OP_OTHER == static_cast<int>(Op::kOther));
 static_assert(BIOSNOOP_FLAG_META == kFlagMeta);
 
-absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {
+absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   if (size < sizeof(biosnoop_event)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "short record: %d bytes, expected %d", size, sizeof(biosnoop_event)));
@@ -35,10 +35,14 @@ absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {
         "record says it is %d bytes, got %d", raw.size, size));
   }
 
-  Event e;
+  Event& e = *out;
   e.complete_ns = raw.complete_ns;
   e.device_ns = raw.device_ns;
-  if (raw.queue_ns != BIOSNOOP_QUEUE_UNKNOWN) e.queue_ns = raw.queue_ns;
+  if (raw.queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
+    e.queue_ns = raw.queue_ns;
+  } else {
+    e.queue_ns.reset();
+  }
   e.sector = raw.sector;
   e.major = raw.dev >> 20;
   e.minor = raw.dev & ((1u << 20) - 1);
@@ -51,6 +55,12 @@ absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {
   e.blk_status = raw.blk_status;
   e.submit_known = raw.submit_known != 0;
   std::memcpy(e.comm.data(), raw.comm, sizeof(raw.comm));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {
+  Event e;
+  if (absl::Status s = DecodeRecordInto(data, size, &e); !s.ok()) return s;
   return e;
 }
 

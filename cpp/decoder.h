@@ -15,4 +15,8 @@ namespace biosnoop {
 // another ABI version (a kernel program from a different build).
 absl::StatusOr<Event> DecodeRecord(const void* data, size_t size);
 
+// The same, into *out (every field set on success; *out unspecified on
+// error).  The consumer's per-event path: no Event is built and copied.
+absl::Status DecodeRecordInto(const void* data, size_t size, Event* out);
+
 }  // namespace biosnoop

@@ -10,6 +10,11 @@ Enricher::Enricher(std::string sysfs_root, bool include_queue)
 void Enricher::Enrich(const Event& event, uint64_t now_ns,
                       EnrichedEvent* out) {
   out->event = event;
+  EnrichInPlace(now_ns, out);
+}
+
+void Enricher::EnrichInPlace(uint64_t now_ns, EnrichedEvent* out) {
+  const Event& event = out->event;
   // assign() keeps the strings' buffers: no allocation per event once they
   // are big enough (and device names usually fit the small-string buffer).
   DiskNames::LocationView where =

@@ -28,6 +28,8 @@ class Enricher {
   // (see DiskNames). Reuses the capacity of `out`'s strings, so passing the
   // same `out` each time allocates nothing for known devices.
   void Enrich(const Event& event, uint64_t now_ns, EnrichedEvent* out);
+  // The same for an event already in out->event (decoded in place).
+  void EnrichInPlace(uint64_t now_ns, EnrichedEvent* out);
 
   // Re-measures the wall-clock offset; call about once a second so that a
   // stepped wall clock shows up in the timestamps.

@@ -19,6 +19,7 @@
 #include "output_file.h"
 #include "probe.h"
 #include "proto_sink.h"
+#include "record_pipeline.h"
 #include "session.h"
 #include "signals.h"
 #include "status_macros.h"
@@ -38,26 +39,6 @@ constexpr uint64_t kFlushEveryNs = 10000000;
 constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
 constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: <= 30 s
 constexpr useconds_t kExitRecheckUs = 50000;      // missed completions at exit
-
-// Consumer-side state that the record handler updates.
-struct Pipeline {
-  Enricher* enricher;
-  Sink* sink;
-  EnrichedEvent scratch;
-  uint64_t decode_errors = 0;
-  std::string first_decode_error;
-
-  absl::Status Handle(const void* data, size_t size) {
-    absl::StatusOr<Event> ev = DecodeRecord(data, size);
-    if (!ev.ok()) {
-      // Counted and reported; one bad record must not end the run.
-      if (decode_errors++ == 0) first_decode_error = ev.status().ToString();
-      return absl::OkStatus();
-    }
-    enricher->Enrich(*ev, ev->complete_ns, &scratch);
-    return sink->Write(scratch);
-  }
-};
 
 // One observation for MissedCompletionFinder: disks biosnoop holds
 // requests for, the idle ones among them (read first), then their issued
@@ -138,7 +119,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;
   ASSIGN_OR_RETURN(std::unique_ptr<FileSink> sink, OpenSink(options, host));
   Enricher enricher("/sys", options.queued);
-  Pipeline pipeline{&enricher, sink.get()};
+  RecordPipeline pipeline{&enricher, sink.get()};
 
   InstallSignalHandlers();
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,

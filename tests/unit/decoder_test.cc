@@ -55,6 +55,39 @@ TEST(DecoderTest, DecodesEveryField) {
   EXPECT_EQ(e->LatencyNs(true), 20501500u);
 }
 
+// The consumer decodes every record into the same Event: nothing of one
+// record may show through in the next, however the two differ.
+TEST(DecoderTest, DecodingIntoAReusedEventLeavesNothingOfThePreviousOne) {
+  biosnoop_event first = SampleRecord();
+  biosnoop_event second{};
+  second.abi_version = BIOSNOOP_ABI_VERSION;
+  second.size = sizeof(second);
+  second.kind = BIOSNOOP_REC_EVENT;
+  second.queue_ns = BIOSNOOP_QUEUE_UNKNOWN;
+  std::memcpy(second.comm, "x", 2);
+  Event reused;
+  ASSERT_TRUE(DecodeRecordInto(&first, sizeof(first), &reused).ok());
+  ASSERT_TRUE(DecodeRecordInto(&second, sizeof(second), &reused).ok());
+  absl::StatusOr<Event> fresh = DecodeRecord(&second, sizeof(second));
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_FALSE(reused.queue_ns.has_value());
+  EXPECT_EQ(reused.Comm(), "x");
+  EXPECT_EQ(std::memcmp(&reused.comm, &fresh->comm, sizeof(reused.comm)), 0);
+  EXPECT_EQ(reused.complete_ns, fresh->complete_ns);
+  EXPECT_EQ(reused.device_ns, fresh->device_ns);
+  EXPECT_EQ(reused.sector, fresh->sector);
+  EXPECT_EQ(reused.major, fresh->major);
+  EXPECT_EQ(reused.minor, fresh->minor);
+  EXPECT_EQ(reused.bytes, fresh->bytes);
+  EXPECT_EQ(reused.pid, fresh->pid);
+  EXPECT_EQ(reused.tid, fresh->tid);
+  EXPECT_EQ(reused.queue_depth, fresh->queue_depth);
+  EXPECT_EQ(reused.op, fresh->op);
+  EXPECT_EQ(reused.flags, fresh->flags);
+  EXPECT_EQ(reused.blk_status, fresh->blk_status);
+  EXPECT_EQ(reused.submit_known, fresh->submit_known);
+}
+
 TEST(DecoderTest, UnknownQueueTimeIsEmpty) {
   biosnoop_event r = SampleRecord();
   r.queue_ns = BIOSNOOP_QUEUE_UNKNOWN;
