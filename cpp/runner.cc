@@ -255,8 +255,19 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   // two more observations, the second after any pending completion ran.
   // The programs stay attached for this, or every completion in between
   // would look missed.
+  // Records keep coming meanwhile: consume them while waiting, so that a
+  // busy disk does not fill the ring buffer in the last moments.
   for (int i = 0; i < 2; ++i) {
-    if (i > 0) usleep(kExitRecheckUs);
+    if (i > 0) {
+      const uint64_t until = MonotonicNs() + kExitRecheckUs * 1000ull;
+      for (uint64_t now = MonotonicNs(); now < until; now = MonotonicNs()) {
+        if (!result.ok()) {
+          usleep(static_cast<useconds_t>((until - now) / 1000));
+          break;
+        }
+        keep(probe->Poll(static_cast<int>((until - now) / 1000000) + 1).status());
+      }
+    }
     ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
     missed_completions += found;
   }
