@@ -195,7 +195,15 @@ TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
 
   std::vector<json> all = b.Events();  // fails the test on any invalid line
   std::vector<json> mine = EventsOfPid(all, hostile);
-  ASSERT_EQ(mine.size(), 5u);
+  std::vector<json> good = EventsOfPid(all, plain);
+  // Every read is an event, or counted as missed: a completion the kernel
+  // ran no BPF program for (README, "missed"); seen once in ~10 full runs.
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(mine.size() + good.size() + s["missed"], 8u) << b.Stderr();
+  EXPECT_LE(mine.size(), 5u) << b.Stderr();
+  EXPECT_LE(good.size(), 3u) << b.Stderr();
+  ASSERT_FALSE(mine.empty()) << b.Stderr();
+  ASSERT_FALSE(good.empty()) << b.Stderr();
   for (const json& e : mine) {
     // The documented rule: valid UTF-8 kept (control characters escaped
     // by JSON, so they decode back), each invalid byte -> U+FFFD, and
@@ -204,8 +212,6 @@ TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
               "\"q\\\n\x01\x7f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx");
     EXPECT_EQ(e["comm_raw"], "22715c0a017ffffec378");
   }
-  std::vector<json> good = EventsOfPid(all, plain);
-  ASSERT_EQ(good.size(), 3u);
   for (const json& e : good) {
     EXPECT_EQ(e["comm"], "caf\xc3\xa9-\xe2\x9c\x93");
     EXPECT_FALSE(e.contains("comm_raw"));
