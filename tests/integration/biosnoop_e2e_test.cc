@@ -182,7 +182,7 @@ TEST(EndToEnd, DiskFilterExcludesOtherDisks) {
   EXPECT_EQ(b.Stop(), 0);
   std::vector<json> all = b.Events();
   for (const json& e : all) EXPECT_EQ(e["disk"], wanted.name()) << e.dump();
-  EXPECT_EQ(EventsOfPid(all, a.pid).size(), 30u);
+  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(all, a.pid).size(), 30, b));
   EXPECT_TRUE(EventsOfPid(all, o.pid).empty());
   ExpectSummaryConsistent(b, all.size());
 }
@@ -199,7 +199,7 @@ TEST(EndToEnd, PidCommAndOpFiltersSelectInTheKernel) {
     ASSERT_EQ(b.Stop(), 0);
     std::vector<json> all = b.Events();
     EXPECT_TRUE(EventsOfPid(all, r.pid).empty());
-    EXPECT_EQ(EventsOfPid(all, w.pid).size(), 10u);
+    EXPECT_TRUE(LoggedOrMissed(EventsOfPid(all, w.pid).size(), 10, b));
     for (const json& e : all) EXPECT_EQ(e["op"], "write");
     EXPECT_GE(b.Summary()["filtered"], 20);
   }
@@ -217,7 +217,7 @@ TEST(EndToEnd, PidCommAndOpFiltersSelectInTheKernel) {
     Workload r = DirectDd(loop.path(), true, 4096, 20);
     ASSERT_EQ(b.Stop(), 0);
     std::vector<json> all = b.Events();
-    EXPECT_EQ(EventsOfPid(all, r.pid).size(), 20u);
+    EXPECT_TRUE(LoggedOrMissed(EventsOfPid(all, r.pid).size(), 20, b));
     for (const json& e : all) EXPECT_EQ(e["comm"], "dd");
   }
   {
@@ -243,14 +243,19 @@ TEST(EndToEnd, PartitionIsNamedAndSectorsAreWholeDisk) {
   ASSERT_EQ(dd.exit_code, 0);
   ASSERT_EQ(b.Stop(), 0);
   std::vector<json> mine = EventsOfPid(b.Events(), dd.pid);
-  ASSERT_EQ(mine.size(), 10u);
+  ASSERT_TRUE(LoggedOrMissed(mine.size(), 10, b));
+  ASSERT_FALSE(mine.empty());
   std::set<uint64_t> sectors;
   for (const json& e : mine) {
     EXPECT_EQ(e["disk"], loop.name());
     EXPECT_EQ(e["partition"], loop.partition_name());
     sectors.insert(e["sector"].get<uint64_t>());
   }
-  EXPECT_EQ(*sectors.begin(), loop.partition_start_sector() + 4 * 8);
+  if (mine.size() == 10u) {
+    EXPECT_EQ(*sectors.begin(), loop.partition_start_sector() + 4 * 8);
+  } else {  // the first read may be the one missed
+    EXPECT_GE(*sectors.begin(), loop.partition_start_sector() + 4 * 8);
+  }
 
   // -d with a partition name keeps only I/O inside that partition.
   Biosnoop p({"--min-us", "0", "-d", loop.partition_name()});
@@ -259,7 +264,7 @@ TEST(EndToEnd, PartitionIsNamedAndSectorsAreWholeDisk) {
   Workload whole = DirectDd(loop.path(), true, 4096, 5);  // sectors 0..39
   ASSERT_EQ(p.Stop(), 0);
   std::vector<json> all = p.Events();
-  EXPECT_EQ(EventsOfPid(all, in.pid).size(), 5u);
+  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(all, in.pid).size(), 5, p));
   EXPECT_TRUE(EventsOfPid(all, whole.pid).empty());
 }
 
@@ -273,7 +278,8 @@ TEST(EndToEnd, DeviceAttachedAfterStartIsNamed) {
   ASSERT_EQ(dd.exit_code, 0);
   ASSERT_EQ(b.Stop(), 0);
   std::vector<json> mine = EventsOfPid(b.Events(), dd.pid);
-  ASSERT_EQ(mine.size(), 10u);
+  ASSERT_TRUE(LoggedOrMissed(mine.size(), 10, b));
+  ASSERT_FALSE(mine.empty());
   for (const json& e : mine) EXPECT_EQ(e["disk"], late.name());
 }
 

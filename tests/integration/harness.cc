@@ -265,6 +265,21 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
   return w;
 }
 
+::testing::AssertionResult LoggedOrMissed(size_t events, size_t ios,
+                                          const Biosnoop& b) {
+  if (events > ios) {
+    return ::testing::AssertionFailure()
+           << events << " events for " << ios << " I/Os\n" << b.Stderr();
+  }
+  const double missed = b.Summary()["missed"];
+  if (static_cast<double>(ios - events) > missed) {
+    return ::testing::AssertionFailure()
+           << ios - events << " of " << ios << " I/Os neither logged nor counted "
+           << "as missed (missed=" << missed << ")\n" << b.Stderr();
+  }
+  return ::testing::AssertionSuccess();
+}
+
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
                                         pid_t pid) {
   std::vector<nlohmann::json> out;

@@ -107,6 +107,13 @@ struct Workload {
 Workload DirectDd(const std::string& dev, bool read, int bs, int count,
                   int skip_blocks = 0);
 
+// A workload's events against its I/O count: each I/O is an event or one
+// of the run's `missed` (a completion the kernel ran no BPF program for,
+// README "missed").  Other workloads' misses count there too, so this is
+// exact only when the run missed nothing; more events than I/Os fail.
+::testing::AssertionResult LoggedOrMissed(size_t events, size_t ios,
+                                          const Biosnoop& b);
+
 // Events whose pid is `pid`.
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
                                         pid_t pid);

@@ -47,15 +47,19 @@ TEST(Hist, EverySlowReadLandsInTheBucketOfItsDelay) {
   json report = OnlyReport(b);
   const json* all = Find(report, "", "");
   ASSERT_NE(all, nullptr) << report.dump();
-  EXPECT_EQ((*all)["count"], kIos);
-  EXPECT_EQ((*all)["bytes"], kIos * 4096);
+  // Every read is counted, or counted as missed (a completion the kernel
+  // ran no BPF program for, README "missed"; seen here once in ~15 runs).
+  std::map<std::string, double> s = b.Summary();
+  const uint64_t count = (*all)["count"].get<uint64_t>();
+  EXPECT_EQ(count + s["missed"], kIos) << b.Stderr();
+  EXPECT_EQ((*all)["bytes"], count * 4096);
   // 20 ms = 20000 us lies in [16384, 32767].
   ASSERT_EQ((*all)["latency"].size(), 1u) << all->dump();
   EXPECT_EQ((*all)["latency"][0]["lo"], 16384);
-  EXPECT_EQ((*all)["latency"][0]["count"], kIos);
+  EXPECT_EQ((*all)["latency"][0]["count"], count);
   ASSERT_EQ((*all)["size_bytes"].size(), 1u);
   EXPECT_EQ((*all)["size_bytes"][0]["lo"], 4096);
-  EXPECT_EQ((*all)["size_bytes"][0]["count"], kIos);
+  EXPECT_EQ((*all)["size_bytes"][0]["count"], count);
 }
 
 TEST(Hist, MillisecondBuckets) {
@@ -73,7 +77,8 @@ TEST(Hist, MillisecondBuckets) {
   // 20 ms lies in [16, 31].
   ASSERT_EQ((*all)["latency"].size(), 1u) << all->dump();
   EXPECT_EQ((*all)["latency"][0]["lo"], 16);
-  EXPECT_EQ((*all)["latency"][0]["count"], 20);
+  EXPECT_EQ((*all)["latency"][0]["count"].get<uint64_t>() + b.Summary()["missed"], 20)
+      << b.Stderr();
 }
 
 TEST(Hist, FastDiskCountEqualsTheWorkload) {
@@ -117,10 +122,14 @@ TEST(Hist, PerDiskAndPerFlagsSeparateDevicesAndReadsFromWrites) {
   ASSERT_NE(a_reads, nullptr) << report.dump();
   ASSERT_NE(a_writes, nullptr) << report.dump();
   ASSERT_NE(c_reads, nullptr) << report.dump();
-  EXPECT_EQ((*a_reads)["count"], 30);
-  EXPECT_EQ((*a_writes)["count"], 20);
-  EXPECT_EQ((*a_writes)["bytes"], 20 * 8192);
-  EXPECT_EQ((*c_reads)["count"], 10);
+  // Each group holds its own I/O only; all 60 are counted, or missed.
+  const uint64_t ar = (*a_reads)["count"], aw = (*a_writes)["count"],
+                 cr = (*c_reads)["count"];
+  EXPECT_LE(ar, 30u);
+  EXPECT_LE(aw, 20u);
+  EXPECT_LE(cr, 10u);
+  EXPECT_EQ(ar + aw + cr + b.Summary()["missed"], 60) << b.Stderr();
+  EXPECT_EQ((*a_writes)["bytes"], aw * 8192);
   EXPECT_EQ(Find(report, c.name(), "WS"), nullptr);
 }
 
