@@ -123,7 +123,6 @@ static inline __u32 biosnoop_depth_slot_index(__u32 dev) {
 #define BIOSNOOP_HIST_BUCKETS 32 /* log2 buckets: [2^i, 2^(i+1)), 0 in 0 */
 #define BIOSNOOP_HIST_SLOTS 256  /* power of two */
 
-/* (dev << 16) | (op << 8) | flags; 0 marks a free slot (dev is never 0). */
 /* 1 when v > limit, else 0, for v below 2^62, as arithmetic: (limit - v)
  * wraps around exactly then.  The empty asm hides the difference from the
  * compiler, which would otherwise turn the shift back into a branch. */
@@ -151,6 +150,7 @@ static inline __u32 biosnoop_log2_bucket(__u64 v) {
   return (__u32)r;
 }
 
+/* (dev << 16) | (op << 8) | flags; 0 marks a free slot (dev is never 0). */
 static inline __u64 biosnoop_hist_key(__u32 dev, __u8 op, __u8 flags) {
   return ((__u64)dev << 16) | ((__u64)op << 8) | flags;
 }

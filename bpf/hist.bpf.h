@@ -63,7 +63,7 @@ static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
   if (slow) h->slow += 1;
   __u32 lb = biosnoop_log2_bucket(latency_ns / hist_unit_ns);
   __u32 sb = biosnoop_log2_bucket(bytes);
-  /* Bounded above by log2_bucket; the masks make that plain to the verifier. */
+  /* Bounded above by biosnoop_log2_bucket; the masks make that plain to the verifier. */
   h->latency[lb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
   h->size[sb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
 }

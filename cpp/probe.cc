@@ -446,23 +446,18 @@ absl::StatusOr<uint64_t> Probe::RemoveInflight(
   int hash_fd = bpf_map__fd(skel_->maps.inflight);
   uint64_t removed = 0;
   for (const InflightEntry& e : entries) {
+    const int fd = e.in_slot ? slots_fd : hash_fd;
+    const void* key = e.in_slot ? static_cast<const void*>(&e.slot) : &e.rq;
+    biosnoop_inflight_val now{};
+    if (bpf_map_lookup_elem(fd, key, &now) != 0 || now.rq != e.rq ||
+        now.issue_ns != e.issue_ns) {
+      continue;
+    }
     if (e.in_slot) {
-      biosnoop_inflight_val now{};
-      if (bpf_map_lookup_elem(slots_fd, &e.slot, &now) != 0 || now.rq != e.rq ||
-          now.issue_ns != e.issue_ns) {
-        continue;
-      }
       biosnoop_inflight_val empty{};
-      if (bpf_map_update_elem(slots_fd, &e.slot, &empty, BPF_EXIST) == 0) {
-        ++removed;
-      }
+      if (bpf_map_update_elem(fd, key, &empty, BPF_EXIST) == 0) ++removed;
     } else {
-      biosnoop_inflight_val now{};
-      if (bpf_map_lookup_elem(hash_fd, &e.rq, &now) != 0 || now.rq != e.rq ||
-          now.issue_ns != e.issue_ns) {
-        continue;
-      }
-      if (bpf_map_delete_elem(hash_fd, &e.rq) == 0) ++removed;
+      if (bpf_map_delete_elem(fd, key) == 0) ++removed;
     }
   }
   return removed;
