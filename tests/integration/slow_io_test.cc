@@ -105,11 +105,11 @@ TEST(SlowIo, EverySlowReadLoggedOnceWithItsLatency) {
   EXPECT_TRUE(OnDisk(all, fast.name()).empty()) << "fast I/O was logged";
   // Every slow read is an event, or counted as missed: a completion the
   // kernel ran no BPF program for (README, "missed"), found at exit because
-  // the disk is idle, so none is left unfinished.
+  // the disk is idle, so none is left unfinished.  This run watches every
+  // disk, so `missed` may also hold other I/O than these reads.
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
-  ASSERT_EQ(slow_events.size() + s["missed"], static_cast<size_t>(kIos))
-      << b.Stderr();
+  ASSERT_TRUE(LoggedOrMissed(slow_events.size(), kIos, b));
   std::set<uint64_t> sectors;
   for (const json& e : slow_events) {
     EXPECT_EQ(e["op"], "read");
@@ -159,17 +159,23 @@ TEST(SlowIo, SlowRegionYieldsEventsOnlyInsideIt) {
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(b.Stop(), 0);
   std::vector<json> events = b.Events();
-  ASSERT_EQ(events.size(), 128u);
+  // Every read completed, or counted as missed (README, "missed"); each
+  // slow one is an event unless it was the one missed.
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["completions"] + s["missed"], 1024) << b.Stderr();
+  ASSERT_TRUE(LoggedOrMissed(events.size(), 128, b));
   std::set<uint64_t> sectors;
   for (const json& e : events) {
-    uint64_t s = e["sector"];
-    EXPECT_GE(s, 2048u);
-    EXPECT_LT(s, 3072u);
-    sectors.insert(s);
+    uint64_t sector = e["sector"];
+    EXPECT_GE(sector, 2048u);
+    EXPECT_LT(sector, 3072u);
+    sectors.insert(sector);
   }
-  EXPECT_EQ(sectors.size(), 128u);
-  EXPECT_EQ(*sectors.begin(), 2048u);
-  EXPECT_EQ(*sectors.rbegin(), 3072u - 8);
+  EXPECT_EQ(sectors.size(), events.size());  // each read once
+  if (events.size() == 128u) {
+    EXPECT_EQ(*sectors.begin(), 2048u);
+    EXPECT_EQ(*sectors.rbegin(), 3072u - 8);
+  }
 }
 
 TEST(SlowIo, FailedReadsCarryEioAndTheirSector) {
