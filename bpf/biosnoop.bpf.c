@@ -425,7 +425,10 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
  * work only when it finds the primary running, i.e. when the primary was
  * skipped for this completion.  A loss then needs both skipped (three
  * levels of nesting), and is counted as recursion_misses(primary) -
- * rescued.  Submission and issue have no rescue: they run in task context
+ * rescued.  Since every attached program costs every I/O a run, user space
+ * attaches the rescue only once the primary's recursion_misses shows a
+ * skip (Probe::RescueIfSkipped), or from the start with --rescue always.
+ * Submission and issue have no rescue: they run in task context
  * (nesting there needs an interrupt that submits or issues I/O itself),
  * and each extra program on a hook costs every I/O ~1.5% of the reference
  * benchmark's IOPS (BENCHMARKS.md); their rare skips are counted. */

@@ -89,6 +89,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                              ? absl::ToInt64Nanoseconds(*options.interval)
                              : UINT64_MAX;
   uint64_t next = every == UINT64_MAX ? UINT64_MAX : start + every;
+  uint64_t next_rescue_check = start + 1000000000;
   absl::Status result;
   while (!StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(100);
@@ -100,6 +101,10 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       if (result = file.Reopen(); !result.ok()) break;
     }
     uint64_t now = MonotonicNs();
+    if (now >= next_rescue_check) {
+      next_rescue_check = now + 1000000000;
+      if (result = RescueIfSkipped(*probe, diag); !result.ok()) break;
+    }
     if (now >= next) {
       next = now + every;
       if (result = report(); !result.ok()) break;

@@ -30,6 +30,7 @@ enum LongOnly : int {
   kOptFormat,
   kOptStatsInterval,
   kOptVersion,
+  kOptRescue,
 };
 
 constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
@@ -58,6 +59,7 @@ const struct option kLongOptions[] = {
     {"verbose", no_argument, nullptr, 'v'},
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, kOptVersion},
+    {"rescue", required_argument, nullptr, kOptRescue},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -190,6 +192,15 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       case kOptHist:
         opts.hist = true;
         break;
+      case kOptRescue:
+        if (arg == "always") {
+          opts.rescue_always = true;
+        } else if (arg == "auto") {
+          opts.rescue_always = false;
+        } else {
+          return BadValue(c, arg, "always or auto");
+        }
+        break;
       case kOptInterval: {
         auto d = ParseDurationValue(c, arg);
         if (!d.ok()) return d.status();
@@ -304,6 +315,13 @@ Log every block I/O at least as slow as a threshold, one JSON object per line.
       --summary-interval T
                       every T (default 1m; 0: never) a summary record with
                       the interval's latency/size histograms per disk and op
+      --rescue always|auto
+                      the kernel skips a completion that interrupts
+                      biosnoop's completion program on the same CPU; a
+                      second program recovers it, at the cost of one more
+                      program run per I/O.  auto (default): attach it at the
+                      first skip (those before are counted as missed);
+                      always: from the start
 
 Histogram mode (like biolatency), no events:
       --hist          count every I/O into in-kernel log2 histograms and print

@@ -41,6 +41,9 @@ struct Options {
   // --summary-interval: in the event stream, a summary record with the
   // interval's histograms every T; zero turns it off.
   absl::Duration summary_interval = absl::Minutes(1);
+  // --rescue always|auto: attach the completion rescue program from the
+  // start, or (auto) once the kernel first skips a completion.
+  bool rescue_always = false;
   int verbose = 0;            // -v (repeatable)
   bool help = false;          // -h/--help
   bool version = false;       // --version

@@ -150,6 +150,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   const bool has_io_start = KernelHasTracepoint(vmlinux, "block_io_start");
   // The rescue program comes right after its primary: attach order is call
   // order on a tracepoint, and the rescue must run after the primary.
+  // It is loaded now and attached now only with config.rescue_always;
+  // otherwise RescueIfSkipped() attaches it when first needed.
   std::vector<Hook> hooks = {
       {skel->progs.handle_rq_issue, "block_rq_issue", true},
       {skel->progs.handle_rq_complete, "block_rq_complete", true},
@@ -186,26 +188,53 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   malloc_trim(0);
   for (const Hook& h : hooks) {
     if (!bpf_program__autoload(h.prog)) continue;
-    bpf_link* link = bpf_program__attach(h.prog);
-    if (link == nullptr) {
-      return ErrnoStatus(errno, absl::StrCat("attach ", h.tracepoint));
+    if (h.prog == skel->progs.rescue_rq_complete && !config.rescue_always) {
+      continue;
     }
-    // Keep the link in the skeleton so biosnoop_bpf__destroy detaches it.
-    for (int i = 0; i < skel->skeleton->prog_cnt; ++i) {
-      if (*skel->skeleton->progs[i].prog == h.prog) {
-        *skel->skeleton->progs[i].link = link;
-      }
-    }
-    std::string name = absl::StrCat("tp_btf/", h.tracepoint);
-    if (probe->attached_.empty() || probe->attached_.back() != name) {
-      probe->attached_.push_back(std::move(name));
-    }
+    RETURN_IF_ERROR(probe->Attach(h.prog, h.tracepoint));
   }
 
   probe->rb_ = ring_buffer__new(bpf_map__fd(skel->maps.events), &Probe::OnRecord,
                                 probe.get(), nullptr);
   if (probe->rb_ == nullptr) return ErrnoStatus(errno, "open ring buffer");
   return probe;
+}
+
+absl::Status Probe::Attach(bpf_program* prog, const char* tracepoint) {
+  bpf_link* link = bpf_program__attach(prog);
+  if (link == nullptr) {
+    return ErrnoStatus(errno, absl::StrCat("attach ", tracepoint));
+  }
+  // Keep the link in the skeleton so biosnoop_bpf__detach and __destroy
+  // detach it.
+  for (int i = 0; i < skel_->skeleton->prog_cnt; ++i) {
+    if (*skel_->skeleton->progs[i].prog == prog) {
+      *skel_->skeleton->progs[i].link = link;
+    }
+  }
+  if (prog == skel_->progs.rescue_rq_complete) rescue_attached_ = true;
+  std::string name = absl::StrCat("tp_btf/", tracepoint);
+  if (attached_.empty() || attached_.back() != name) {
+    attached_.push_back(std::move(name));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Probe::RescueIfSkipped() {
+  if (rescue_attached_ || detached_) return 0;
+  const uint64_t skipped = RecursionMisses(skel_->progs.handle_rq_complete);
+  if (skipped == 0) return 0;
+  RETURN_IF_ERROR(AttachRescue());
+  return skipped;
+}
+
+absl::Status Probe::AttachRescue() {
+  if (rescue_attached_) return absl::OkStatus();
+  if (detached_) return absl::FailedPreconditionError("probe detached");
+  if (!bpf_program__autoload(skel_->progs.rescue_rq_complete)) {
+    return absl::UnavailableError("no block_rq_complete tracepoint");
+  }
+  return Attach(skel_->progs.rescue_rq_complete, "block_rq_complete");
 }
 
 Probe::~Probe() {
@@ -248,6 +277,7 @@ absl::StatusOr<int> Probe::Drain() {
 }
 
 void Probe::Detach() {
+  detached_ = true;
   biosnoop_bpf__detach(skel_);
   // A program that started before its link went away may still be
   // running.  Tracepoint probes run with preemption disabled, so one RCU
@@ -334,16 +364,18 @@ absl::StatusOr<HistSet> Probe::ReadHistograms() const {
   return set;
 }
 
+uint64_t Probe::RecursionMisses(bpf_program* prog) const {
+  if (!bpf_program__autoload(prog)) return 0;
+  bpf_prog_info info{};
+  uint32_t len = sizeof(info);
+  if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0) {
+    return 0;
+  }
+  return info.recursion_misses;
+}
+
 MissedHooks Probe::ReadMissed(const Counters& counters) const {
-  auto misses = [](bpf_program* prog) -> uint64_t {
-    if (!bpf_program__autoload(prog)) return 0;
-    bpf_prog_info info{};
-    uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0) {
-      return 0;
-    }
-    return info.recursion_misses;
-  };
+  auto misses = [this](bpf_program* prog) { return RecursionMisses(prog); };
   // Skipped completions that the rescue program did not pick up.
   auto lost = [](uint64_t skipped, uint64_t rescued) {
     return skipped > rescued ? skipped - rescued : 0;

@@ -19,6 +19,7 @@
 #include "missed_completions.h"
 
 struct biosnoop_bpf;
+struct bpf_program;
 struct ring_buffer;
 
 namespace biosnoop {
@@ -37,6 +38,9 @@ struct ProbeConfig {
   bool histograms = false;       // count every completion into histograms
   uint64_t hist_unit_ns = 1000;  // latency bucket unit: 1000 us, 1000000 ms
   bool events_disabled = false;  // histograms only: never emit records
+  // Attach the completion's rescue program from the start instead of on
+  // the first skipped completion (see Probe::RescueIfSkipped).
+  bool rescue_always = false;
 };
 
 // Called for each ring-buffer record.  A non-OK status stops the current
@@ -71,6 +75,20 @@ class Probe {
   void Detach();
 
   absl::StatusOr<Counters> ReadCounters() const;
+
+  // The kernel skips our completion program for a completion that arrives
+  // while the program runs on the same CPU (an interrupt nested in it, as
+  // NVMe's hardirq completions can be).  A second program, the rescue,
+  // picks such completions up, but costs every I/O one more program run
+  // (BENCHMARKS.md), so unless ProbeConfig::rescue_always it is attached
+  // only once the kernel has skipped one: call this periodically.  Returns
+  // how many completions had been skipped when this call attached it, 0
+  // when it did nothing.  Those skipped before stay counted as missed.
+  absl::StatusOr<uint64_t> RescueIfSkipped();
+  // Attaches the rescue now (after the completion program, so it runs after
+  // it); needs no privilege.  OK if it already is.
+  absl::Status AttachRescue();
+  bool rescue_attached() const { return rescue_attached_; }
 
   // The histograms since load, summed over CPUs (empty unless enabled).
   absl::StatusOr<HistSet> ReadHistograms() const;
@@ -113,6 +131,10 @@ class Probe {
  private:
   Probe() = default;
   static int OnRecord(void* ctx, void* data, size_t size);
+  // Attaches `prog` to `tracepoint`, its link owned by the skeleton.
+  absl::Status Attach(bpf_program* prog, const char* tracepoint);
+  // bpf_prog_info.recursion_misses of `prog` (0 if not loaded).
+  uint64_t RecursionMisses(bpf_program* prog) const;
   using InflightVisitor =
       std::function<void(const biosnoop_inflight_val&, bool in_slot, uint32_t slot)>;
   absl::Status ForEachInflight(const InflightVisitor& visit) const;
@@ -124,6 +146,8 @@ class Probe {
   RecordHandler handler_;
   absl::Status handler_status_;
   std::vector<std::string> attached_;
+  bool rescue_attached_ = false;
+  bool detached_ = false;
 };
 
 }  // namespace biosnoop

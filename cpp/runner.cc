@@ -222,6 +222,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       enricher.Recalibrate();
+      RETURN_IF_ERROR(RescueIfSkipped(*probe, diag));
       ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
       missed_completions += found;
       ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());

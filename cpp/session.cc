@@ -32,6 +32,7 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
   c.histograms = o.hist || o.summary_interval > absl::ZeroDuration();
   c.hist_unit_ns = o.hist && o.hist_ms ? 1000000 : 1000;
   c.events_disabled = o.hist;
+  c.rescue_always = o.rescue_always;
   if (!o.disk.empty()) {
     DiskNames names;
     ASSIGN_OR_RETURN(ResolvedDisk disk, names.Resolve(o.disk));
@@ -53,13 +54,31 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
   const uint64_t verified = verbose > 0 ? probe->VerifiedInstructions() : 0;
   RETURN_IF_ERROR(DropPrivileges(keep_bpf));
   if (verbose > 0) {
-    absl::FPrintF(diag, "biosnoop: attached %s; %s; capabilities dropped%s\n",
+    absl::FPrintF(diag,
+                  "biosnoop: attached %s; completion rescue %s; %s; "
+                  "capabilities dropped%s\n",
                   absl::StrJoin(probe->attached(), ", "),
+                  probe->rescue_attached() ? "attached"
+                                           : "at the first skipped completion",
                   verified > 0 ? absl::StrCat(verified, " instructions verified")
                                : std::string("verifier statistics unavailable"),
                   keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
   }
   return probe;
+}
+
+absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
+  ASSIGN_OR_RETURN(uint64_t skipped, probe.RescueIfSkipped());
+  if (skipped > 0) {
+    absl::FPrintF(diag,
+                  "biosnoop: the kernel skipped %d completions that came while "
+                  "biosnoop's completion program ran on the same CPU (nested "
+                  "interrupts); they are counted as missed. A second program "
+                  "now picks such completions up (--rescue always attaches it "
+                  "from the start).\n",
+                  skipped);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace biosnoop

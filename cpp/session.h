@@ -26,4 +26,9 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                                                  RecordHandler handler,
                                                  std::FILE* diag, int verbose);
 
+// Attaches the completion rescue program once the kernel has begun to skip
+// completions (Probe::RescueIfSkipped) and says so on `diag`.  Call it
+// about once a second.
+absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag);
+
 }  // namespace biosnoop

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -18,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bpf/bpf.h"
 
 extern char** environ;
 
@@ -278,6 +281,52 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
            << "as missed (missed=" << missed << ")\n" << b.Stderr();
   }
   return ::testing::AssertionSuccess();
+}
+
+std::vector<LinkedProgram> LinkedPrograms(pid_t pid) {
+  std::vector<LinkedProgram> out;
+  std::error_code ec;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fdinfo";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream in(entry.path());
+    LinkedProgram p;
+    bool raw_tp = false;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<std::string> kv =
+          absl::StrSplit(line, absl::MaxSplits(':', 1));
+      if (kv.size() != 2) continue;
+      const std::string value(absl::StripAsciiWhitespace(kv[1]));
+      if (kv[0] == "link_type") raw_tp = value == "raw_tracepoint";
+      if (kv[0] == "link_id") (void)absl::SimpleAtoi(value, &p.link_id);
+      if (kv[0] == "prog_id") (void)absl::SimpleAtoi(value, &p.prog_id);
+      if (kv[0] == "tp_name") p.tracepoint = value;
+    }
+    if (!raw_tp || p.link_id == 0) continue;
+    int fd = bpf_prog_get_fd_by_id(p.prog_id);
+    if (fd >= 0) {
+      bpf_prog_info info{};
+      uint32_t len = sizeof(info);
+      if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) p.name = info.name;
+      close(fd);
+    }
+    out.push_back(p);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LinkedProgram& a, const LinkedProgram& b) {
+              return a.link_id < b.link_id;
+            });
+  return out;
+}
+
+int64_t ProgramRunCount(uint32_t prog_id) {
+  int fd = bpf_prog_get_fd_by_id(prog_id);
+  if (fd < 0) return -1;
+  bpf_prog_info info{};
+  uint32_t len = sizeof(info);
+  const int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+  close(fd);
+  return err == 0 ? static_cast<int64_t>(info.run_cnt) : -1;
 }
 
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,

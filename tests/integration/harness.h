@@ -114,6 +114,21 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
 ::testing::AssertionResult LoggedOrMissed(size_t events, size_t ios,
                                           const Biosnoop& b);
 
+// A BPF program a process holds a link to, as /proc/PID/fdinfo shows it.
+struct LinkedProgram {
+  uint32_t link_id = 0;  // link ids grow in creation order
+  uint32_t prog_id = 0;
+  std::string tracepoint;  // tp_name
+  std::string name;        // the program's name, at most 15 characters
+};
+
+// The programs `pid` has linked to tracepoints, in link creation order.
+std::vector<LinkedProgram> LinkedPrograms(pid_t pid);
+
+// bpf_prog_info.run_cnt of program `prog_id` (it counts only while
+// bpf_stats are enabled); -1 if it cannot be read.
+int64_t ProgramRunCount(uint32_t prog_id);
+
 // Events whose pid is `pid`.
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
                                         pid_t pid);

@@ -39,6 +39,18 @@ TEST(OptionsTest, DefaultsMatchBiosnoopUsers) {
   EXPECT_FALSE(o->duration.has_value());
   EXPECT_EQ(o->op, OpFilter::kAny);
   EXPECT_EQ(o->ringbuf_kib, 2048u);
+  EXPECT_FALSE(o->rescue_always);
+}
+
+TEST(OptionsTest, RescueIsAlwaysOrAuto) {
+  absl::StatusOr<Options> o = Parse({"--rescue", "always"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->rescue_always);
+  o = Parse({"--rescue", "always", "--rescue", "auto"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->rescue_always);
+  EXPECT_EQ(ErrorOf({"--rescue", "yes"}),
+            "--rescue: expected always or auto, got \"yes\"");
 }
 
 TEST(OptionsTest, ParsesEveryOption) {
@@ -117,7 +129,8 @@ TEST(OptionsTest, HelpAndVersion) {
   EXPECT_TRUE(o->version);
   std::string usage = UsageText();
   for (const char* flag : {"--min-us", "--disk", "--pid", "--comm", "--queued",
-                           "--output", "--duration", "--op", "--ringbuf-kib"}) {
+                           "--output", "--duration", "--op", "--ringbuf-kib",
+                           "--rescue"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }
