@@ -163,10 +163,9 @@ static __always_inline void decode_opf(__u32 opf, __u8 *op, __u8 *flags) {
  * 100 ns cheaper per I/O than bpf_get_current_comm()'s strscpy, and as racy
  * as the kernel's own readers against a concurrent prctl(PR_SET_NAME). */
 static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
-  __u64 id = bpf_get_current_pid_tgid();
-  v->pid = id >> 32;
-  v->tid = (__u32)id;
   struct task_struct *task = bpf_get_current_task_btf();
+  v->pid = task->tgid;
+  v->tid = task->pid;
   __u64 *dst = (__u64 *)v->comm;
   dst[0] = *(__u64 *)&task->comm[0];
   dst[1] = *(__u64 *)&task->comm[8];
@@ -196,12 +195,32 @@ static __always_inline __u64 *depth_counter(__u32 dev, bool create) {
 static __always_inline int on_submit(struct request *rq) {
   __u32 dev = rq_dev(rq);
   if (!dev_wanted(dev)) return 0;
-  struct biosnoop_inflight_val val = {};
-  val.rq = rq_id(rq);
-  val.dev = dev;
+  const __u64 id = rq_id(rq);
   /* Our own clock, not rq->start_time_ns: under a plug the block layer
    * reuses one cached timestamp for a whole batch (seen here 1.6 s old). */
-  val.submit_ns = bpf_ktime_get_ns();
+  const __u64 now = bpf_ktime_get_ns();
+  /* The common case: the request's own slot, written in place. */
+  bool reused = false;
+  struct biosnoop_inflight_val *s = table_claim(id, &reused);
+  if (s) {
+    s->submit_ns = now;
+    s->issue_ns = 0;
+    s->sector = 0;
+    s->dev = dev;
+    s->bytes = 0;
+    s->queue_depth = 0;
+    s->op = 0;
+    s->flags = 0;
+    s->submit_known = 1;
+    s->requeued = 0;
+    fill_task(s);
+    if (reused) count(BIOSNOOP_CTR_MISSED_REUSE);
+    return 0;
+  }
+  struct biosnoop_inflight_val val = {};
+  val.rq = id;
+  val.dev = dev;
+  val.submit_ns = now;
   val.submit_known = 1;
   fill_task(&val);
   long err = table_store(&val);

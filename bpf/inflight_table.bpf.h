@@ -58,6 +58,21 @@ static __always_inline struct biosnoop_inflight_val *table_find(
   return bpf_map_lookup_elem(&inflight, &rq);
 }
 
+/* Claims the array slot of request `rq` for a new use and returns it, its
+ * owner already `rq`, for the caller to fill in place; *reused is set when
+ * the request still held it from an earlier use.  NULL when another live
+ * request holds the slot: then table_store() uses the overflow map. */
+static __always_inline struct biosnoop_inflight_val *table_claim(__u64 rq,
+                                                                 bool *reused) {
+  struct biosnoop_inflight_val *s = slot_for(rq);
+  if (!s) return 0;
+  __u64 owner = s->rq;
+  if (owner != 0 && owner != rq) return 0;
+  if (__sync_val_compare_and_swap(&s->rq, owner, rq) != owner) return 0;
+  *reused = owner == rq;
+  return s;
+}
+
 /* Stores `val` (val->rq != 0) as the entry of its request, replacing one
  * the request still holds from an earlier use.  Returns 0 or 1 (1: an
  * earlier use was replaced), or the overflow map's error (-E2BIG: full). */
