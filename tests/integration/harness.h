@@ -40,8 +40,9 @@ std::optional<std::string> CommandOutput(const std::vector<std::string>& argv);
 
 // A loop device over a file in /dev/shm.
 // Loop devices are reused, and their queue settings outlive losetup -d:
-// puts back the defaults a test may have changed (queue/nomerges 0,
-// queue/iostats 1) so no test inherits another's.
+// puts back the defaults a test (or a person) may have changed
+// (queue/nomerges 0, queue/iostats 1, queue/write_cache "write back") so no
+// test inherits another's.
 void ResetQueueSettings(const std::string& disk);
 
 class LoopDevice {
