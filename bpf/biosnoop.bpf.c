@@ -171,6 +171,23 @@ static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
   dst[1] = *(__u64 *)&task->comm[8];
 }
 
+/* Every field of a request's entry but its owner (rq), for a new use:
+ * submitted now by the current task, not issued yet. */
+static __always_inline void start_entry(struct biosnoop_inflight_val *v,
+                                        __u32 dev, __u64 now) {
+  v->submit_ns = now;
+  v->issue_ns = 0;
+  v->sector = 0;
+  v->dev = dev;
+  v->bytes = 0;
+  v->queue_depth = 0;
+  v->op = 0;
+  v->flags = 0;
+  v->submit_known = 1;
+  v->requeued = 0;
+  fill_task(v);
+}
+
 /* The in-flight counter of `dev`; created when `create`. */
 static __always_inline __u64 *depth_counter(__u32 dev, bool create) {
   __u32 idx = biosnoop_depth_slot_index(dev);
@@ -203,26 +220,13 @@ static __always_inline int on_submit(struct request *rq) {
   bool reused = false;
   struct biosnoop_inflight_val *s = table_claim(id, &reused);
   if (s) {
-    s->submit_ns = now;
-    s->issue_ns = 0;
-    s->sector = 0;
-    s->dev = dev;
-    s->bytes = 0;
-    s->queue_depth = 0;
-    s->op = 0;
-    s->flags = 0;
-    s->submit_known = 1;
-    s->requeued = 0;
-    fill_task(s);
+    start_entry(s, dev, now);
     if (reused) count(BIOSNOOP_CTR_MISSED_REUSE);
     return 0;
   }
   struct biosnoop_inflight_val val = {};
   val.rq = id;
-  val.dev = dev;
-  val.submit_ns = now;
-  val.submit_known = 1;
-  fill_task(&val);
+  start_entry(&val, dev, now);
   long err = table_store(&val);
   if (err == 1) count(BIOSNOOP_CTR_MISSED_REUSE);
   else if (err) count(BIOSNOOP_CTR_MAP_FULL);

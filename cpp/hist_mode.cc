@@ -89,7 +89,8 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                              ? absl::ToInt64Nanoseconds(*options.interval)
                              : UINT64_MAX;
   uint64_t next = every == UINT64_MAX ? UINT64_MAX : start + every;
-  uint64_t next_rescue_check = start + 1000000000;
+  constexpr uint64_t kRescueCheckNs = 1000000000;  // about once a second
+  uint64_t next_rescue_check = start + kRescueCheckNs;
   absl::Status result;
   while (!StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(100);
@@ -102,7 +103,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     }
     uint64_t now = MonotonicNs();
     if (now >= next_rescue_check) {
-      next_rescue_check = now + 1000000000;
+      next_rescue_check = now + kRescueCheckNs;
       if (result = RescueIfSkipped(*probe, diag); !result.ok()) break;
     }
     if (now >= next) {

@@ -96,6 +96,16 @@ bool KernelHasTracepoint(const struct btf* vmlinux, const char* name) {
   return btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF) >= 0;
 }
 
+// The kernel's statistics of a loaded program; all zero for one not
+// loaded (a hook this kernel lacks) or when they cannot be read.
+bpf_prog_info ProgInfo(const bpf_program* prog) {
+  bpf_prog_info info{};
+  uint32_t len = sizeof(info);
+  const int fd = bpf_program__fd(prog);
+  if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0) return {};
+  return info;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
@@ -212,7 +222,6 @@ absl::Status Probe::Attach(bpf_program* prog, const char* tracepoint) {
       *skel_->skeleton->progs[i].link = link;
     }
   }
-  if (prog == skel_->progs.rescue_rq_complete) rescue_attached_ = true;
   std::string name = absl::StrCat("tp_btf/", tracepoint);
   if (attached_.empty() || attached_.back() != name) {
     attached_.push_back(std::move(name));
@@ -221,15 +230,19 @@ absl::Status Probe::Attach(bpf_program* prog, const char* tracepoint) {
 }
 
 absl::StatusOr<uint64_t> Probe::RescueIfSkipped() {
-  if (rescue_attached_ || detached_) return 0;
-  const uint64_t skipped = RecursionMisses(skel_->progs.handle_rq_complete);
+  if (rescue_attached() || detached_) return 0;
+  const uint64_t skipped = ProgInfo(skel_->progs.handle_rq_complete).recursion_misses;
   if (skipped == 0) return 0;
   RETURN_IF_ERROR(AttachRescue());
   return skipped;
 }
 
+bool Probe::rescue_attached() const {
+  return skel_->links.rescue_rq_complete != nullptr;
+}
+
 absl::Status Probe::AttachRescue() {
-  if (rescue_attached_) return absl::OkStatus();
+  if (rescue_attached()) return absl::OkStatus();
   if (detached_) return absl::FailedPreconditionError("probe detached");
   if (!bpf_program__autoload(skel_->progs.rescue_rq_complete)) {
     return absl::UnavailableError("no block_rq_complete tracepoint");
@@ -291,13 +304,7 @@ uint64_t Probe::VerifiedInstructions() const {
   uint64_t total = 0;
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
-    const int fd = bpf_program__fd(prog);
-    if (fd < 0) continue;  // not loaded (a hook this kernel lacks)
-    bpf_prog_info info = {};
-    uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
-      total += info.verified_insns;
-    }
+    total += ProgInfo(prog).verified_insns;
   }
   return total;
 }
@@ -364,18 +371,8 @@ absl::StatusOr<HistSet> Probe::ReadHistograms() const {
   return set;
 }
 
-uint64_t Probe::RecursionMisses(bpf_program* prog) const {
-  if (!bpf_program__autoload(prog)) return 0;
-  bpf_prog_info info{};
-  uint32_t len = sizeof(info);
-  if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0) {
-    return 0;
-  }
-  return info.recursion_misses;
-}
-
 MissedHooks Probe::ReadMissed(const Counters& counters) const {
-  auto misses = [this](bpf_program* prog) { return RecursionMisses(prog); };
+  auto misses = [](bpf_program* prog) { return ProgInfo(prog).recursion_misses; };
   // Skipped completions that the rescue program did not pick up.
   auto lost = [](uint64_t skipped, uint64_t rescued) {
     return skipped > rescued ? skipped - rescued : 0;

@@ -88,7 +88,7 @@ class Probe {
   // Attaches the rescue now (after the completion program, so it runs after
   // it); needs no privilege.  OK if it already is.
   absl::Status AttachRescue();
-  bool rescue_attached() const { return rescue_attached_; }
+  bool rescue_attached() const;
 
   // The histograms since load, summed over CPUs (empty unless enabled).
   absl::StatusOr<HistSet> ReadHistograms() const;
@@ -133,8 +133,6 @@ class Probe {
   static int OnRecord(void* ctx, void* data, size_t size);
   // Attaches `prog` to `tracepoint`, its link owned by the skeleton.
   absl::Status Attach(bpf_program* prog, const char* tracepoint);
-  // bpf_prog_info.recursion_misses of `prog` (0 if not loaded).
-  uint64_t RecursionMisses(bpf_program* prog) const;
   using InflightVisitor =
       std::function<void(const biosnoop_inflight_val&, bool in_slot, uint32_t slot)>;
   absl::Status ForEachInflight(const InflightVisitor& visit) const;
@@ -146,7 +144,6 @@ class Probe {
   RecordHandler handler_;
   absl::Status handler_status_;
   std::vector<std::string> attached_;
-  bool rescue_attached_ = false;
   bool detached_ = false;
 };
 

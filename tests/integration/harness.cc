@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -286,6 +287,22 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
   return ::testing::AssertionSuccess();
 }
 
+namespace {
+
+// The kernel's information on program `prog_id`, if it can be read.
+std::optional<bpf_prog_info> ProgramInfo(uint32_t prog_id) {
+  const int fd = bpf_prog_get_fd_by_id(prog_id);
+  if (fd < 0) return std::nullopt;
+  bpf_prog_info info{};
+  uint32_t len = sizeof(info);
+  const int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+  close(fd);
+  if (err != 0) return std::nullopt;
+  return info;
+}
+
+}  // namespace
+
 std::vector<LinkedProgram> LinkedPrograms(pid_t pid) {
   std::vector<LinkedProgram> out;
   std::error_code ec;
@@ -306,12 +323,8 @@ std::vector<LinkedProgram> LinkedPrograms(pid_t pid) {
       if (kv[0] == "tp_name") p.tracepoint = value;
     }
     if (!raw_tp || p.link_id == 0) continue;
-    int fd = bpf_prog_get_fd_by_id(p.prog_id);
-    if (fd >= 0) {
-      bpf_prog_info info{};
-      uint32_t len = sizeof(info);
-      if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) p.name = info.name;
-      close(fd);
+    if (std::optional<bpf_prog_info> info = ProgramInfo(p.prog_id)) {
+      p.name = info->name;
     }
     out.push_back(p);
   }
@@ -323,13 +336,8 @@ std::vector<LinkedProgram> LinkedPrograms(pid_t pid) {
 }
 
 int64_t ProgramRunCount(uint32_t prog_id) {
-  int fd = bpf_prog_get_fd_by_id(prog_id);
-  if (fd < 0) return -1;
-  bpf_prog_info info{};
-  uint32_t len = sizeof(info);
-  const int err = bpf_obj_get_info_by_fd(fd, &info, &len);
-  close(fd);
-  return err == 0 ? static_cast<int64_t>(info.run_cnt) : -1;
+  std::optional<bpf_prog_info> info = ProgramInfo(prog_id);
+  return info ? static_cast<int64_t>(info->run_cnt) : -1;
 }
 
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
