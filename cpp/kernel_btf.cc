@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
+#include <string>
 
 namespace biosnoop {
 namespace {
@@ -71,6 +72,12 @@ struct btf* LoadKernelBtf() {
     return btf;
   }
   return LibbpfLoadKernelBtf();
+}
+
+bool KernelHasTracepoint(const struct btf* vmlinux, const char* name) {
+  std::string type = "btf_trace_";
+  type += name;
+  return btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF) >= 0;
 }
 
 }  // namespace biosnoop

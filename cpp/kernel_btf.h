@@ -29,4 +29,8 @@ struct btf* LoadKernelBtf();
 // interposes on: LoadKernelBtf()'s fallback.
 struct btf* LibbpfLoadKernelBtf();
 
+// Whether `vmlinux` (the kernel's BTF) has tracepoint `name` for tp_btf
+// programs, which attach to the typedef btf_trace_<name>.
+bool KernelHasTracepoint(const struct btf* vmlinux, const char* name);
+
 }  // namespace biosnoop

@@ -90,12 +90,6 @@ absl::Status CheckBtf() {
   return absl::OkStatus();
 }
 
-// tp_btf programs attach to the typedef btf_trace_<tracepoint>.
-bool KernelHasTracepoint(const struct btf* vmlinux, const char* name) {
-  std::string type = absl::StrCat("btf_trace_", name);
-  return btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF) >= 0;
-}
-
 // The kernel's statistics of a loaded program; all zero for one not
 // loaded (a hook this kernel lacks) or when they cannot be read.
 bpf_prog_info ProgInfo(const bpf_program* prog) {

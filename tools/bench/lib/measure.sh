@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # One measured fio run per call, and the size-based exactness pass.
 # Uses the harness's globals (set by tools/bench/run): devname, devpath,
-# devsize, outdir, logdir, results, kstats, exact_file, runtime, biosnoop,
+# devsize, outdir, logdir, results, kstats, exact_file, runtime, biosnoop, floor,
 # and the configuration arrays cfg_names, cfg_kinds, cfg_cmds, cfg_count,
 # cfg_skip.  Sourced, not executed.
 
@@ -44,6 +44,7 @@ count_jsonl_events() {
 expand_command() {
   local c=${cfg_cmds[$1]}
   c=${c//\{biosnoop\}/$biosnoop}
+  c=${c//\{floor\}/$floor}
   c=${c//\{devpath\}/$devpath}
   c=${c//\{dev\}/$devname}
   c=${c//\{out\}/$2}
