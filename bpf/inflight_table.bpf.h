@@ -66,9 +66,14 @@ static __always_inline struct biosnoop_inflight_val *table_claim(__u64 rq,
                                                                  bool *reused) {
   struct biosnoop_inflight_val *s = slot_for(rq);
   if (!s) return 0;
-  __u64 owner = s->rq;
+  /* Compare-and-swap first, without reading the owner before: the slot was
+   * last written by the CPU that completed its previous request, and a
+   * plain read first would fetch the line twice from there (shared for the
+   * read, then exclusive for the swap). */
+  __u64 owner = __sync_val_compare_and_swap(&s->rq, 0, rq);
   if (owner != 0 && owner != rq) return 0;
-  if (__sync_val_compare_and_swap(&s->rq, owner, rq) != owner) return 0;
+  /* owner == rq: the request still holds the slot from an earlier use,
+   * and no other request claims a slot that is not free. */
   *reused = owner == rq;
   return s;
 }
