@@ -131,12 +131,14 @@ TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
   close(result[0]);
   std::vector<LinkedProgram> complete = OnComplete(child);
   int stats_fd = -1;
-  int64_t before = -1, after = -1;
+  int64_t before = -1, after = -1, primary_before = -1, primary_after = -1;
   if (got && verdict == 'o' && complete.size() == 2) {
     stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    primary_before = ProgramRunCount(complete[0].prog_id);
     before = ProgramRunCount(complete[1].prog_id);
     DirectDd(disk.path(), true, 4096, 100);
     after = ProgramRunCount(complete[1].prog_id);
+    primary_after = ProgramRunCount(complete[0].prog_id);
     if (stats_fd >= 0) close(stats_fd);
   }
   kill(child, SIGKILL);
@@ -150,8 +152,18 @@ TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
   EXPECT_EQ(complete[1].name, kRescue) << Describe(complete);
   ASSERT_GE(stats_fd, 0) << "bpf_enable_stats";
   ASSERT_GE(before, 0);
-  // Every disk's completions run it; at least the 100 reads'.
-  EXPECT_GE(after - before, 100) << before << " -> " << after;
+  ASSERT_GE(primary_before, 0);
+  // The rescue runs on every completion the primary runs on, of every disk
+  // (read after the rescue's count, the primary's may only be higher).
+  // The reads went through both: at least 90 of the 100, since a
+  // completion the kernel hides from BPF (seen once in a million reads,
+  // BENCHMARKS.md) would be hidden from both alike.
+  const int64_t rescued = after - before;
+  const int64_t primary = primary_after - primary_before;
+  EXPECT_GE(rescued, 90) << before << " -> " << after;
+  EXPECT_LE(primary - rescued, 2)
+      << "primary " << primary << " runs, rescue " << rescued;
+  EXPECT_GE(primary, rescued);
 }
 
 }  // namespace
