@@ -12,11 +12,12 @@ budget_consumer_eps=3000000
 # One line per configuration, fields separated by US (0x1f: not
 # whitespace, so empty fields survive `read`), "null" for none (in CONFIG_JSON order, a JSON
 # array of names) with the medians over rounds >= 1:
+# (rounds 1..$2; a later round holds only the closing baseline run):
 # name runs_ok runs skip iops_med iops_min iops_max ratio_med ratio_min
 # ratio_max cpu_per_m user_per_m sys_per_m switches_per_k rss_mib events
 # truth lost orphans notes
 aggregate_results() {
-  jq -rs --argjson names "$1" '
+  jq -rs --argjson names "$1" --argjson last "$2" '
     def median: sort | if length == 0 then null
       elif length % 2 == 1 then .[(length - 1) / 2]
       else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -24,11 +25,15 @@ aggregate_results() {
     . as $all
     | ($all | map(select(.config == "baseline" and .round >= 1 and .status == "ok"))
             | map({key: (.round | tostring), value: .iops}) | from_entries) as $base
-    | $names[] as $n
-    | ($all | map(select(.config == $n and .round >= 1))) as $rs
+    # The baseline a run is compared with: the mean of the baseline run of
+    # its round and of the next round (after the last round, a closing
+    # baseline run), which cancels the drift of the machine over the round.
+    | def bracket: $base[. | tostring] as $b | $base[. + 1 | tostring] as $n
+        | if $b == null then null elif $n == null then $b else ($b + $n) / 2 end;
+    $names[] as $n
+    | ($all | map(select(.config == $n and .round >= 1 and .round <= $last))) as $rs
     | ($rs | map(select(.status == "ok"))) as $ok
-    | ($ok | map(select($base[.round | tostring] != null)
-                 | .iops / $base[.round | tostring])) as $ratio
+    | ($ok | map((.round | bracket) as $b | select($b != null) | .iops / $b)) as $ratio
     | ($ok | map(select(.user_s != null and .truth_run > 0))) as $measured
     | ($measured | map((.user_s + .sys_s) / (.truth_run / 1e6))) as $cpu
     | ($measured | map(.user_s / (.truth_run / 1e6))) as $user
@@ -81,6 +86,8 @@ budget_verdict() {
   fi
 }
 
+# report_throughput CONFIG_JSON RUNS: the table of IOPS, ratios, CPU, RSS
+# and events over rounds 1..RUNS.
 report_throughput() {
   echo "| config | runs | IOPS median (min–max) | ratio to baseline, median (min–max) | tracer CPU s / 1M events (user + sys) | tracer wakeups / 1k events | peak RSS MiB | events written / completions | lost | budget | notes |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -110,7 +117,7 @@ report_throughput() {
       "$cpucell" "$(fmt "$sw" '%.1f')" "$(fmt "$rss" '%.1f')" "$evcell" "$(fmt "$lost" '%s')" \
       "$(budget_verdict "$name" "$rmed" "$cpu" "$rss" "$ev" "$truth" "$lost")" \
       "$(md_cell "$notes")"
-  done < <(aggregate_results "$1")
+  done < <(aggregate_results "$1" "$2")
 }
 
 # Kernel-side cost per program from the warm-up round's bpf_stats deltas.
