@@ -453,8 +453,9 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
  * skip (Probe::RescueIfSkipped), or from the start with --rescue always.
  * Submission and issue have no rescue: they run in task context
  * (nesting there needs an interrupt that submits or issues I/O itself),
- * and each extra program on a hook costs every I/O ~1.5% of the reference
- * benchmark's IOPS (BENCHMARKS.md); their rare skips are counted. */
+ * and each extra program on a hook costs every I/O a run (up to ~1.5% of
+ * the reference benchmark's IOPS for an empty one, BENCHMARKS.md); their
+ * rare skips are counted. */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);
