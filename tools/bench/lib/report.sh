@@ -11,8 +11,8 @@ budget_consumer_eps=3000000
 
 # One line per configuration, fields separated by US (0x1f: not
 # whitespace, so empty fields survive `read`), "null" for none (in CONFIG_JSON order, a JSON
-# array of names) with the medians over rounds >= 1:
-# (rounds 1..$2; a later round holds only the closing baseline run):
+# array of names) with the medians over rounds 1..$2 (round 0 is the
+# warm-up; round $2 + 1 holds only the closing baseline run):
 # name runs_ok runs skip iops_med iops_min iops_max ratio_med ratio_min
 # ratio_max cpu_per_m user_per_m sys_per_m switches_per_k rss_mib events
 # truth lost orphans notes
@@ -28,8 +28,8 @@ aggregate_results() {
     # The baseline a run is compared with: the mean of the baseline run of
     # its round and of the next round (after the last round, a closing
     # baseline run), which cancels the drift of the machine over the round.
-    | def bracket: $base[. | tostring] as $b | $base[. + 1 | tostring] as $n
-        | if $b == null then null elif $n == null then $b else ($b + $n) / 2 end;
+    | def bracket: $base[. | tostring] as $b | $base[. + 1 | tostring] as $next
+        | if $b == null then null elif $next == null then $b else ($b + $next) / 2 end;
     $names[] as $n
     | ($all | map(select(.config == $n and .round >= 1 and .round <= $last))) as $rs
     | ($rs | map(select(.status == "ok"))) as $ok
