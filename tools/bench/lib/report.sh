@@ -146,10 +146,10 @@ report_kernel() {
 
 report_exactness() {
   [[ -s $exact_file ]] || { echo "(not run)"; return; }
-  echo "| config | reads requested | fio reads | /sys completions | biosnoop completions | events in output | events from fio | written | lost | offsets missing / extra | other counters | verdict |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| config | reads requested | fio reads | /sys completions | traced by the kernel | biosnoop completions | events in output | events from fio | written | lost | offsets missing / extra | traced, not in output | other counters | verdict |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   jq -r 'def v(x): if x == null then "—" else x | tostring end;
-    "| \(.config) | \(v(.requested)) | \(v(.fio_ios)) | \(v(.truth)) | \(v(.completions)) | \(v(.events)) | \(v(.fio_events)) | \(v(.written)) | \(v(.lost)) | \(v(.missing)) / \(v(.extra)) | \(.counters // "") | \(.verdict) |"' \
+    "| \(.config) | \(v(.requested)) | \(v(.fio_ios)) | \(v(.truth)) | \(v(.traced)) | \(v(.completions)) | \(v(.events)) | \(v(.fio_events)) | \(v(.written)) | \(v(.lost)) | \(v(.missing)) / \(v(.extra)) | \(v(.unseen)) | \(.counters // "") | \(.verdict) |"' \
     "$exact_file"
 }
 
