@@ -59,8 +59,17 @@ struct Event {
 // "zone_append", "other".
 absl::string_view OpName(Op op);
 
+// The longest OpName() ("secure_erase", "write_zeroes").
+inline constexpr size_t kMaxOpNameLength = 12;
+
 // The kernel's rwbs string (blk_fill_rwbs): e.g. "R", "WS", "FWFS", "RA".
 std::string Rwbs(Op op, uint8_t flags);
+
+// The longest Rwbs(): preflush, a two-letter op, FUA, readahead, sync, meta.
+inline constexpr size_t kMaxRwbsLength = 7;
+
+// The longest BlkStatusToError() name ("ETOOMANYREFS").
+inline constexpr size_t kMaxErrorNameLength = 12;
 
 // blk_status_t -> errno, as the kernel's blk_status_to_errno() maps it.
 struct BlkError {

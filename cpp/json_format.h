@@ -67,6 +67,16 @@ bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out);
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
                      std::string* out);
 
+// The most bytes WriteEventJson can write for `e` and `host`.
+size_t EventJsonBound(const EnrichedEvent& e, absl::string_view host);
+
+// AppendEventJson's line written at `p`, which has room for
+// EventJsonBound(e, host) bytes; returns the end of what was written.  For
+// callers that keep a buffer of their own (the JSON Lines sink): growing a
+// std::string zero-fills the new bytes, which per event costs more than
+// some of the fields.
+char* WriteEventJson(const EnrichedEvent& e, absl::string_view host, char* p);
+
 // Appends the stream header line: {"type":"header", then every StreamHeader
 // field in schema order: format_version (kStreamFormatVersion), host,
 // boot_id, start_time (RFC 3339 like an event's timestamp), biosnoop_version,

@@ -7,14 +7,16 @@
 namespace biosnoop {
 
 JsonlSink::JsonlSink(std::unique_ptr<OutputFile> file, std::string host)
-    : FileSink(std::move(file)), host_(std::move(host)) {
-  line_.reserve(1024);  // a typical line is ~400 bytes
-}
+    : FileSink(std::move(file)), host_(std::move(host)) {}
 
 absl::Status JsonlSink::Write(const EnrichedEvent& e) {
-  line_.clear();  // keeps the capacity
-  AppendEventJson(e, host_, &line_);
-  return AppendEvent(line_);
+  // Only grown (and so zero-filled) when an event may need more than any
+  // before it: a typical line is ~400 bytes, its bound ~1.2 KiB.
+  const size_t bound = EventJsonBound(e, host_);
+  if (line_.size() < bound) line_.resize(bound);
+  const char* end = WriteEventJson(e, host_, line_.data());
+  return AppendEvent(
+      absl::string_view(line_.data(), static_cast<size_t>(end - line_.data())));
 }
 
 absl::Status JsonlSink::WriteHeader(const StreamInfo& info) {

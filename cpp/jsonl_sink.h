@@ -30,7 +30,8 @@ class JsonlSink : public FileSink {
 
  private:
   std::string host_;
-  std::string line_;  // reused for every event: no allocation per event
+  // Scratch for one event line, reused: no allocation or zero-fill per event.
+  std::string line_;
 };
 
 }  // namespace biosnoop

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
+#include "decimal_digits.h"
 
 namespace biosnoop {
 namespace {
@@ -22,14 +23,6 @@ int64_t NowNs(clockid_t clock) {
   timespec ts;
   clock_gettime(clock, &ts);
   return static_cast<int64_t>(ts.tv_sec) * kNsPerSecond + ts.tv_nsec;
-}
-
-// Writes `value` as exactly `width` decimal digits, zero-padded.
-void PutDigits(uint64_t value, int width, char* out) {
-  for (int i = width - 1; i >= 0; --i) {
-    out[i] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  }
 }
 
 }  // namespace
@@ -60,7 +53,7 @@ void WallClock::Calibrate() {
   }
 }
 
-void Rfc3339Formatter::Append(int64_t realtime_ns, std::string* out) {
+char* Rfc3339Formatter::Write(int64_t realtime_ns, char* out) {
   // Floor division, written so that it cannot overflow at INT64_MIN.
   int64_t second = realtime_ns / kNsPerSecond;
   int64_t nanos = realtime_ns % kNsPerSecond;
@@ -72,31 +65,43 @@ void Rfc3339Formatter::Append(int64_t realtime_ns, std::string* out) {
     // absl computes UTC civil time arithmetically: no tzdata, no locks.
     absl::CivilSecond cs =
         absl::ToCivilSecond(absl::FromUnixSeconds(second), absl::UTCTimeZone());
-    PutDigits(static_cast<uint64_t>(cs.year()), 4, prefix_);
+    PutFixedDigits(static_cast<uint64_t>(cs.year()), 4, prefix_);
     prefix_[4] = '-';
-    PutDigits(static_cast<uint64_t>(cs.month()), 2, prefix_ + 5);
+    PutFixedDigits(static_cast<uint64_t>(cs.month()), 2, prefix_ + 5);
     prefix_[7] = '-';
-    PutDigits(static_cast<uint64_t>(cs.day()), 2, prefix_ + 8);
+    PutFixedDigits(static_cast<uint64_t>(cs.day()), 2, prefix_ + 8);
     prefix_[10] = 'T';
-    PutDigits(static_cast<uint64_t>(cs.hour()), 2, prefix_ + 11);
+    PutFixedDigits(static_cast<uint64_t>(cs.hour()), 2, prefix_ + 11);
     prefix_[13] = ':';
-    PutDigits(static_cast<uint64_t>(cs.minute()), 2, prefix_ + 14);
+    PutFixedDigits(static_cast<uint64_t>(cs.minute()), 2, prefix_ + 14);
     prefix_[16] = ':';
-    PutDigits(static_cast<uint64_t>(cs.second()), 2, prefix_ + 17);
+    PutFixedDigits(static_cast<uint64_t>(cs.second()), 2, prefix_ + 17);
     cached_second_ = second;
     cached_ = true;
   }
+  std::memcpy(out, prefix_, sizeof(prefix_));
+  out[19] = '.';
+  PutFixedDigits(static_cast<uint64_t>(nanos), 9, out + 20);
+  out[29] = 'Z';
+  return out + kLength;
+}
+
+void Rfc3339Formatter::Append(int64_t realtime_ns, std::string* out) {
   char buf[kLength];
-  std::memcpy(buf, prefix_, sizeof(prefix_));
-  buf[19] = '.';
-  PutDigits(static_cast<uint64_t>(nanos), 9, buf + 20);
-  buf[29] = 'Z';
+  Write(realtime_ns, buf);
   out->append(buf, sizeof(buf));
 }
 
+namespace {
+thread_local Rfc3339Formatter thread_formatter;
+}  // namespace
+
 void AppendRfc3339Nanos(int64_t realtime_ns, std::string* out) {
-  thread_local Rfc3339Formatter formatter;
-  formatter.Append(realtime_ns, out);
+  thread_formatter.Append(realtime_ns, out);
+}
+
+char* WriteRfc3339Nanos(int64_t realtime_ns, char* out) {
+  return thread_formatter.Write(realtime_ns, out);
 }
 
 absl::StatusOr<std::string> HostName() {

@@ -72,14 +72,19 @@ class Rfc3339Formatter {
   // Appends the formatted `realtime_ns` to `out`.
   void Append(int64_t realtime_ns, std::string* out);
 
+  // Writes the kLength formatted bytes at `out`; returns out + kLength.
+  char* Write(int64_t realtime_ns, char* out);
+
  private:
   bool cached_ = false;
   int64_t cached_second_ = 0;
   char prefix_[19] = {};  // "YYYY-MM-DDTHH:MM:SS" of cached_second_
 };
 
-// Rfc3339Formatter::Append with a formatter private to the calling thread.
+// Rfc3339Formatter::Append and ::Write with a formatter private to the
+// calling thread.
 void AppendRfc3339Nanos(int64_t realtime_ns, std::string* out);
+char* WriteRfc3339Nanos(int64_t realtime_ns, char* out);
 
 // This machine's host name (gethostname). An error status when it fails.
 absl::StatusOr<std::string> HostName();

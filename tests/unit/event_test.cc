@@ -1,6 +1,8 @@
 #include "event.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -18,6 +20,37 @@ TEST(RwbsTest, MatchesKernelFlagStrings) {
   EXPECT_EQ(Rwbs(Op::kDiscard, 0), "D");
   EXPECT_EQ(Rwbs(Op::kSecureErase, 0), "DE");
   EXPECT_EQ(Rwbs(Op::kOther, 0), "N");
+}
+
+// WriteEventJson's bound counts on it: every op with every flag.
+TEST(RwbsTest, NoneIsLongerThanKMaxRwbsLength) {
+  size_t longest = 0;
+  for (int op = 0; op <= 255; ++op) {
+    for (int flags = 0; flags <= 255; ++flags) {
+      const std::string rwbs =
+          Rwbs(static_cast<Op>(op), static_cast<uint8_t>(flags));
+      longest = std::max(longest, rwbs.size());
+    }
+  }
+  EXPECT_EQ(longest, kMaxRwbsLength);
+}
+
+// The encoders' bounds count on these maxima too.
+TEST(OpNameTest, NoneIsLongerThanKMaxOpNameLength) {
+  size_t longest = 0;
+  for (int op = 0; op <= 255; ++op) {
+    longest = std::max(longest, OpName(static_cast<Op>(op)).size());
+  }
+  EXPECT_EQ(longest, kMaxOpNameLength);
+}
+
+TEST(BlkStatusTest, NoNameIsLongerThanKMaxErrorNameLength) {
+  size_t longest = 0;
+  for (int status = 0; status <= 255; ++status) {
+    longest = std::max(
+        longest, BlkStatusToError(static_cast<uint8_t>(status)).name.size());
+  }
+  EXPECT_EQ(longest, kMaxErrorNameLength);
 }
 
 TEST(OpNameTest, StableLowercaseNames) {

@@ -571,6 +571,39 @@ TEST(JsonEventTest, HostileHostDiskAndPartitionStayValid) {
   EXPECT_EQ(j["partition"], "p\"\\\n\xef\xbf\xbd");
 }
 
+// WriteEventJson writes into a caller's buffer of EventJsonBound bytes:
+// the worst case of every variable part must stay inside it.
+TEST(JsonEventTest, WriteStaysWithinItsBound) {
+  EnrichedEvent e = FullEvent();
+  std::string nasty;
+  for (int i = 0; i < 300; ++i) nasty += static_cast<char>(i % 32);  // \u00XX
+  e.disk = nasty;
+  e.partition = nasty;
+  // All 16 comm bytes (no NUL) invalid UTF-8: U+FFFD each, plus comm_raw.
+  e.event.comm.fill('\xff');
+  e.event.op = Op::kSecureErase;
+  e.event.flags = 0xff;
+  e.event.sector = std::numeric_limits<uint64_t>::max();
+  e.event.device_ns = std::numeric_limits<uint64_t>::max();
+  e.event.queue_ns = std::numeric_limits<uint64_t>::max();
+  e.event.bytes = e.event.pid = e.event.tid = e.event.queue_depth =
+      e.event.major = e.event.minor = std::numeric_limits<uint32_t>::max();
+  e.event.blk_status = 14;  // ETOOMANYREFS: the longest errno name
+  e.realtime_ns = std::numeric_limits<int64_t>::min();
+  e.seq = std::numeric_limits<uint64_t>::max();
+
+  const size_t bound = EventJsonBound(e, nasty);
+  constexpr size_t kGuard = 64;
+  std::string buffer(bound + kGuard, '#');
+  const char* end = WriteEventJson(e, nasty, buffer.data());
+  const size_t written = static_cast<size_t>(end - buffer.data());
+  EXPECT_LE(written, bound);
+  EXPECT_EQ(buffer.substr(bound), std::string(kGuard, '#'));
+  const std::string line = buffer.substr(0, written);
+  EXPECT_EQ(line, Line(e, nasty));
+  ParseLine(line);
+}
+
 TEST(JsonEventTest, AppendsToExistingText) {
   const EnrichedEvent e = FullEvent();
   std::string out = "previous line\n";

@@ -95,6 +95,19 @@ TEST(WallClockFormat, AppendsWithoutClearing) {
             "ts=1970-01-01T00:00:00.000000000Z 1970-01-01T00:00:00.000000001Z");
 }
 
+TEST(WallClockFormat, WriteMatchesAppend) {
+  for (int64_t ns : {int64_t{0}, int64_t{1}, int64_t{-1},
+                     int64_t{1795276975123456789},
+                     std::numeric_limits<int64_t>::max(),
+                     std::numeric_limits<int64_t>::min()}) {
+    std::string appended;
+    AppendRfc3339Nanos(ns, &appended);
+    char written[Rfc3339Formatter::kLength];
+    EXPECT_EQ(WriteRfc3339Nanos(ns, written), written + sizeof(written));
+    EXPECT_EQ(std::string(written, sizeof(written)), appended) << ns;
+  }
+}
+
 // One formatter fed a sequence that moves within a second, to the next
 // second, across day/month/year boundaries and backwards: its cached prefix
 // must never leak into another second.
