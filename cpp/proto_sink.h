@@ -32,8 +32,7 @@ class ProtoSink : public FileSink {
 
  private:
   std::string host_;
-  std::string scratch_;  // the encoded Event, reused for every event
-  std::string bytes_;    // the delimited Record, reused for every event
+  std::string record_;  // the delimited Record, reused for every event
 };
 
 }  // namespace biosnoop

@@ -14,6 +14,8 @@ constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
 constexpr int kLen = 2;
 constexpr int64_t kNsPerSecond = 1'000'000'000;
+// A varint of a 64-bit value.
+constexpr size_t kMaxVarintBytes = 10;
 
 // Encoding into a buffer sized up front: every write is a plain store.
 class Writer {
@@ -31,8 +33,19 @@ class Writer {
   void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
   void Bytes(absl::string_view s) {
     Varint(s.size());
-    std::memcpy(p_, s.data(), s.size());
-    p_ += s.size();
+    const size_t n = s.size();
+    if (n >= 8 && n <= 16) {
+      // The usual name (disk, comm, host): two overlapping 8-byte moves
+      // instead of a call into the library's memcpy.
+      uint64_t head, tail;
+      std::memcpy(&head, s.data(), 8);
+      std::memcpy(&tail, s.data() + n - 8, 8);
+      std::memcpy(p_, &head, 8);
+      std::memcpy(p_ + n - 8, &tail, 8);
+    } else {
+      std::memcpy(p_, s.data(), n);
+    }
+    p_ += n;
   }
   // proto3 scalars: zero is the default and is not written.
   void U64(int field, uint64_t v) {
@@ -234,8 +247,41 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
   AppendRecord(4, s, out);
 }
 
+namespace {
+
+// Room kept before an event's body for its length prefix: the Record's
+// length, the event field's tag and the event's length, as varints.
+constexpr size_t kPrefixRoom = 2 * kMaxVarintBytes + 1;
+
+// Bytes a sanitized string may take per raw byte (an invalid byte becomes
+// U+FFFD, three bytes).
+constexpr size_t kMaxUtf8BytesPerByte = 3;
+
+}  // namespace
+
+size_t EventRecordBound(const EnrichedEvent& e, absl::string_view host) {
+  // Whole-field maxima where that is cheaper than looking: this is per event.
+  const size_t comm = e.event.comm.size();
+  // Tags, varints and lengths: 20 fields and the timestamp's two, at most
+  // 11 bytes each and 11 more for a string's length; "major:minor".
+  constexpr size_t kFixed = 64 + 22 * 2 * (kMaxVarintBytes + 1) + 24;
+  return kPrefixRoom + kFixed +
+         kMaxUtf8BytesPerByte *
+             (host.size() + e.disk.size() + e.partition.size() + comm) +
+         comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
+}
+
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out) {
+  const size_t bound = EventRecordBound(e, host);
+  if (scratch->size() < bound) scratch->resize(bound);
+  char* start = nullptr;
+  const char* end = WriteEventRecordDelimited(e, host, scratch->data(), &start);
+  out->append(start, static_cast<size_t>(end - start));
+}
+
+char* WriteEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
+                                char* buf, char** start) {
   const Event& ev = e.event;
   // Strings that may need cleaning; kept alive until encoded.
   std::string host_fixed, disk_fixed, part_fixed;
@@ -255,12 +301,9 @@ void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
   const std::string rwbs = Rwbs(ev.op, ev.flags);  // short: no allocation
   const BlkError error = BlkStatusToError(ev.blk_status);
 
-  // The Event body, into scratch; an upper bound on its size first.
-  const size_t bound = 64 + 11 * 16 + host_s.size() + disk_s.size() +
-                       part_s.size() + dev_s.size() + rwbs.size() +
-                       comm_s.size() + comm.size() + error.name.size() + 16;
-  scratch->resize(bound);
-  Writer w(scratch->data());
+  // The Event body first, after room for the prefix that needs its length.
+  char* const body = buf + kPrefixRoom;
+  Writer w(body);
 
   int64_t seconds = e.realtime_ns / kNsPerSecond;
   int64_t nanos = e.realtime_ns % kNsPerSecond;
@@ -296,17 +339,19 @@ void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
   w.I32(18, error.errno_value);
   if (!error.name.empty()) w.OptStr(19, error.name);
   w.U64(20, e.seq);
-  const size_t event_len = w.pos() - scratch->data();
+  char* const end = w.pos();
+  const size_t event_len = static_cast<size_t>(end - body);
 
-  // Record { event = 2 }, then the length prefix of the whole Record.
+  // Record { event = 2 }, its length first: right before the body, so the
+  // body never moves.
   const size_t record_len = 1 + VarintSize(event_len) + event_len;
-  const size_t old = out->size();
-  out->resize(old + VarintSize(record_len) + record_len);
-  Writer r(out->data() + old);
+  const size_t prefix_len = VarintSize(record_len) + 1 + VarintSize(event_len);
+  *start = body - prefix_len;
+  Writer r(*start);
   r.Varint(record_len);
   r.Tag(2, kLen);
   r.Varint(event_len);
-  std::memcpy(r.pos(), scratch->data(), event_len);
+  return end;
 }
 
 }  // namespace biosnoop

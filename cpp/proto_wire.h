@@ -23,6 +23,16 @@ namespace biosnoop {
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out);
 
+// The most bytes WriteEventRecordDelimited can use for `e` and `host`.
+size_t EventRecordBound(const EnrichedEvent& e, absl::string_view host);
+
+// The same record written into `buf`, which has room for
+// EventRecordBound(e, host) bytes, with no copy: the body is encoded first
+// and its length prefix right before it, so the record starts at *start
+// (a few bytes into buf) and ends at the returned pointer.
+char* WriteEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
+                                char* buf, char** start);
+
 // Append the length-delimited Record{header}, Record{stats} and
 // Record{summary}: the values of FillHeaderProto, FillStatsProto and
 // FillSummaryProto (strings made valid UTF-8 the same way, histograms

@@ -102,6 +102,38 @@ TEST(ProtoWireTest, AppendsAfterExistingBytes) {
   EXPECT_EQ(out, "prefix" + Reference(Sample(), "db-7"));
 }
 
+// WriteEventRecordDelimited writes into a caller's buffer of
+// EventRecordBound bytes: the worst case of every variable part must stay
+// inside it, and the record must still be the library's bytes.
+TEST(ProtoWireTest, WriteStaysWithinItsBound) {
+  EnrichedEvent e = Sample();
+  const std::string invalid(300, '\xff');  // each byte becomes U+FFFD
+  e.disk = invalid;
+  e.partition = invalid;
+  e.event.comm.fill('\xff');
+  e.event.op = Op::kSecureErase;
+  e.event.flags = 0xff;
+  e.event.sector = std::numeric_limits<uint64_t>::max();
+  e.event.device_ns = std::numeric_limits<uint64_t>::max();
+  e.event.queue_ns = std::numeric_limits<uint64_t>::max();
+  e.event.bytes = e.event.pid = e.event.tid = e.event.queue_depth =
+      e.event.major = e.event.minor = std::numeric_limits<uint32_t>::max();
+  e.event.blk_status = 14;  // ETOOMANYREFS: the longest errno name
+  e.realtime_ns = std::numeric_limits<int64_t>::min() + 1;
+  e.seq = std::numeric_limits<uint64_t>::max();
+
+  const size_t bound = EventRecordBound(e, invalid);
+  constexpr size_t kGuard = 64;
+  std::string buffer(bound + kGuard, '#');
+  char* start = nullptr;
+  const char* end = WriteEventRecordDelimited(e, invalid, buffer.data(), &start);
+  ASSERT_GE(start, buffer.data());
+  EXPECT_LE(static_cast<size_t>(end - buffer.data()), bound);
+  EXPECT_EQ(buffer.substr(bound), std::string(kGuard, '#'));
+  EXPECT_EQ(std::string(start, static_cast<size_t>(end - start)),
+            Reference(e, invalid));
+}
+
 // The rare records, against the library the same way.
 std::string Reference(const StreamInfo& info) {
   v1::Record record;

@@ -3,7 +3,7 @@
 //
 //   decode               DecodeRecord
 //   enrich               + Enricher::Enrich (names from a fake sysfs tree)
-//   jsonl                + AppendEventJson into a reused buffer
+//   jsonl                + WriteEventJson into a reused buffer (as JsonlSink)
 //   proto                + the protobuf wire encoding (proto_wire.h)
 //   *_sink_devnull       the real sink (JsonlSink / ProtoSink) writing to
 //                        /dev/null, flushed every kBatch events as the
@@ -235,15 +235,18 @@ BENCHMARK(BM_DecodeEnrich);
 
 void BM_DecodeEnrichJsonl(benchmark::State& state) {
   Pipeline p;
-  std::string buffer;
-  buffer.reserve(OutputFile::kBufferBytes + 4096);
-  size_t i = 0, bytes = 0;
+  // Lines written one after another into a buffer the size of the output
+  // file's, as JsonlSink writes them (WriteEventJson: nothing zero-filled).
+  std::string buffer(OutputFile::kBufferBytes, '\0');
+  size_t i = 0, used = 0, bytes = 0;
   for (auto _ : state) {
     if (!p.DecodeEnrich(i++)) state.SkipWithError("decode failed");
-    const size_t before = buffer.size();
-    AppendEventJson(p.scratch, kHost, &buffer);
-    bytes += buffer.size() - before;
-    ResetWhenFull(&buffer);
+    if (buffer.size() - used < EventJsonBound(p.scratch, kHost)) used = 0;
+    char* start = buffer.data() + used;
+    const size_t n =
+        static_cast<size_t>(WriteEventJson(p.scratch, kHost, start) - start);
+    used += n;
+    bytes += n;
   }
   SetCounters(state, bytes);
 }
@@ -301,16 +304,19 @@ BENCHMARK(BM_JsonlSinkDevNull);
 #ifdef BIOSNOOP_BENCH_PROTO
 void BM_DecodeEnrichProto(benchmark::State& state) {
   Pipeline p;
-  std::string scratch, buffer;
-  buffer.reserve(OutputFile::kBufferBytes + 4096);
-  size_t i = 0, bytes = 0;
+  // What ProtoSink does: the direct wire encoder (proto_wire.h), records
+  // one after another in a buffer the size of the output file's (a few
+  // bytes apart: each record's prefix is written right before its body).
+  std::string buffer(OutputFile::kBufferBytes, '\0');
+  size_t i = 0, used = 0, bytes = 0;
   for (auto _ : state) {
     if (!p.DecodeEnrich(i++)) state.SkipWithError("decode failed");
-    const size_t before = buffer.size();
-    // What ProtoSink does: the direct wire encoder (proto_wire.h).
-    AppendEventRecordDelimited(p.scratch, kHost, &scratch, &buffer);
-    bytes += buffer.size() - before;
-    ResetWhenFull(&buffer);
+    if (buffer.size() - used < EventRecordBound(p.scratch, kHost)) used = 0;
+    char* start = nullptr;
+    char* end =
+        WriteEventRecordDelimited(p.scratch, kHost, buffer.data() + used, &start);
+    used = static_cast<size_t>(end - buffer.data());
+    bytes += static_cast<size_t>(end - start);
   }
   SetCounters(state, bytes);
 }
