@@ -159,6 +159,8 @@ run_one() {
     --argjson completions "$(num_or_null "$(summary_value "$summary" completions)")" \
     --argjson written "$(num_or_null "$(summary_value "$summary" written)")" \
     --argjson lost "$(num_or_null "$(summary_value "$summary" lost)")" \
+    --argjson missed "$(num_or_null "$(summary_value "$summary" missed)")" \
+    --argjson unfinished "$(num_or_null "$(summary_value "$summary" unfinished)")" \
     --argjson orphans "$(num_or_null "$(summary_value "$summary" orphans)")" \
     --argjson user_s "$(num_or_null "$user")" \
     --argjson sys_s "$(num_or_null "$sys")" \
