@@ -13,6 +13,7 @@
 #include "event.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "worst_case_event.h"
 
 namespace biosnoop {
 namespace {
@@ -579,18 +580,8 @@ TEST(JsonEventTest, WriteStaysWithinItsBound) {
   for (int i = 0; i < 300; ++i) nasty += static_cast<char>(i % 32);  // \u00XX
   e.disk = nasty;
   e.partition = nasty;
-  // All 16 comm bytes (no NUL) invalid UTF-8: U+FFFD each, plus comm_raw.
-  e.event.comm.fill('\xff');
-  e.event.op = Op::kSecureErase;
-  e.event.flags = 0xff;
-  e.event.sector = std::numeric_limits<uint64_t>::max();
-  e.event.device_ns = std::numeric_limits<uint64_t>::max();
-  e.event.queue_ns = std::numeric_limits<uint64_t>::max();
-  e.event.bytes = e.event.pid = e.event.tid = e.event.queue_depth =
-      e.event.major = e.event.minor = std::numeric_limits<uint32_t>::max();
-  e.event.blk_status = 14;  // ETOOMANYREFS: the longest errno name
+  SetLongestFixedFields(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min();
-  e.seq = std::numeric_limits<uint64_t>::max();
 
   const size_t bound = EventJsonBound(e, nasty);
   constexpr size_t kGuard = 64;

@@ -8,6 +8,7 @@
 #include "biosnoop.pb.h"
 #include "gtest/gtest.h"
 #include "proto_format.h"
+#include "worst_case_event.h"
 
 namespace biosnoop {
 namespace {
@@ -110,17 +111,8 @@ TEST(ProtoWireTest, WriteStaysWithinItsBound) {
   const std::string invalid(300, '\xff');  // each byte becomes U+FFFD
   e.disk = invalid;
   e.partition = invalid;
-  e.event.comm.fill('\xff');
-  e.event.op = Op::kSecureErase;
-  e.event.flags = 0xff;
-  e.event.sector = std::numeric_limits<uint64_t>::max();
-  e.event.device_ns = std::numeric_limits<uint64_t>::max();
-  e.event.queue_ns = std::numeric_limits<uint64_t>::max();
-  e.event.bytes = e.event.pid = e.event.tid = e.event.queue_depth =
-      e.event.major = e.event.minor = std::numeric_limits<uint32_t>::max();
-  e.event.blk_status = 14;  // ETOOMANYREFS: the longest errno name
+  SetLongestFixedFields(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min() + 1;
-  e.seq = std::numeric_limits<uint64_t>::max();
 
   const size_t bound = EventRecordBound(e, invalid);
   constexpr size_t kGuard = 64;
