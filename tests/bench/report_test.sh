@@ -68,10 +68,12 @@ check "ratio uses the mean of the bracketing baselines (120/150, 225/250)" \
   "0.85" "$(awk -v r="${jsonl[7]}" 'BEGIN { printf "%.2f", r }')"
 check "ratio min" "0.8" "${jsonl[8]}"
 check "ratio max" "0.9" "${jsonl[9]}"
-check "events summed" "1998" "${jsonl[15]}"
-check "completions summed" "2000" "${jsonl[16]}"
-check "missed summed" "2" "${jsonl[18]}"
-check "unfinished summed" "0" "${jsonl[19]}"
+check "two runs give no 95% interval for the median" "null null null" \
+  "${jsonl[10]} ${jsonl[11]} ${jsonl[12]}"
+check "events summed" "1998" "${jsonl[18]}"
+check "completions summed" "2000" "${jsonl[19]}"
+check "missed summed" "2" "${jsonl[21]}"
+check "unfinished summed" "0" "${jsonl[22]}"
 
 # Budget: a shortfall made up by missed + unfinished is counted, not a
 # failure of the events check; one that is not made up fails it.
@@ -95,7 +97,49 @@ check "quiet checks only its ratio and RSS" "ok" \
 check "other configurations have no budget" "—" \
   "$(budget_verdict proto 0.5 5 99 0 2000 9 0 0)"
 
+# The median's confidence interval from order statistics: with n runs it
+# spans the (j+1)-th smallest to the (j+1)-th largest ratio, j the largest
+# with P(Binomial(n, 1/2) <= j) <= 2.5%.  Baselines all 1000, so a run's
+# ratio is its IOPS / 1000; the runs are recorded out of order.
+ci_rows() { # N: n runs of "ci" with ratios 0.81 .. 0.80 + n/100, shuffled
+  results=$work/ci$1.jsonl
+  : >"$results"
+  local r
+  for ((r = 1; r <= $1 + 1; r++)); do run_record baseline "$r" 1000; done
+  for ((r = 1; r <= $1; r++)); do
+    run_record ci "$r" "$((800 + 10 * ((r * 7) % $1 + 1)))"
+  done
+  IFS=$'\x1f' read -r -a ci < <(aggregate_results '["ci"]' "$1")
+  awk -v lo="${ci[10]}" -v hi="${ci[11]}" -v c="${ci[12]}" \
+    'BEGIN { if (lo == "null") print "null"; else printf "%.2f %.2f %.4f\n", lo, hi, c }'
+}
+# n = 10: j = 1 (P(B <= 1) = 11/1024, P(B <= 2) = 56/1024): 2nd to 9th.
+check "10 runs: 2nd smallest to 2nd largest, coverage 1 - 22/1024" \
+  "0.82 0.89 0.9785" "$(ci_rows 10)"
+# n = 6: j = 0 (P(B <= 0) = 1/64): the whole range, coverage 62/64.
+check "6 runs: the whole range, coverage 62/64" "0.81 0.86 0.9688" "$(ci_rows 6)"
+# n = 5: P(B <= 0) = 1/32 > 2.5%: no interval reaches 95%.
+check "5 runs: no 95% interval" "null" "$(ci_rows 5)"
+# n = 20: j = 5 (P(B <= 5) = 21700/2^20, P(B <= 6) = 60460/2^20): 6th to 15th.
+check "20 runs: 6th to 15th" "0.86 0.95 0.9586" "$(ci_rows 20)"
+results=$work/ci20.jsonl # ci_rows ran in a subshell
+table=$(report_throughput '["ci"]' 20)
+contains "the table shows the interval and its coverage" "| 0.860–0.950 (95.9%) |" \
+  "$(grep '^| ci ' <<<"$table")"
+
+# A ratio failure says whether the target lies above the median's interval
+# or inside it (within the noise of the series).
+check "target above the interval" \
+  "FAIL: ratio < 0.95 (the median's 95% CI, 0.850–0.930, lies below it)" \
+  "$(budget_verdict quiet 0.89 5 12 0 2000 0 0 0 0.850 0.930)"
+check "target inside the interval" \
+  "FAIL: ratio < 0.95 (within the noise: 0.95 is inside the median's 95% CI, 0.880–0.970)" \
+  "$(budget_verdict quiet 0.93 5 12 0 2000 0 0 0 0.880 0.970)"
+check "a met ratio needs no interval" "ok" \
+  "$(budget_verdict quiet 0.96 5 12 0 2000 0 0 0 0.880 0.970)"
+
 # The table: the missed column and the events cell say what was counted.
+results=$work/results.jsonl
 table=$(report_throughput '["baseline","jsonl","short"]' 2)
 jsonl_row=$(grep '^| jsonl ' <<<"$table")
 contains "jsonl row shows missed / unfinished" "| 2 / 0 |" "$jsonl_row"

@@ -14,14 +14,26 @@ budget_consumer_eps=3000000
 # array of names) with the medians over rounds 1..$2 (round 0 is the
 # warm-up; round $2 + 1 holds only the closing baseline run):
 # name runs_ok runs skip iops_med iops_min iops_max ratio_med ratio_min
-# ratio_max cpu_per_m user_per_m sys_per_m switches_per_k rss_mib events
-# truth lost missed unfinished orphans notes
+# ratio_max ratio_ci_lo ratio_ci_hi ratio_ci_coverage cpu_per_m user_per_m
+# sys_per_m switches_per_k rss_mib events truth lost missed unfinished
+# orphans notes
 aggregate_results() {
   jq -rs --argjson names "$1" --argjson last "$2" '
     def median: sort | if length == 0 then null
       elif length % 2 == 1 then .[(length - 1) / 2]
       else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     def sum_or_null: if length == 0 or any(.[]; . == null) then null else add end;
+    # A confidence interval for the median that assumes nothing about the
+    # distribution: with n runs, the median lies between the j+1-th
+    # smallest and the j+1-th largest with probability 1 - 2 P(B <= j),
+    # B ~ Binomial(n, 1/2); j is the largest that keeps this >= 95%.  Fewer
+    # than 6 runs cannot reach 95%: null.
+    def choose($n; $k): reduce range(0; $k) as $i (1; . * ($n - $i) / ($i + 1));
+    def tail($n; $j): ([range(0; $j + 1) | choose($n; .)] | add) / pow(2; $n);
+    def median_ci: sort as $s | ($s | length) as $n
+      | [range(0; ($n + 1) / 2 | floor) | select(tail($n; .) <= 0.025)] | max as $j
+      | if $j == null then [null, null, null]
+        else [$s[$j], $s[$n - 1 - $j], 1 - 2 * tail($n; $j)] end;
     . as $all
     | ($all | map(select(.config == "baseline" and .round >= 1 and .status == "ok"))
             | map({key: (.round | tostring), value: .iops}) | from_entries) as $base
@@ -42,7 +54,7 @@ aggregate_results() {
     | [ $n, ($ok | length), ($rs | length),
         ($all | map(select(.config == $n and .status == "skipped")) | .[0].note // ""),
         ($ok | map(.iops) | median), ($ok | map(.iops) | min), ($ok | map(.iops) | max),
-        ($ratio | median), ($ratio | min), ($ratio | max),
+        ($ratio | median), ($ratio | min), ($ratio | max), ($ratio | median_ci[]),
         ($cpu | median), ($user | median), ($sys | median), ($switches | median),
         ($ok | map(.rss_kib | select(. != null)) | max | if . then . / 1024 else null end),
         ($ok | map(.events) | sum_or_null), ($ok | map(.truth_life) | add),
@@ -62,21 +74,42 @@ shortfall_counted() {
     ((events < truth && events + missed + unfinished == truth))
 }
 
+# Whether the median ratio RATIO meets TARGET, with what the confidence
+# interval of the median (LO–HI) says about it: prints nothing when it is
+# met, else the failure; a target inside the interval is called within the
+# noise of the series, one above it is not.
+ratio_check() {
+  local ratio=$1 target=$2 lo=$3 hi=$4
+  if awk -v r="$ratio" -v b="$target" 'BEGIN { exit !(r != "null" && r >= b) }'; then
+    return
+  fi
+  local why=
+  if [[ $lo != null && $hi != null ]]; then
+    if awk -v h="$hi" -v b="$target" 'BEGIN { exit !(h < b) }'; then
+      why=" (the median's 95% CI, $lo–$hi, lies below it)"
+    else
+      why=" (within the noise: $target is inside the median's 95% CI, $lo–$hi)"
+    fi
+  fi
+  printf 'ratio < %s%s' "$target" "$why"
+}
+
 # Checks a row against the budget: "ok", "FAIL: ...", or "—".  A time-based
 # run short only by completions biosnoop reported as missed or unfinished
 # passes the events check (the size-based exactness pass is the strict one).
+# CI_LO and CI_HI ("null" for none) only explain a ratio failure.
 budget_verdict() {
   local name=$1 ratio=$2 cpu=$3 rss=$4 events=$5 truth=$6 lost=$7
-  local missed=$8 unfinished=$9
-  local fails=()
+  local missed=$8 unfinished=$9 ci_lo=${10:-null} ci_hi=${11:-null}
+  local fails=() why
   case $name in
     quiet)
-      awk -v r="$ratio" -v b="$budget_quiet_ratio" 'BEGIN { exit !(r != "null" && r >= b) }' ||
-        fails+=("ratio < $budget_quiet_ratio")
+      why=$(ratio_check "$ratio" "$budget_quiet_ratio" "$ci_lo" "$ci_hi")
+      [[ -z $why ]] || fails+=("$why")
       ;;
     jsonl)
-      awk -v r="$ratio" -v b="$budget_jsonl_ratio" 'BEGIN { exit !(r != "null" && r >= b) }' ||
-        fails+=("ratio < $budget_jsonl_ratio")
+      why=$(ratio_check "$ratio" "$budget_jsonl_ratio" "$ci_lo" "$ci_hi")
+      [[ -z $why ]] || fails+=("$why")
       awk -v c="$cpu" -v b="$budget_jsonl_cpu" 'BEGIN { exit !(c != "null" && c <= b) }' ||
         fails+=("CPU > $budget_jsonl_cpu s/M")
       [[ $lost == 0 ]] || fails+=("lost events")
@@ -102,14 +135,15 @@ budget_verdict() {
 # report_throughput CONFIG_JSON RUNS: the table of IOPS, ratios, CPU, RSS
 # and events over rounds 1..RUNS.
 report_throughput() {
-  echo "| config | runs | IOPS median (min–max) | ratio to baseline, median (min–max) | tracer CPU s / 1M events (user + sys) | tracer wakeups / 1k events | peak RSS MiB | events written / completions | lost | missed / unfinished | budget | notes |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-  local name ok runs skip imed imin imax rmed rmin rmax cpu user sys sw rss ev truth lost
-  local missed unfin orph notes
-  while IFS=$'\x1f' read -r name ok runs skip imed imin imax rmed rmin rmax cpu user sys sw rss ev truth lost missed unfin orph notes; do
+  echo "| config | runs | IOPS median (min–max) | ratio to baseline, median (min–max) | median ratio's 95% CI | tracer CPU s / 1M events (user + sys) | tracer wakeups / 1k events | peak RSS MiB | events written / completions | lost | missed / unfinished | budget | notes |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  local name ok runs skip imed imin imax rmed rmin rmax cilo cihi cicov cpu user sys sw rss
+  local ev truth lost missed unfin orph notes
+  while IFS=$'\x1f' read -r name ok runs skip imed imin imax rmed rmin rmax cilo cihi cicov \
+    cpu user sys sw rss ev truth lost missed unfin orph notes; do
     [[ $notes == null ]] && notes=
     if [[ $skip != null ]]; then
-      echo "| $name | 0 | — | — | — | — | — | — | — | — | — | skipped: $(md_cell "$skip") |"
+      echo "| $name | 0 | — | — | — | — | — | — | — | — | — | — | skipped: $(md_cell "$skip") |"
       continue
     fi
     local evcell='—'
@@ -124,17 +158,24 @@ report_throughput() {
     fi
     local misscell='—'
     [[ $missed != null ]] && misscell="$missed / $(fmt "$unfin" '%s')"
+    # The interval's ends as printed in the ratio column (3 decimals), so
+    # the verdict quotes the same figures; too few runs for 95%: a dash.
+    local cicell='— (< 6 runs)'
+    if [[ $cilo != null ]]; then
+      cilo=$(fmt "$cilo" '%.3f') cihi=$(fmt "$cihi" '%.3f')
+      cicell="$cilo–$cihi ($(awk -v c="$cicov" 'BEGIN { printf "%.1f", c * 100 }')%)"
+    fi
     local cpucell
     cpucell="$(fmt "$cpu" '%.3f')"
     [[ $cpu != null ]] && cpucell+=" ($(fmt "$user" '%.3f') + $(fmt "$sys" '%.3f'))"
     [[ $orph != null && $orph != 0 ]] && notes="${notes:+$notes; }orphans=$orph"
-    printf '| %s | %s/%s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    printf '| %s | %s/%s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
       "$name" "$ok" "$runs" \
       "$(fmt "$imed" '%.0f')" "$(fmt "$imin" '%.0f')" "$(fmt "$imax" '%.0f')" \
-      "$(fmt "$rmed" '%.3f')" "$(fmt "$rmin" '%.3f')" "$(fmt "$rmax" '%.3f')" \
+      "$(fmt "$rmed" '%.3f')" "$(fmt "$rmin" '%.3f')" "$(fmt "$rmax" '%.3f')" "$cicell" \
       "$cpucell" "$(fmt "$sw" '%.1f')" "$(fmt "$rss" '%.1f')" "$evcell" "$(fmt "$lost" '%s')" \
       "$misscell" \
-      "$(budget_verdict "$name" "$rmed" "$cpu" "$rss" "$ev" "$truth" "$lost" "$missed" "$unfin")" \
+      "$(budget_verdict "$name" "$rmed" "$cpu" "$rss" "$ev" "$truth" "$lost" "$missed" "$unfin" "$cilo" "$cihi")" \
       "$(md_cell "$notes")"
   done < <(aggregate_results "$1" "$2")
 }
