@@ -1,5 +1,7 @@
 #include "event.h"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -28,26 +30,60 @@ absl::string_view OpName(Op op) {
   return "other";
 }
 
+namespace {
+
+struct RwbsText {
+  char text[kMaxRwbsLength] = {};
+  uint8_t size = 0;
+
+  constexpr void Add(char c) { text[size++] = c; }
+};
+
 // Mirrors blk_fill_rwbs() in block/blktrace.c.
-std::string Rwbs(Op op, uint8_t flags) {
-  std::string s;
-  if (flags & kFlagPreflush) s += 'F';
+constexpr RwbsText MakeRwbs(Op op, uint8_t flags) {
+  RwbsText s;
+  if (flags & kFlagPreflush) s.Add('F');
   switch (op) {
-    case Op::kWrite: s += 'W'; break;
-    case Op::kDiscard: s += 'D'; break;
-    case Op::kSecureErase: s += "DE"; break;
-    case Op::kFlush: s += 'F'; break;
-    case Op::kRead: s += 'R'; break;
-    case Op::kWriteZeroes: s += 'W'; break;  // the kernel prints N; W is
-                                             // what the request does
-    case Op::kZoneAppend: s += "ZA"; break;
-    case Op::kOther: s += 'N'; break;
+    case Op::kWrite: s.Add('W'); break;
+    case Op::kDiscard: s.Add('D'); break;
+    case Op::kSecureErase: s.Add('D'); s.Add('E'); break;
+    case Op::kFlush: s.Add('F'); break;
+    case Op::kRead: s.Add('R'); break;
+    case Op::kWriteZeroes: s.Add('W'); break;  // the kernel prints N; W is
+                                               // what the request does
+    case Op::kZoneAppend: s.Add('Z'); s.Add('A'); break;
+    case Op::kOther: s.Add('N'); break;
   }
-  if (flags & kFlagFua) s += 'F';
-  if (flags & kFlagRahead) s += 'A';
-  if (flags & kFlagSync) s += 'S';
-  if (flags & kFlagMeta) s += 'M';
+  if (flags & kFlagFua) s.Add('F');
+  if (flags & kFlagRahead) s.Add('A');
+  if (flags & kFlagSync) s.Add('S');
+  if (flags & kFlagMeta) s.Add('M');
   return s;
+}
+
+// Every op with every combination of the five flags, built at compile
+// time: the encoders look the string up for every event.
+constexpr int kRwbsFlagBits = 5;
+constexpr uint8_t kRwbsFlagMask = (1 << kRwbsFlagBits) - 1;
+constexpr int kOps = static_cast<int>(Op::kOther) + 1;
+constexpr std::array<RwbsText, kOps << kRwbsFlagBits> kRwbsTable = [] {
+  std::array<RwbsText, kOps << kRwbsFlagBits> t{};
+  for (int op = 0; op < kOps; ++op) {
+    for (int flags = 0; flags <= kRwbsFlagMask; ++flags) {
+      t[op << kRwbsFlagBits | flags] =
+          MakeRwbs(static_cast<Op>(op), static_cast<uint8_t>(flags));
+    }
+  }
+  return t;
+}();
+
+}  // namespace
+
+absl::string_view Rwbs(Op op, uint8_t flags) {
+  // An op outside the enum prints as the kernel prints an unknown one: N.
+  const unsigned o = std::min(static_cast<unsigned>(op), unsigned{kOps - 1});
+  const RwbsText& r = kRwbsTable[o << kRwbsFlagBits | (flags & kRwbsFlagMask)];
+  return absl::string_view(r.text, r.size);
 }
 
 // BLK_STS_* values from include/linux/blk_types.h: stable numbers since

@@ -63,7 +63,8 @@ absl::string_view OpName(Op op);
 inline constexpr size_t kMaxOpNameLength = 12;
 
 // The kernel's rwbs string (blk_fill_rwbs): e.g. "R", "WS", "FWFS", "RA".
-std::string Rwbs(Op op, uint8_t flags);
+// A view into a constant table: no allocation, no formatting per call.
+absl::string_view Rwbs(Op op, uint8_t flags);
 
 // The longest Rwbs(): preflush, a two-letter op, FUA, readahead, sync, meta.
 inline constexpr size_t kMaxRwbsLength = 7;

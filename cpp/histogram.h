@@ -67,7 +67,7 @@ std::vector<HistGroup> GroupHistograms(const HistSet& set, HistGrouping grouping
     }
     if (grouping == HistGrouping::kPerFlags ||
         grouping == HistGrouping::kPerDiskAndFlags) {
-      op = Rwbs(k.op, k.flags);
+      op = std::string(Rwbs(k.op, k.flags));
     } else if (grouping == HistGrouping::kPerDiskAndOp) {
       op = std::string(OpName(k.op));
     }

@@ -297,9 +297,7 @@ char* WriteEventJson(const EnrichedEvent& e, absl::string_view host, char* p) {
 
   const absl::string_view comm = ev.Comm();
   const absl::string_view op = OpName(ev.op);
-  // At most kMaxRwbsLength characters: fits the small-string buffer, so no
-  // allocation.
-  const std::string rwbs = Rwbs(ev.op, ev.flags);
+  const absl::string_view rwbs = Rwbs(ev.op, ev.flags);
   const BlkError error = BlkStatusToError(ev.blk_status);
   bool unused = false;
 

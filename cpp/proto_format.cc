@@ -53,7 +53,7 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   absl::StrAppend(dev, ev.major, ":", ev.minor);
   const absl::string_view op = OpName(ev.op);
   msg->mutable_op()->assign(op.data(), op.size());
-  *msg->mutable_rwbs() = Rwbs(ev.op, ev.flags);  // short: no allocation
+  *msg->mutable_rwbs() = std::string(Rwbs(ev.op, ev.flags));
   msg->set_sector(ev.sector);
   msg->set_bytes(ev.bytes);
   msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);

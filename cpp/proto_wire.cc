@@ -298,7 +298,7 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
   *d++ = ':';
   d = AppendDecimal(ev.minor, d);
   const absl::string_view dev_s(dev, d - dev);
-  const std::string rwbs = Rwbs(ev.op, ev.flags);  // short: no allocation
+  const absl::string_view rwbs = Rwbs(ev.op, ev.flags);
   const BlkError error = BlkStatusToError(ev.blk_status);
 
   // The Event body first, after room for the prefix that needs its length.

@@ -20,6 +20,19 @@ TEST(RwbsTest, MatchesKernelFlagStrings) {
   EXPECT_EQ(Rwbs(Op::kDiscard, 0), "D");
   EXPECT_EQ(Rwbs(Op::kSecureErase, 0), "DE");
   EXPECT_EQ(Rwbs(Op::kOther, 0), "N");
+  EXPECT_EQ(Rwbs(Op::kZoneAppend, kFlagFua), "ZAF");
+  EXPECT_EQ(Rwbs(Op::kWriteZeroes, 0), "W");
+  EXPECT_EQ(Rwbs(Op::kSecureErase, kFlagPreflush | kFlagFua | kFlagRahead |
+                                       kFlagSync | kFlagMeta),
+            "FDEFASM");
+}
+
+// The table ignores flag bits it has no letter for, and prints an op the
+// enum does not know as the kernel prints an unknown one.
+TEST(RwbsTest, UnknownOpsAndFlagBits) {
+  EXPECT_EQ(Rwbs(Op::kRead, kFlagSync | 0xe0), "RS");
+  EXPECT_EQ(Rwbs(static_cast<Op>(8), 0), "N");
+  EXPECT_EQ(Rwbs(static_cast<Op>(255), kFlagMeta), "NM");
 }
 
 // WriteEventJson's bound counts on it: every op with every flag.
@@ -27,7 +40,7 @@ TEST(RwbsTest, NoneIsLongerThanKMaxRwbsLength) {
   size_t longest = 0;
   for (int op = 0; op <= 255; ++op) {
     for (int flags = 0; flags <= 255; ++flags) {
-      const std::string rwbs =
+      const absl::string_view rwbs =
           Rwbs(static_cast<Op>(op), static_cast<uint8_t>(flags));
       longest = std::max(longest, rwbs.size());
     }

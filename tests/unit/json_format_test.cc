@@ -614,7 +614,7 @@ TEST(JsonEventTest, OpsAndFlags) {
   e.event.flags = kFlagPreflush;
   j = ParseLine(Line(e));
   EXPECT_EQ(j["op"], "flush");
-  EXPECT_EQ(j["rwbs"], Rwbs(Op::kFlush, kFlagPreflush));
+  EXPECT_EQ(j["rwbs"], std::string(Rwbs(Op::kFlush, kFlagPreflush)));
 }
 
 }  // namespace
