@@ -322,6 +322,33 @@ TEST(JsonStringTest, ValidityMatchesReferencesOnAllShortInputs) {
   }
 }
 
+// Names of up to 16 bytes take a word-at-a-time ASCII path with
+// overlapping loads: a non-ASCII byte must be seen at every position of
+// every length, across the 4-, 8- and 16-byte boundaries.
+TEST(JsonStringTest, ValidityAtEveryPositionOfShortStrings) {
+  for (size_t n = 1; n <= 24; ++n) {
+    const std::string ascii(n, 'a');
+    ASSERT_TRUE(IsValidUtf8(ascii)) << n;
+    for (size_t pos = 0; pos < n; ++pos) {
+      SCOPED_TRACE(testing::Message() << "length " << n << " at " << pos);
+      std::string bad = ascii;
+      bad[pos] = '\xff';
+      EXPECT_FALSE(IsValidUtf8(bad));
+      std::string stray = ascii;
+      stray[pos] = '\x80';  // a continuation byte with no lead
+      EXPECT_FALSE(IsValidUtf8(stray));
+      if (pos + 1 < n) {
+        std::string good = ascii;
+        good[pos] = '\xc3';  // U+00E9
+        good[pos + 1] = '\xa9';
+        EXPECT_TRUE(IsValidUtf8(good));
+        std::string cut = good.substr(0, pos + 1);  // the lead alone at the end
+        EXPECT_FALSE(IsValidUtf8(cut));
+      }
+    }
+  }
+}
+
 // --- Comm in an event line.
 
 TEST(JsonEventTest, EverySingleByteComm) {
