@@ -96,11 +96,77 @@ inline size_t Utf8SequenceLength(const unsigned char* p, size_t n) {
 // Worst-case output bytes per input byte: a control byte becomes \u00XX.
 constexpr size_t kMaxJsonBytesPerByte = 6;
 
+constexpr uint64_t kEachByte = 0x0101010101010101u;
+constexpr uint64_t kHighBits = 0x8080808080808080u;
+
+// Nonzero when some byte of x is zero (as a whole exact: the borrow only
+// marks bytes above a byte that really is zero).
+constexpr uint64_t AnyZeroByte(uint64_t x) { return (x - kEachByte) & ~x & kHighBits; }
+
+// Whether all eight bytes of x are kCopy: 0x20..0x7e but '"' and '\\'.
+constexpr bool AllCopied(uint64_t x) {
+  return ((x & kHighBits) | ((x - 0x20 * kEachByte) & ~x & kHighBits) |
+          AnyZeroByte(x ^ ('"' * kEachByte)) | AnyZeroByte(x ^ ('\\' * kEachByte)) |
+          AnyZeroByte(x ^ (0x7f * kEachByte))) == 0;
+}
+static_assert(AllCopied(0x2021237e5b5d6141u));   // " !#~[]aA"
+static_assert(!AllCopied(0x2021237e5b5d615cu));  // a backslash
+static_assert(!AllCopied(0x2021227e5b5d6141u));  // a quote
+static_assert(!AllCopied(0x1f21237e5b5d6141u));  // a control byte
+static_assert(!AllCopied(0x2021237f5b5d6141u));  // DEL
+static_assert(!AllCopied(0x20c3a97e5b5d6141u));  // UTF-8
+
+// Whether JSON copies the n <= 16 bytes at `in` as they are, in two
+// overlapping loads (the usual host, disk or comm: no byte loop).
+inline bool ShortIsCopied(const unsigned char* in, size_t n) {
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, in, 8);
+    std::memcpy(&b, in + n - 8, 8);
+    return AllCopied(a) && AllCopied(b);
+  }
+  if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, in, 4);
+    std::memcpy(&b, in + n - 4, 4);
+    return AllCopied(uint64_t{b} << 32 | a);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (kByteClass[in[i]] != kCopy) return false;
+  }
+  return true;
+}
+
+// Copies n <= 16 bytes with two overlapping moves.
+inline void CopyShort(const unsigned char* in, size_t n, char* p) {
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, in, 8);
+    std::memcpy(&b, in + n - 8, 8);
+    std::memcpy(p, &a, 8);
+    std::memcpy(p + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, in, 4);
+    std::memcpy(&b, in + n - 4, 4);
+    std::memcpy(p, &a, 4);
+    std::memcpy(p + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) p[i] = static_cast<char>(in[i]);
+  }
+}
+
 // Writes `s` quoted; sets *replaced when some byte became U+FFFD.
 char* WriteJsonString(absl::string_view s, char* p, bool* replaced) {
   const auto* in = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   *p++ = '"';
+  if (n <= 16 && ShortIsCopied(in, n)) {
+    CopyShort(in, n, p);
+    p += n;
+    *p++ = '"';
+    return p;
+  }
   size_t i = 0;
   while (i < n) {
     const unsigned char c = in[i];

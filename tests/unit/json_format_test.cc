@@ -349,6 +349,25 @@ TEST(JsonStringTest, ValidityAtEveryPositionOfShortStrings) {
   }
 }
 
+// Strings of up to 16 bytes that need no escaping are copied in two
+// overlapping moves: every byte value at every position of every length
+// to 20 must come out as it does alone, between the unchanged 'a's.
+TEST(JsonStringTest, EveryByteAtEveryPositionOfShortStrings) {
+  for (int b = 0; b < 256; ++b) {
+    const std::string alone = Json(std::string(1, static_cast<char>(b)));
+    const std::string inner = alone.substr(1, alone.size() - 2);
+    for (size_t n = 1; n <= 20; ++n) {
+      for (size_t pos = 0; pos < n; ++pos) {
+        std::string s(n, 'a');
+        s[pos] = static_cast<char>(b);
+        ASSERT_EQ(Json(s), "\"" + std::string(pos, 'a') + inner +
+                               std::string(n - pos - 1, 'a') + "\"")
+            << "byte " << b << ", length " << n << ", at " << pos;
+      }
+    }
+  }
+}
+
 // --- Comm in an event line.
 
 TEST(JsonEventTest, EverySingleByteComm) {
