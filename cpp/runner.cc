@@ -38,35 +38,6 @@ constexpr int kPollMs = 10;
 constexpr uint64_t kFlushEveryNs = 10000000;
 constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
 constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: <= 30 s
-constexpr useconds_t kExitRecheckUs = 50000;      // missed completions at exit
-
-// One observation for MissedCompletionFinder: disks biosnoop holds
-// requests for, the idle ones among them (read first), then their issued
-// requests.  Removes and returns the completions confirmed missed, and
-// zeroes the queue-depth counter of an idle disk left with no request.
-absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
-                                               MissedCompletionFinder& finder) {
-  ASSIGN_OR_RETURN(std::vector<uint32_t> devs, probe.DevsWithInflight());
-  absl::flat_hash_set<uint32_t> idle;
-  for (uint32_t dev : devs) {
-    if (DiskIdle(dev).value_or(false)) idle.insert(dev);
-  }
-  if (idle.empty()) {
-    finder.Reset();
-    return 0;
-  }
-  ASSIGN_OR_RETURN(std::vector<InflightEntry> issued,
-                   probe.ReadIssuedInflight(idle));
-  std::vector<InflightEntry> confirmed = finder.Observe(issued, idle);
-  ASSIGN_OR_RETURN(uint64_t removed, probe.RemoveInflight(confirmed));
-  absl::flat_hash_set<uint32_t> still_held;
-  for (const InflightEntry& e : issued) still_held.insert(e.dev);
-  for (const InflightEntry& e : confirmed) still_held.erase(e.dev);
-  for (uint32_t dev : idle) {
-    if (!still_held.contains(dev)) RETURN_IF_ERROR(probe.ResetDepth(dev));
-  }
-  return removed;
-}
 
 std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
                         const MissedHooks& missed, int verbose) {
@@ -260,7 +231,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   // busy disk does not fill the ring buffer in the last moments.
   for (int i = 0; i < 2; ++i) {
     if (i > 0) {
-      const uint64_t until = MonotonicNs() + kExitRecheckUs * 1000ull;
+      const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
       for (uint64_t now = MonotonicNs(); now < until; now = MonotonicNs()) {
         if (!result.ok()) {
           usleep(static_cast<useconds_t>((until - now) / 1000));

@@ -2,6 +2,9 @@
 
 #include <time.h>
 
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -79,6 +82,30 @@ absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
                   skipped);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
+                                               MissedCompletionFinder& finder) {
+  ASSIGN_OR_RETURN(std::vector<uint32_t> devs, probe.DevsWithInflight());
+  absl::flat_hash_set<uint32_t> idle;
+  for (uint32_t dev : devs) {
+    if (DiskIdle(dev).value_or(false)) idle.insert(dev);
+  }
+  if (idle.empty()) {
+    finder.Reset();
+    return 0;
+  }
+  ASSIGN_OR_RETURN(std::vector<InflightEntry> issued,
+                   probe.ReadIssuedInflight(idle));
+  std::vector<InflightEntry> confirmed = finder.Observe(issued, idle);
+  ASSIGN_OR_RETURN(uint64_t removed, probe.RemoveInflight(confirmed));
+  absl::flat_hash_set<uint32_t> still_held;
+  for (const InflightEntry& e : issued) still_held.insert(e.dev);
+  for (const InflightEntry& e : confirmed) still_held.erase(e.dev);
+  for (uint32_t dev : idle) {
+    if (!still_held.contains(dev)) RETURN_IF_ERROR(probe.ResetDepth(dev));
+  }
+  return removed;
 }
 
 }  // namespace biosnoop

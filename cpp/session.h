@@ -3,11 +3,14 @@
 // What every run mode shares: turning options into the kernel program's
 // configuration, and loading it, attaching it and dropping privilege.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "missed_completions.h"
 #include "options.h"
 #include "probe.h"
 
@@ -30,5 +33,16 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
 // completions (Probe::RescueIfSkipped) and says so on `diag`.  Call it
 // about once a second.
 absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag);
+
+// Completions the kernel finished without running biosnoop's hook
+// (missed_completions.h): one observation of the disks biosnoop holds
+// requests for.  Removes the completions it confirms from the in-flight
+// table and returns how many, and zeroes the queue-depth counter of an
+// idle disk left with no request.  Call it about once a second, and at
+// exit twice, kMissedRecheckUs apart, with the programs still attached
+// (else every completion in between would look missed).
+absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
+                                               MissedCompletionFinder& finder);
+inline constexpr useconds_t kMissedRecheckUs = 50000;
 
 }  // namespace biosnoop

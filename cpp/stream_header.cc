@@ -31,6 +31,12 @@ StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
   return info;
 }
 
+uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
+                     uint64_t missed_completions) {
+  return missed.complete + kernel.v[BIOSNOOP_CTR_MISSED_REUSE] +
+         missed_completions;
+}
+
 StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
                         const ConsumerCounts& c, int64_t realtime_ns,
                         double elapsed_s, bool final) {
@@ -47,8 +53,7 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.expired = c.expired;
   s.written = c.written;
   s.dropped = c.dropped;
-  s.missed = missed.complete + k.v[BIOSNOOP_CTR_MISSED_REUSE] +
-             c.missed_completions;
+  s.missed = TotalMissed(k, missed, c.missed_completions);
   s.unfinished = c.unfinished;
   s.final = final;
   return s;

@@ -29,6 +29,12 @@ struct ConsumerCounts {
   uint64_t missed_completions = 0;
 };
 
+// Every completion biosnoop knows it did not see, whatever the cause:
+// skipped by the kernel and not rescued, hidden behind a reuse of its
+// request, or found in the in-flight table after the disk finished it.
+uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
+                     uint64_t missed_completions);
+
 StatsSnapshot MakeStats(const Counters& kernel, const MissedHooks& missed,
                         const ConsumerCounts& consumer, int64_t realtime_ns,
                         double elapsed_s, bool final);
