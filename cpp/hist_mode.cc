@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -97,6 +98,13 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   uint64_t next_tick = start + kTickNs;
   MissedCompletionFinder finder;
   uint64_t missed_completions = 0;
+  // Requests whose completion never comes (a device removed mid-I/O) are
+  // forgotten, as in the event stream, so the in-flight table cannot fill.
+  const uint64_t max_age_ns =
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age));
+  const uint64_t expire_every_ns = std::min(kExpireEveryNs, max_age_ns / 2);
+  uint64_t next_expire = start + expire_every_ns;
+  uint64_t expired = 0;
   absl::Status result;
   while (!StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(100);
@@ -114,6 +122,12 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       absl::StatusOr<uint64_t> found = FindMissedCompletions(*probe, finder);
       if (result = found.status(); !result.ok()) break;
       missed_completions += *found;
+    }
+    if (now >= next_expire) {
+      next_expire = now + expire_every_ns;
+      absl::StatusOr<uint64_t> removed = probe->ExpireInflight(now, max_age_ns);
+      if (result = removed.status(); !result.ok()) break;
+      expired += *removed;
     }
     if (now >= next) {
       next = now + every;
@@ -134,9 +148,9 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
   absl::FPrintF(diag,
                 "biosnoop: completions=%d orphans=%d filtered=%d "
-                "hist_full=%d missed=%d duration_s=%.1f\n",
+                "hist_full=%d expired=%d missed=%d duration_s=%.1f\n",
                 c.completions(), c.orphans(), c.filtered(),
-                c.v[BIOSNOOP_CTR_HIST_FULL],
+                c.v[BIOSNOOP_CTR_HIST_FULL], expired,
                 TotalMissed(c, probe->ReadMissed(c), missed_completions),
                 (MonotonicNs() - start) / 1e9);
   if (result.code() == absl::StatusCode::kCancelled) return absl::OkStatus();

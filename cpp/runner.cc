@@ -37,7 +37,6 @@ namespace {
 constexpr int kPollMs = 10;
 constexpr uint64_t kFlushEveryNs = 10000000;
 constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
-constexpr uint64_t kExpireEveryNs = 30000000000;  // in-flight sweep: <= 30 s
 
 std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
                         const MissedHooks& missed, int verbose) {

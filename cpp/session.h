@@ -45,4 +45,8 @@ absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
                                                MissedCompletionFinder& finder);
 inline constexpr useconds_t kMissedRecheckUs = 50000;
 
+// How often each mode sweeps the in-flight table for requests older than
+// --max-inflight-age (at most half that age apart).
+inline constexpr uint64_t kExpireEveryNs = 30000000000;  // 30 s
+
 }  // namespace biosnoop

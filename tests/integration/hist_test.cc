@@ -173,5 +173,25 @@ TEST(Hist, TextAndCsvAtEveryInterval) {
   }
 }
 
+// A request stuck past --max-inflight-age is forgotten in histogram mode
+// too (expired), and its late completion is an orphan, in no histogram.
+TEST(Hist, StuckRequestIsExpiredAndItsLateCompletionIsAnOrphan) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 3500});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--hist", "--json", "-d", slow.loop_name(), "--max-inflight-age", "1"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 1).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["expired"], 1) << b.Stderr();
+  EXPECT_EQ(s["orphans"], 1) << b.Stderr();
+  EXPECT_EQ(s["completions"], 1) << b.Stderr();
+  const json report = OnlyReport(b);
+  const json* all = Find(report, "", "");
+  ASSERT_NE(all, nullptr) << b.Stdout();
+  EXPECT_EQ((*all)["count"], 0) << b.Stdout();
+}
+
 }  // namespace
 }  // namespace biosnoop::testing
