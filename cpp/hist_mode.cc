@@ -94,7 +94,6 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                              ? absl::ToInt64Nanoseconds(*options.interval)
                              : UINT64_MAX;
   uint64_t next = every == UINT64_MAX ? UINT64_MAX : start + every;
-  constexpr uint64_t kTickNs = 1000000000;  // rescue, missed: once a second
   uint64_t next_tick = start + kTickNs;
   MissedCompletionFinder finder;
   uint64_t missed_completions = 0;
@@ -145,14 +144,19 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
     missed_completions += found;
   }
+  // Requests issued over a second ago and still held: in flight on a hung
+  // or busy disk, in no histogram.
+  ASSIGN_OR_RETURN(uint64_t unfinished,
+                   probe->CountStaleInflight(MonotonicNs(), kTickNs));
   ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
   absl::FPrintF(diag,
                 "biosnoop: completions=%d orphans=%d filtered=%d "
-                "hist_full=%d expired=%d missed=%d duration_s=%.1f\n",
+                "hist_full=%d expired=%d missed=%d unfinished=%d "
+                "duration_s=%.1f\n",
                 c.completions(), c.orphans(), c.filtered(),
                 c.v[BIOSNOOP_CTR_HIST_FULL], expired,
                 TotalMissed(c, probe->ReadMissed(c), missed_completions),
-                (MonotonicNs() - start) / 1e9);
+                unfinished, (MonotonicNs() - start) / 1e9);
   if (result.code() == absl::StatusCode::kCancelled) return absl::OkStatus();
   if (!result.ok()) return WithExitCode(result, kExitIoError);
   return absl::OkStatus();

@@ -36,7 +36,6 @@ namespace {
 // file within about kPollMs + kFlushEveryNs of its completion.
 constexpr int kPollMs = 10;
 constexpr uint64_t kFlushEveryNs = 10000000;
-constexpr uint64_t kTickNs = 1000000000;          // counters, clock: 1 s
 
 std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
                         const MissedHooks& missed, int verbose) {

@@ -45,6 +45,10 @@ absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
                                                MissedCompletionFinder& finder);
 inline constexpr useconds_t kMissedRecheckUs = 50000;
 
+// Housekeeping period of both modes (rescue, missed completions), and the
+// age past which a request still held at exit counts as unfinished.
+inline constexpr uint64_t kTickNs = 1000000000;  // 1 s
+
 // How often each mode sweeps the in-flight table for requests older than
 // --max-inflight-age (at most half that age apart).
 inline constexpr uint64_t kExpireEveryNs = 30000000000;  // 30 s

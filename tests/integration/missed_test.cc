@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "biosnoop_abi.h"
 #include "disk_names.h"
@@ -222,6 +223,36 @@ void SlowRequestIsNotTakenForMissed(bool iostats) {
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(s["missed"], 0) << b.Stderr();
   EXPECT_EQ(s["orphans"], 0) << b.Stderr();
+}
+
+// A read still in flight on a slow disk when biosnoop stops is neither a
+// completion nor missed: it is counted as unfinished, in both modes.
+void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args) {
+  SlowDisk slow({.read_delay_ms = 4000});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  args.insert(args.end(), {"-d", slow.loop_name()});
+  Biosnoop b(args);
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::thread read([&] { DirectDd(slow.loop_path(), true, 4096, 1); });
+  // Issued well over a second before the stop, completed well after it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1800));
+  const int status = b.Stop();
+  read.join();
+  ASSERT_EQ(status, 0) << b.Stderr();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["unfinished"], 1) << b.Stderr();
+  EXPECT_EQ(s["missed"], 0) << b.Stderr();
+  EXPECT_EQ(s["completions"], 0) << b.Stderr();
+}
+
+TEST(Missed, AReadInFlightAtExitIsUnfinished) {
+  BIOSNOOP_REQUIRE_ROOT();
+  ReadInFlightAtExitIsUnfinished({"--min-us", "0"});
+}
+
+TEST(Missed, HistogramModeCountsAReadInFlightAtExitAsUnfinished) {
+  BIOSNOOP_REQUIRE_ROOT();
+  ReadInFlightAtExitIsUnfinished({"--hist", "--json"});
 }
 
 TEST(Missed, ASlowRequestInFlightIsNotTakenForMissed) {
