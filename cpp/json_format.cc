@@ -228,36 +228,6 @@ inline char* WriteLiteral(const char (&s)[N], char* p) {
   return p + (N - 1);
 }
 
-inline int DecimalDigits(uint64_t v) {
-  int n = 1;
-  for (;;) {
-    if (v < 10) return n;
-    if (v < 100) return n + 1;
-    if (v < 1000) return n + 2;
-    if (v < 10000) return n + 3;
-    v /= 10000;
-    n += 4;
-  }
-}
-
-// Decimal, two digits per division, written backwards from the known end.
-inline char* WriteUint(uint64_t v, char* p) {
-  char* const end = p + DecimalDigits(v);
-  char* q = end;
-  while (v >= 100) {
-    const size_t pair = static_cast<size_t>(v % 100) * 2;
-    v /= 100;
-    q -= 2;
-    std::memcpy(q, kDigitPairs + pair, 2);
-  }
-  if (v >= 10) {
-    std::memcpy(q - 2, kDigitPairs + static_cast<size_t>(v) * 2, 2);
-  } else {
-    q[-1] = static_cast<char>('0' + v);
-  }
-  return end;
-}
-
 inline char* WriteInt(int64_t v, char* p) {
   if (v < 0) {
     *p++ = '-';
