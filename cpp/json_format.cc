@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "decimal_digits.h"
+#include "short_copy.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -137,32 +138,13 @@ inline bool ShortIsCopied(const unsigned char* in, size_t n) {
   return true;
 }
 
-// Copies n <= 16 bytes with two overlapping moves.
-inline void CopyShort(const unsigned char* in, size_t n, char* p) {
-  if (n >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, in, 8);
-    std::memcpy(&b, in + n - 8, 8);
-    std::memcpy(p, &a, 8);
-    std::memcpy(p + n - 8, &b, 8);
-  } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, in, 4);
-    std::memcpy(&b, in + n - 4, 4);
-    std::memcpy(p, &a, 4);
-    std::memcpy(p + n - 4, &b, 4);
-  } else {
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<char>(in[i]);
-  }
-}
-
 // Writes `s` quoted; sets *replaced when some byte became U+FFFD.
 char* WriteJsonString(absl::string_view s, char* p, bool* replaced) {
   const auto* in = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   *p++ = '"';
   if (n <= 16 && ShortIsCopied(in, n)) {
-    CopyShort(in, n, p);
+    CopyShort(s.data(), n, p);
     p += n;
     *p++ = '"';
     return p;

@@ -7,6 +7,7 @@
 #include "decimal_digits.h"
 #include "histogram.h"
 #include "json_format.h"
+#include "short_copy.h"
 
 namespace biosnoop {
 namespace {
@@ -34,29 +35,8 @@ class Writer {
   void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
   void Bytes(absl::string_view s) {
     Varint(s.size());
-    const size_t n = s.size();
-    const char* in = s.data();
-    // The usual string (host, disk, partition, dev, op, rwbs, comm) is
-    // short: two overlapping moves of 8 or 4 bytes, or up to three single
-    // ones, instead of a call into the library's memcpy.
-    if (n >= 8 && n <= 16) {
-      uint64_t head, tail;
-      std::memcpy(&head, in, 8);
-      std::memcpy(&tail, in + n - 8, 8);
-      std::memcpy(p_, &head, 8);
-      std::memcpy(p_ + n - 8, &tail, 8);
-    } else if (n >= 4 && n < 8) {
-      uint32_t head, tail;
-      std::memcpy(&head, in, 4);
-      std::memcpy(&tail, in + n - 4, 4);
-      std::memcpy(p_, &head, 4);
-      std::memcpy(p_ + n - 4, &tail, 4);
-    } else if (n < 4) {
-      for (size_t i = 0; i < n; ++i) p_[i] = in[i];
-    } else {
-      std::memcpy(p_, in, n);
-    }
-    p_ += n;
+    CopyBytes(s.data(), s.size(), p_);
+    p_ += s.size();
   }
   // proto3 scalars: zero is the default and is not written.
   void U64(int field, uint64_t v) {
