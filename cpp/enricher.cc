@@ -19,8 +19,14 @@ void Enricher::EnrichInPlace(uint64_t now_ns, EnrichedEvent* out) {
   // are big enough (and device names usually fit the small-string buffer).
   DiskNames::LocationView where =
       names_.LookupView(event.major, event.minor, event.sector, now_ns);
-  out->disk.assign(where.disk.data(), where.disk.size());
-  out->partition.assign(where.partition.data(), where.partition.size());
+  // Consecutive events are mostly on one disk and partition: a name that
+  // did not change is not copied again.
+  if (absl::string_view(out->disk) != where.disk) {
+    out->disk.assign(where.disk.data(), where.disk.size());
+  }
+  if (absl::string_view(out->partition) != where.partition) {
+    out->partition.assign(where.partition.data(), where.partition.size());
+  }
   out->realtime_ns = clock_.ToRealtimeNs(event.complete_ns);
   out->seq = ++seq_;
   out->include_queue = include_queue_;

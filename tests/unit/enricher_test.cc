@@ -145,6 +145,13 @@ TEST_F(EnricherTest, ReusedOutputCarriesNothingStale) {
   EXPECT_EQ(out.disk, "9:3");
   EXPECT_EQ(out.partition, "");
   EXPECT_FALSE(out.event.queue_ns.has_value());
+  // Names unchanged from the last event are kept, changed ones replaced.
+  enricher.Enrich(MakeEvent(254, 0, 2048), now_, &out);
+  EXPECT_EQ(out.disk, "vda");
+  EXPECT_EQ(out.partition, "vda1");
+  enricher.Enrich(MakeEvent(254, 0, 2048), now_, &out);
+  EXPECT_EQ(out.disk, "vda");
+  EXPECT_EQ(out.partition, "vda1");
 }
 
 TEST_F(EnricherTest, ReusesStringCapacity) {
