@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -12,7 +11,6 @@
 #include "exit_codes.h"
 #include "hist_format.h"
 #include "histogram.h"
-#include "missed_completions.h"
 #include "output_file.h"
 #include "session.h"
 #include "signals.h"
@@ -95,15 +93,12 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                              : UINT64_MAX;
   uint64_t next = every == UINT64_MAX ? UINT64_MAX : start + every;
   uint64_t next_tick = start + kTickNs;
-  MissedCompletionFinder finder;
-  uint64_t missed_completions = 0;
-  // Requests whose completion never comes (a device removed mid-I/O) are
-  // forgotten, as in the event stream, so the in-flight table cannot fill.
-  const uint64_t max_age_ns =
-      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age));
-  const uint64_t expire_every_ns = std::min(kExpireEveryNs, max_age_ns / 2);
-  uint64_t next_expire = start + expire_every_ns;
-  uint64_t expired = 0;
+  // What the histograms cannot show: I/O the kernel never delivered,
+  // requests that never completed (as in the event stream).
+  InflightUpkeep upkeep(
+      *probe,
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age)),
+      start);
   absl::Status result;
   while (!StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(100);
@@ -118,16 +113,8 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       if (result = RescueIfSkipped(*probe, diag); !result.ok()) break;
-      absl::StatusOr<uint64_t> found = FindMissedCompletions(*probe, finder);
-      if (result = found.status(); !result.ok()) break;
-      missed_completions += *found;
     }
-    if (now >= next_expire) {
-      next_expire = now + expire_every_ns;
-      absl::StatusOr<uint64_t> removed = probe->ExpireInflight(now, max_age_ns);
-      if (result = removed.status(); !result.ok()) break;
-      expired += *removed;
-    }
+    if (result = upkeep.Run(now); !result.ok()) break;
     if (now >= next) {
       next = now + every;
       if (result = report(); !result.ok()) break;
@@ -141,21 +128,19 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   // after any pending completion ran).
   for (int i = 0; i < 2; ++i) {
     if (i > 0) usleep(kMissedRecheckUs);
-    ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
-    missed_completions += found;
+    RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
   // Requests issued over a second ago and still held: in flight on a hung
   // or busy disk, in no histogram.
-  ASSIGN_OR_RETURN(uint64_t unfinished,
-                   probe->CountStaleInflight(MonotonicNs(), kTickNs));
+  ASSIGN_OR_RETURN(uint64_t unfinished, upkeep.CountUnfinished());
   ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
   absl::FPrintF(diag,
                 "biosnoop: completions=%d orphans=%d filtered=%d "
                 "hist_full=%d expired=%d missed=%d unfinished=%d "
                 "duration_s=%.1f\n",
                 c.completions(), c.orphans(), c.filtered(),
-                c.v[BIOSNOOP_CTR_HIST_FULL], expired,
-                TotalMissed(c, probe->ReadMissed(c), missed_completions),
+                c.v[BIOSNOOP_CTR_HIST_FULL], upkeep.expired(),
+                TotalMissed(c, probe->ReadMissed(c), upkeep.missed_completions()),
                 unfinished, (MonotonicNs() - start) / 1e9);
   if (result.code() == absl::StatusCode::kCancelled) return absl::OkStatus();
   if (!result.ok()) return WithExitCode(result, kExitIoError);

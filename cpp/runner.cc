@@ -15,7 +15,6 @@
 #include "hist_mode.h"
 #include "histogram.h"
 #include "jsonl_sink.h"
-#include "missed_completions.h"
 #include "output_file.h"
 #include "probe.h"
 #include "proto_sink.h"
@@ -111,18 +110,19 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   };
   keep(sink->WriteHeader(info));
 
-  uint64_t expired = 0;
+  InflightUpkeep upkeep(
+      *probe,
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age)),
+      start_ns);
   uint64_t unfinished = 0;  // known at exit only
-  uint64_t missed_completions = 0;
-  MissedCompletionFinder finder;
   // A stats record from the counters as they are now.  Flushes first, so
   // written/dropped count what has reached the file.
   auto snapshot = [&](bool final) -> absl::StatusOr<StatsSnapshot> {
     keep(sink->Flush());
     ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
-    ConsumerCounts consumer{pipeline.decode_errors, expired,
+    ConsumerCounts consumer{pipeline.decode_errors, upkeep.expired(),
                             sink->events_written(), sink->events_dropped(),
-                            unfinished, missed_completions};
+                            unfinished, upkeep.missed_completions()};
     uint64_t now = MonotonicNs();
     return MakeStats(c, probe->ReadMissed(c), consumer, clock.ToRealtimeNs(now),
                      (now - start_ns) / 1e9, final);
@@ -132,15 +132,11 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       options.duration.has_value()
           ? start_ns + static_cast<uint64_t>(absl::ToInt64Nanoseconds(*options.duration))
           : UINT64_MAX;
-  const uint64_t max_age_ns =
-      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age));
-  const uint64_t expire_every_ns = std::min(kExpireEveryNs, max_age_ns / 2);
   const uint64_t stats_every_ns =
       options.stats_interval > absl::ZeroDuration()
           ? static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.stats_interval))
           : UINT64_MAX;
   uint64_t next_tick = start_ns + kTickNs;
-  uint64_t next_expire = start_ns + expire_every_ns;
   uint64_t next_stats = stats_every_ns == UINT64_MAX ? UINT64_MAX
                                                      : start_ns + stats_every_ns;
   uint64_t lost_reported = 0;
@@ -192,8 +188,6 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       next_tick = now + kTickNs;
       enricher.Recalibrate();
       RETURN_IF_ERROR(RescueIfSkipped(*probe, diag));
-      ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
-      missed_completions += found;
       ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
       if (c.lost() > lost_reported) {
         // Loss is reported while it happens, not only at exit.
@@ -213,12 +207,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
       if (!keep(sink->WriteStats(s))) break;
     }
-    if (now >= next_expire) {
-      next_expire = now + expire_every_ns;
-      ASSIGN_OR_RETURN(uint64_t removed,
-                       probe->ExpireInflight(now, max_age_ns));
-      expired += removed;
-    }
+    RETURN_IF_ERROR(upkeep.Run(now));
   }
 
   // Completions the kernel did not deliver to our hook, on disks idle now:
@@ -238,8 +227,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
         keep(probe->Poll(static_cast<int>((until - now) / 1000000) + 1).status());
       }
     }
-    ASSIGN_OR_RETURN(uint64_t found, FindMissedCompletions(*probe, finder));
-    missed_completions += found;
+    RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
   // From here on nothing is emitted, so the drain below writes every
   // record the counters count (unless the output is gone).
@@ -248,8 +236,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
   // Requests issued over a second ago and still held: in flight on a hung
   // or busy disk, their completion not (yet) seen.
-  ASSIGN_OR_RETURN(unfinished,
-                   probe->CountStaleInflight(MonotonicNs(), kTickNs));
+  ASSIGN_OR_RETURN(unfinished, upkeep.CountUnfinished());
   ASSIGN_OR_RETURN(StatsSnapshot last, snapshot(true));
   if (result.ok()) {
     keep(sink->WriteStats(last));

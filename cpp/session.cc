@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -84,28 +85,57 @@ absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> FindMissedCompletions(Probe& probe,
-                                               MissedCompletionFinder& finder) {
-  ASSIGN_OR_RETURN(std::vector<uint32_t> devs, probe.DevsWithInflight());
+InflightUpkeep::InflightUpkeep(Probe& probe, uint64_t max_age_ns,
+                               uint64_t start_ns)
+    : probe_(probe),
+      max_age_ns_(max_age_ns),
+      expire_every_ns_(std::min(kExpireEveryNs, max_age_ns / 2)),
+      next_missed_check_(start_ns + kTickNs),
+      next_expire_(start_ns + expire_every_ns_) {}
+
+absl::Status InflightUpkeep::Run(uint64_t now_ns) {
+  if (now_ns >= next_missed_check_) {
+    next_missed_check_ = now_ns + kTickNs;
+    RETURN_IF_ERROR(FindMissedCompletions());
+  }
+  if (now_ns >= next_expire_) {
+    next_expire_ = now_ns + expire_every_ns_;
+    ASSIGN_OR_RETURN(uint64_t removed, probe_.ExpireInflight(now_ns, max_age_ns_));
+    expired_ += removed;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InflightUpkeep::ObserveAtExit() { return FindMissedCompletions(); }
+
+absl::StatusOr<uint64_t> InflightUpkeep::CountUnfinished() {
+  return probe_.CountStaleInflight(MonotonicNs(), kTickNs);
+}
+
+// One observation for the finder: disks biosnoop holds requests for, the
+// idle ones among them (read first), then their issued requests.
+absl::Status InflightUpkeep::FindMissedCompletions() {
+  ASSIGN_OR_RETURN(std::vector<uint32_t> devs, probe_.DevsWithInflight());
   absl::flat_hash_set<uint32_t> idle;
   for (uint32_t dev : devs) {
     if (DiskIdle(dev).value_or(false)) idle.insert(dev);
   }
   if (idle.empty()) {
-    finder.Reset();
-    return 0;
+    finder_.Reset();
+    return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(std::vector<InflightEntry> issued,
-                   probe.ReadIssuedInflight(idle));
-  std::vector<InflightEntry> confirmed = finder.Observe(issued, idle);
-  ASSIGN_OR_RETURN(uint64_t removed, probe.RemoveInflight(confirmed));
+                   probe_.ReadIssuedInflight(idle));
+  std::vector<InflightEntry> confirmed = finder_.Observe(issued, idle);
+  ASSIGN_OR_RETURN(uint64_t removed, probe_.RemoveInflight(confirmed));
+  missed_completions_ += removed;
   absl::flat_hash_set<uint32_t> still_held;
   for (const InflightEntry& e : issued) still_held.insert(e.dev);
   for (const InflightEntry& e : confirmed) still_held.erase(e.dev);
   for (uint32_t dev : idle) {
-    if (!still_held.contains(dev)) RETURN_IF_ERROR(probe.ResetDepth(dev));
+    if (!still_held.contains(dev)) RETURN_IF_ERROR(probe_.ResetDepth(dev));
   }
-  return removed;
+  return absl::OkStatus();
 }
 
 }  // namespace biosnoop
