@@ -39,6 +39,16 @@ class FileSink : public Sink {
   absl::Status AppendEvent(absl::string_view record) {
     return file_->AppendOne(record);
   }
+  // AppendEvent() for a record formatted in place, in at most `bound`
+  // bytes at ReserveEvent()'s pointer (OutputFile::ReserveOne: nullptr
+  // when the buffer can never hold `bound`; *status gets the error of the
+  // write that made room), then queued by CommitEvent().
+  char* ReserveEvent(size_t bound, absl::Status* status) {
+    return file_->ReserveOne(bound, status);
+  }
+  absl::Status CommitEvent(const char* begin, const char* end) {
+    return file_->CommitOne(begin, end);
+  }
 
   // Writes one formatted non-event record (header, stats, summary) at
   // once, alone in its flush.  If flushing the queued events fails, that

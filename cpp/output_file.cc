@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -125,9 +126,9 @@ OutputFile::OutputFile(std::string path, RecordFraming framing, int fd,
       framing_(framing),
       fd_(fd),
       owns_fd_(owns_fd),
-      is_regular_(is_regular) {
-  buffer_.reserve(kBufferBytes);
-}
+      is_regular_(is_regular),
+      // Not value-initialised: every byte is written before it is read.
+      buffer_(new char[kBufferBytes]) {}
 
 OutputFile::~OutputFile() {
   (void)Flush();
@@ -150,7 +151,7 @@ absl::Status OutputFile::Append(absl::string_view whole_records) {
   const uint64_t records = whole.count;
 
   absl::Status status;
-  if (buffer_.size() + whole_records.size() > kBufferBytes) {
+  if (used_ + whole_records.size() > kBufferBytes) {
     status = Flush();  // on error the buffer's records are already dropped
   }
   if (whole_records.size() >= kBufferBytes) {
@@ -162,7 +163,8 @@ absl::Status OutputFile::Append(absl::string_view whole_records) {
     return WriteRecords(whole_records, records);
   }
   // Even after a failed flush, keep this call's records for the next attempt.
-  buffer_.append(whole_records.data(), whole_records.size());
+  std::memcpy(buffer_.get() + used_, whole_records.data(), whole_records.size());
+  used_ += whole_records.size();
   buffered_records_ += records;
   return status;
 }
@@ -174,7 +176,7 @@ absl::Status OutputFile::AppendOne(absl::string_view record) {
         "output text must be whole lines ending in a newline");
   }
   absl::Status status;
-  if (buffer_.size() + record.size() > kBufferBytes) status = Flush();
+  if (used_ + record.size() > kBufferBytes) status = Flush();
   if (record.size() >= kBufferBytes) {
     if (!status.ok()) {
       ++records_dropped_;
@@ -182,15 +184,38 @@ absl::Status OutputFile::AppendOne(absl::string_view record) {
     }
     return WriteRecords(record, 1);
   }
-  buffer_.append(record.data(), record.size());
+  std::memcpy(buffer_.get() + used_, record.data(), record.size());
+  used_ += record.size();
   ++buffered_records_;
   return status;
 }
 
+char* OutputFile::ReserveOne(size_t bound, absl::Status* status) {
+  if (bound >= kBufferBytes) return nullptr;  // as AppendOne: not buffered
+  if (used_ + bound > kBufferBytes) *status = Flush();
+  return buffer_.get() + used_;
+}
+
+absl::Status OutputFile::CommitOne(const char* begin, const char* end) {
+  if (begin != buffer_.get() + used_ || end < begin ||
+      static_cast<size_t>(end - buffer_.get()) > kBufferBytes) {
+    return absl::InternalError("CommitOne without its ReserveOne");
+  }
+  if (end == begin) return absl::OkStatus();
+  if (framing_ == RecordFraming::kLines && end[-1] != '\n') {
+    return absl::InvalidArgumentError(
+        "output text must be whole lines ending in a newline");
+  }
+  used_ += static_cast<size_t>(end - begin);
+  ++buffered_records_;
+  return absl::OkStatus();
+}
+
 absl::Status OutputFile::Flush() {
-  if (buffer_.empty()) return absl::OkStatus();
-  absl::Status status = WriteRecords(buffer_, buffered_records_);
-  buffer_.clear();
+  if (used_ == 0) return absl::OkStatus();
+  absl::Status status =
+      WriteRecords(absl::string_view(buffer_.get(), used_), buffered_records_);
+  used_ = 0;
   buffered_records_ = 0;
   return status;
 }

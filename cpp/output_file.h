@@ -77,6 +77,22 @@ class OutputFile {
   // The caller guarantees a line holds no other '\n'.
   absl::Status AppendOne(absl::string_view record);
 
+  // AppendOne() without the copy, for a sink that formats its record
+  // straight into the buffer:
+  //   absl::Status flushed;
+  //   char* p = file->ReserveOne(bound, &flushed);   // room for `bound`
+  //   char* end = Format(record, p);                 // at most `bound`
+  //   absl::Status queued = file->CommitOne(p, end);
+  // ReserveOne() writes the buffer out first when it lacks the room (that
+  // write's error, as AppendOne() would return it, goes to *status; the
+  // room is given all the same).  It returns nullptr when `bound` exceeds
+  // what the buffer can ever hold: then use AppendOne().  Until CommitOne()
+  // the bytes at p are not part of the file; a later ReserveOne() or
+  // Append() without CommitOne() discards them.  CommitOne() checks the
+  // framing as AppendOne() does (nothing queued on InvalidArgumentError).
+  char* ReserveOne(size_t bound, absl::Status* status);
+  absl::Status CommitOne(const char* begin, const char* end);
+
   // Writes everything buffered.  Same errors as Append().
   absl::Status Flush();
 
@@ -119,7 +135,10 @@ class OutputFile {
   int fd_;
   bool owns_fd_;
   bool is_regular_;  // a regular file: a partial record can be truncated away
-  std::string buffer_;
+  // kBufferBytes of storage, allocated once; the first `used_` hold whole
+  // records waiting for write(2).
+  std::unique_ptr<char[]> buffer_;
+  size_t used_ = 0;
   uint64_t buffered_records_ = 0;
   uint64_t records_written_ = 0;
   uint64_t bytes_written_ = 0;

@@ -146,6 +146,59 @@ TEST_F(OutputFileTest, AppendOneCountsOneRecordAndChecksFraming) {
   EXPECT_EQ(ReadFile(path).size(), lines * kLine);
 }
 
+// The in-place form of AppendOne: the record is formatted at the buffer's
+// end and queued only by CommitOne.
+TEST_F(OutputFileTest, ReserveOneAndCommitOneQueueRecordsInPlace) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  constexpr size_t kLine = 100;
+  // Room for a record never gets smaller than the bound asked for.
+  constexpr size_t kBound = 1200;
+  const int lines = static_cast<int>(3 * OutputFile::kBufferBytes / kLine);
+  for (int i = 0; i < lines; ++i) {
+    absl::Status flushed;
+    char* p = (*file)->ReserveOne(kBound, &flushed);
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(flushed.ok()) << flushed;
+    // Scribble over the whole room: only the committed bytes may count.
+    std::memset(p, '#', kBound);
+    const std::string line = NumberedLine(i, kLine);
+    std::memcpy(p, line.data(), line.size());
+    ASSERT_TRUE((*file)->CommitOne(p, p + line.size()).ok());
+  }
+  EXPECT_EQ((*file)->records_written() + (*file)->records_buffered(),
+            static_cast<uint64_t>(lines));
+  EXPECT_GT((*file)->records_written(), 0u);  // the buffer filled up twice
+
+  // Reserved and never committed: discarded by the next record.
+  absl::Status flushed;
+  char* p = (*file)->ReserveOne(kBound, &flushed);
+  ASSERT_NE(p, nullptr);
+  std::memcpy(p, "abandoned\n", 10);
+  // A record without its newline is refused and not queued.
+  p = (*file)->ReserveOne(kBound, &flushed);
+  std::memcpy(p, "no newline", 10);
+  EXPECT_EQ((*file)->CommitOne(p, p + 10).code(),
+            absl::StatusCode::kInvalidArgument);
+  // A pointer that is not the reserved room is a caller's bug, refused.
+  std::string elsewhere = NumberedLine(lines, kLine);
+  EXPECT_EQ((*file)
+                ->CommitOne(elsewhere.data(), elsewhere.data() + kLine)
+                .code(),
+            absl::StatusCode::kInternal);
+  ASSERT_TRUE((*file)->AppendOne(NumberedLine(lines, kLine)).ok());
+  // More than the buffer can ever hold: no room, AppendOne's job.
+  EXPECT_EQ((*file)->ReserveOne(OutputFile::kBufferBytes, &flushed), nullptr);
+
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ((*file)->records_written(), static_cast<uint64_t>(lines + 1));
+  EXPECT_EQ((*file)->records_dropped(), 0u);
+  const std::string content = ReadFile(path);
+  EXPECT_EQ(content.size(), (lines + 1) * kLine);
+  ExpectWholeLines(content, kLine);
+}
+
 TEST_F(OutputFileTest, LargeAppendGoesStraightToTheFile) {
   const std::string path = Path("slow.jsonl");
   auto file = OutputFile::Open(path);
@@ -382,6 +435,49 @@ std::string PartialWriteBody(const std::string& path) {
   return absl::StrCat(report, "\n", Report(later, **file));
 }
 
+// ReserveOne when the buffer lacks room and the write that makes room
+// fails (file size limit mid line 16): the error is reported, the buffered
+// lines are dropped and counted, and the room is still given, so the record
+// formatted there is kept for the next write.
+std::string ReserveAfterFailedWriteBody(const std::string& path) {
+  if (!SetFileSizeLimit(1000)) return "setrlimit failed";
+  auto file = OutputFile::Open(path);
+  if (!file.ok()) return file.status().ToString();
+  const size_t in_buffer = OutputFile::kBufferBytes / 64 - 1;
+  std::string lines;
+  for (size_t i = 0; i < in_buffer; ++i) lines += NumberedLine(static_cast<int>(i));
+  absl::Status s = (*file)->Append(lines);
+  if (!s.ok()) return "append: " + s.ToString();
+  absl::Status flushed;
+  char* p = (*file)->ReserveOne(128, &flushed);
+  if (p == nullptr) return "no room";
+  const std::string line = NumberedLine(15);
+  std::memcpy(p, line.data(), line.size());
+  absl::Status queued = (*file)->CommitOne(p, p + line.size());
+  std::string report = absl::StrCat(Report(flushed, **file), "|",
+                                    (*file)->records_buffered(), "|",
+                                    queued.ok() ? "queued" : queued.ToString());
+  SetFileSizeLimit(RLIM_INFINITY);
+  absl::Status later = (*file)->Flush();
+  return absl::StrCat(report, "\n", Report(later, **file));
+}
+
+TEST_F(OutputFileTest, ReserveOneReportsTheFailedWriteAndKeepsTheRecord) {
+  const std::string path = Path("slow.jsonl");
+  const std::string report = RunInChild(&ReserveAfterFailedWriteBody, path);
+  const std::vector<std::string> parts = absl::StrSplit(report, '\n');
+  ASSERT_EQ(parts.size(), 2u) << report;
+  const size_t in_buffer = OutputFile::kBufferBytes / 64 - 1;
+  EXPECT_EQ(parts[0],
+            absl::StrCat(static_cast<int>(absl::StatusCode::kOutOfRange),
+                         "|15|960|", in_buffer - 15, "|writing \"", path,
+                         "\": File too large|1|queued"));
+  EXPECT_EQ(parts[1], absl::StrCat("0|16|1024|", in_buffer - 15, "|"));
+  const std::string content = ReadFile(path);
+  EXPECT_EQ(content.size(), 16 * 64u);
+  ExpectWholeLines(content, 64);
+}
+
 TEST_F(OutputFileTest, PartialWriteIsTrimmedBackToTheLastWholeLine) {
   const std::string path = Path("slow.jsonl");
   const std::string report = RunInChild(&PartialWriteBody, path);
@@ -520,6 +616,32 @@ TEST_F(SinkTest, JsonlSinkWritesOneLinePerEventAndRotates) {
   EXPECT_EQ(seqs(new_content), (std::vector<uint64_t>{5}));
   EXPECT_EQ(old_content.back(), '\n');
   EXPECT_EQ(new_content.back(), '\n');
+}
+
+// An event whose line could be larger than the whole output buffer (a
+// disk name of 40,000 control bytes, each escaped as \u00XX) cannot be
+// formatted in place: it takes the copying path, whole, in order.
+TEST_F(SinkTest, JsonlSinkWritesAnEventLargerThanTheBuffer) {
+  const std::string path = Path("slow.jsonl");
+  auto file = OutputFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  JsonlSink sink(std::move(*file), "host-a");
+  ASSERT_TRUE(sink.Write(SinkEvent(1)).ok());
+  EnrichedEvent huge = SinkEvent(2);
+  huge.disk.assign(40000, '\x01');
+  ASSERT_TRUE(sink.Write(huge).ok());
+  ASSERT_TRUE(sink.Write(SinkEvent(3)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(sink.events_written(), 3u);
+  const std::vector<std::string> lines =
+      absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_GT(lines[1].size(), OutputFile::kBufferBytes / 2);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const nlohmann::json j = nlohmann::json::parse(lines[i]);
+    EXPECT_EQ(j["seq"], i + 1);
+    EXPECT_EQ(j["disk"].get<std::string>().size(), i == 1 ? 40000u : 5u);
+  }
 }
 
 }  // namespace
