@@ -234,7 +234,7 @@ inline bool ShortIsAscii(const unsigned char* in, size_t n) {
   if (n >= 8) {
     std::memcpy(&a, in, 8);
     std::memcpy(&b, in + n - 8, 8);
-    return ((a | b) & 0x8080808080808080u) == 0;
+    return ((a | b) & kHighBits) == 0;
   }
   if (n >= 4) {
     uint32_t x, y;
@@ -256,7 +256,7 @@ bool IsValidUtf8(absl::string_view bytes) {
   while (i + 8 <= n) {
     uint64_t word;
     std::memcpy(&word, in + i, sizeof(word));
-    if (word & 0x8080808080808080u) break;
+    if (word & kHighBits) break;
     i += 8;
   }
   while (i < n) {
