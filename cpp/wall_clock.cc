@@ -81,7 +81,10 @@ char* Rfc3339Formatter::Write(int64_t realtime_ns, char* out) {
   }
   std::memcpy(out, prefix_, sizeof(prefix_));
   out[19] = '.';
-  PutFixedDigits(static_cast<uint64_t>(nanos), 9, out + 20);
+  const auto first = static_cast<uint32_t>(nanos / 100000000);
+  out[20] = static_cast<char>('0' + first);
+  PutEightDigits(EightDigits(static_cast<uint32_t>(nanos) - first * 100000000),
+                 out + 21);
   out[29] = 'Z';
   return out + kLength;
 }
