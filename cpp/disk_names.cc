@@ -135,10 +135,19 @@ DiskNames::Location DiskNames::Lookup(uint32_t major, uint32_t minor,
 DiskNames::LocationView DiskNames::LookupView(uint32_t major, uint32_t minor,
                                               uint64_t sector,
                                               uint64_t now_ns) {
-  auto [it, inserted] = devices_.try_emplace(DeviceKey(major, minor));
-  Device& device = it->second;
-  if (inserted ||
-      Elapsed(device.name_read_ns, now_ns,
+  // A stream's events mostly come from the disk of the event before: that
+  // one is found without hashing.  The pointer is the one the last
+  // try_emplace returned, and only try_emplace changes the map (and may
+  // move its elements), so it is valid until it is replaced here.
+  const uint64_t key = DeviceKey(major, minor);
+  if (last_device_ == nullptr || last_key_ != key) {
+    auto [it, inserted] = devices_.try_emplace(key);
+    last_key_ = key;
+    last_device_ = &it->second;
+    if (inserted) Refresh(major, minor, now_ns, last_device_);
+  }
+  Device& device = *last_device_;
+  if (Elapsed(device.name_read_ns, now_ns,
               device.known ? kRevalidateNs : kNegativeRetryNs)) {
     Refresh(major, minor, now_ns, &device);
   }

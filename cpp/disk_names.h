@@ -109,6 +109,9 @@ class DiskNames {
 
   std::string root_;
   absl::flat_hash_map<uint64_t, Device> devices_;
+  // The device of the last lookup: see LookupView.
+  uint64_t last_key_ = 0;
+  Device* last_device_ = nullptr;
 };
 
 }  // namespace biosnoop

@@ -217,6 +217,32 @@ TEST_F(DiskNamesTest, KnownDeviceIsServedFromCache) {
   EXPECT_EQ(Part(254, 0, 2048, t0_ + DiskNames::kRevalidateNs), "");
 }
 
+// The last device is remembered across lookups; new devices grow (and
+// rehash) the map that holds it, so the remembered one must follow.  Under
+// ASan a stale pointer would fail here, without it a wrong name.
+TEST_F(DiskNamesTest, LastDeviceStaysRightWhileTheTableGrows) {
+  for (uint32_t minor = 1; minor <= 200; ++minor) {
+    sysfs_.AddDisk(absl::StrCat("loop", minor), 7, minor);
+  }
+  for (uint32_t minor = 1; minor <= 200; ++minor) {
+    const uint64_t now = t0_ + minor;
+    DiskNames::LocationView vda = names_.LookupView(254, 0, 2048, now);
+    ASSERT_EQ(vda.disk, "vda") << minor;
+    ASSERT_EQ(vda.partition, "vda1") << minor;
+    // Twice: the second is served by the remembered device.
+    ASSERT_EQ(names_.LookupView(7, minor, 0, now).disk,
+              absl::StrCat("loop", minor));
+    ASSERT_EQ(names_.LookupView(7, minor, 0, now).disk,
+              absl::StrCat("loop", minor));
+    ASSERT_EQ(names_.LookupView(254, 0, 4096, now).partition, "vda2") << minor;
+    ASSERT_EQ(names_.LookupView(254, 0, 4096, now).partition, "vda2") << minor;
+  }
+  for (uint32_t minor = 200; minor >= 1; --minor) {
+    ASSERT_EQ(names_.LookupView(7, minor, 0, t0_ + 300).disk,
+              absl::StrCat("loop", minor));
+  }
+}
+
 TEST_F(DiskNamesTest, ReusedMajorMinorIsRenamedOnRevalidation) {
   ASSERT_EQ(Part(254, 0, 2048, t0_), "vda1");
   sysfs_.RemoveDisk("vda");
