@@ -313,24 +313,26 @@ bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out) {
   return replaced;
 }
 
-size_t EventJsonBound(const EnrichedEvent& e, absl::string_view host) {
+JsonHost::JsonHost(absl::string_view host) { AppendJsonString(host, &text_); }
+
+size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
-  return kEventFixedBound + Rfc3339Formatter::kLength +
-         kMaxJsonBytesPerByte *
-             (host.size() + e.disk.size() + e.partition.size() + comm) +
+  return kEventFixedBound + Rfc3339Formatter::kLength + host.text().size() +
+         kMaxJsonBytesPerByte * (e.disk.size() + e.partition.size() + comm) +
          2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
 }
 
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
                      std::string* out) {
+  const JsonHost json_host(host);
   const size_t old_size = out->size();
-  out->resize(old_size + EventJsonBound(e, host));
-  char* end = WriteEventJson(e, host, out->data() + old_size);
+  out->resize(old_size + EventJsonBound(e, json_host));
+  char* end = WriteEventJson(e, json_host, out->data() + old_size);
   out->resize(static_cast<size_t>(end - out->data()));
 }
 
-char* WriteEventJson(const EnrichedEvent& e, absl::string_view host, char* p) {
+char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   const Event& ev = e.event;
   p = WriteLiteral("{\"type\":\"event\",\"timestamp\":\"", p);
   p = WriteRfc3339Nanos(e.realtime_ns, p);
@@ -342,7 +344,7 @@ char* WriteEventJson(const EnrichedEvent& e, absl::string_view host, char* p) {
   bool unused = false;
 
   p = WriteLiteral("\",\"host\":", p);
-  p = WriteJsonString(host, p, &unused);
+  p = WriteRaw(host.text(), p);
   p = WriteLiteral(",\"disk\":", p);
   p = WriteJsonString(e.disk, p, &unused);
   p = WriteLiteral(",\"partition\":", p);

@@ -67,15 +67,26 @@ bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out);
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
                      std::string* out);
 
+// A host name as the JSON text of an event's "host" value (quoted, per
+// AppendJsonString), made once for a stream rather than once per event.
+class JsonHost {
+ public:
+  explicit JsonHost(absl::string_view host);
+  absl::string_view text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
 // The most bytes WriteEventJson can write for `e` and `host`.
-size_t EventJsonBound(const EnrichedEvent& e, absl::string_view host);
+size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host);
 
 // AppendEventJson's line written at `p`, which has room for
 // EventJsonBound(e, host) bytes; returns the end of what was written.  For
 // callers that keep a buffer of their own (the JSON Lines sink): growing a
 // std::string zero-fills the new bytes, which per event costs more than
 // some of the fields.
-char* WriteEventJson(const EnrichedEvent& e, absl::string_view host, char* p);
+char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p);
 
 // Appends the stream header line: {"type":"header", then every StreamHeader
 // field in schema order: format_version (kStreamFormatVersion), host,

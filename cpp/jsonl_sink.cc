@@ -6,8 +6,8 @@
 
 namespace biosnoop {
 
-JsonlSink::JsonlSink(std::unique_ptr<OutputFile> file, std::string host)
-    : FileSink(std::move(file)), host_(std::move(host)) {}
+JsonlSink::JsonlSink(std::unique_ptr<OutputFile> file, absl::string_view host)
+    : FileSink(std::move(file)), host_(host) {}
 
 absl::Status JsonlSink::Write(const EnrichedEvent& e) {
   // Formatted straight into the output buffer: a typical line is ~300

@@ -8,8 +8,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "event.h"
 #include "file_sink.h"
+#include "json_format.h"
 #include "output_file.h"
 #include "stream_info.h"
 
@@ -19,7 +21,7 @@ class JsonlSink : public FileSink {
  public:
   // `file` must not be null and must use RecordFraming::kLines.  `host` goes
   // into every event's "host" field.
-  JsonlSink(std::unique_ptr<OutputFile> file, std::string host);
+  JsonlSink(std::unique_ptr<OutputFile> file, absl::string_view host);
 
   // Errors are OutputFile::Append()'s (and Flush()'s for header, stats and
   // summaries, which are written out at once; see FileSink).
@@ -29,7 +31,7 @@ class JsonlSink : public FileSink {
   absl::Status WriteSummary(const SummaryRecord& summary) override;
 
  private:
-  std::string host_;
+  const JsonHost host_;
   // Scratch for one event line, reused: no allocation or zero-fill per event.
   std::string line_;
 };

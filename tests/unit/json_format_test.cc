@@ -629,10 +629,11 @@ TEST(JsonEventTest, WriteStaysWithinItsBound) {
   SetLongestFixedFields(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min();
 
-  const size_t bound = EventJsonBound(e, nasty);
+  const JsonHost host(nasty);
+  const size_t bound = EventJsonBound(e, host);
   constexpr size_t kGuard = 64;
   std::string buffer(bound + kGuard, '#');
-  const char* end = WriteEventJson(e, nasty, buffer.data());
+  const char* end = WriteEventJson(e, host, buffer.data());
   const size_t written = static_cast<size_t>(end - buffer.data());
   EXPECT_LE(written, bound);
   EXPECT_EQ(buffer.substr(bound), std::string(kGuard, '#'));

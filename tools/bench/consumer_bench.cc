@@ -238,13 +238,14 @@ void BM_DecodeEnrichJsonl(benchmark::State& state) {
   // Lines written one after another into a buffer the size of the output
   // file's, as JsonlSink writes them (WriteEventJson: nothing zero-filled).
   std::string buffer(OutputFile::kBufferBytes, '\0');
+  const JsonHost host(kHost);
   size_t i = 0, used = 0, bytes = 0;
   for (auto _ : state) {
     if (!p.DecodeEnrich(i++)) state.SkipWithError("decode failed");
-    if (buffer.size() - used < EventJsonBound(p.scratch, kHost)) used = 0;
+    if (buffer.size() - used < EventJsonBound(p.scratch, host)) used = 0;
     char* start = buffer.data() + used;
     const size_t n =
-        static_cast<size_t>(WriteEventJson(p.scratch, kHost, start) - start);
+        static_cast<size_t>(WriteEventJson(p.scratch, host, start) - start);
     used += n;
     bytes += n;
   }
