@@ -6,8 +6,8 @@
 
 namespace biosnoop {
 
-ProtoSink::ProtoSink(std::unique_ptr<OutputFile> file, std::string host)
-    : FileSink(std::move(file)), host_(std::move(host)) {}
+ProtoSink::ProtoSink(std::unique_ptr<OutputFile> file, absl::string_view host)
+    : FileSink(std::move(file)), host_(host) {}
 
 absl::Status ProtoSink::Write(const EnrichedEvent& e) {
   // The same bytes as FillEventProto + AppendDelimited (proto_format.h),

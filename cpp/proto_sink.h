@@ -9,9 +9,11 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "event.h"
 #include "file_sink.h"
 #include "output_file.h"
+#include "proto_wire.h"
 #include "stream_info.h"
 
 namespace biosnoop {
@@ -20,7 +22,7 @@ class ProtoSink : public FileSink {
  public:
   // `file` must not be null and must use RecordFraming::kVarintDelimited.
   // `host` goes into every event's host field.
-  ProtoSink(std::unique_ptr<OutputFile> file, std::string host);
+  ProtoSink(std::unique_ptr<OutputFile> file, absl::string_view host);
 
   // Same errors as JsonlSink's.  Write() encodes the wire format directly
   // (proto_wire.h) and allocates nothing once its buffers have grown to the
@@ -31,7 +33,7 @@ class ProtoSink : public FileSink {
   absl::Status WriteSummary(const SummaryRecord& summary) override;
 
  private:
-  std::string host_;
+  const ProtoHost host_;
   std::string record_;  // the delimited Record, reused for every event
 };
 

@@ -63,6 +63,11 @@ class Writer {
     Tag(field, kVarint);
     Varint(v);
   }
+  // Bytes already encoded (a whole field).
+  void Raw(absl::string_view s) {
+    CopyBytes(s.data(), s.size(), p_);
+    p_ += s.size();
+  }
 
  private:
   char* p_;
@@ -238,33 +243,42 @@ constexpr size_t kMaxUtf8BytesPerByte = 3;
 
 }  // namespace
 
-size_t EventRecordBound(const EnrichedEvent& e, absl::string_view host) {
+ProtoHost::ProtoHost(absl::string_view host) {
+  std::string fixed;
+  const absl::string_view valid = Utf8(host, &fixed);
+  field_.resize(1 + kMaxVarintBytes + valid.size());
+  Writer w(field_.data());
+  w.Str(2, valid);
+  field_.resize(static_cast<size_t>(w.pos() - field_.data()));
+}
+
+size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
   // Tags, varints and lengths: 20 fields and the timestamp's two, at most
   // 11 bytes each and 11 more for a string's length; "major:minor".
   constexpr size_t kFixed = 64 + 22 * 2 * (kMaxVarintBytes + 1) + 24;
-  return kPrefixRoom + kFixed +
-         kMaxUtf8BytesPerByte *
-             (host.size() + e.disk.size() + e.partition.size() + comm) +
+  return kPrefixRoom + kFixed + host.field().size() +
+         kMaxUtf8BytesPerByte * (e.disk.size() + e.partition.size() + comm) +
          comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
 }
 
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out) {
-  const size_t bound = EventRecordBound(e, host);
+  const ProtoHost proto_host(host);
+  const size_t bound = EventRecordBound(e, proto_host);
   if (scratch->size() < bound) scratch->resize(bound);
   char* start = nullptr;
-  const char* end = WriteEventRecordDelimited(e, host, scratch->data(), &start);
+  const char* end =
+      WriteEventRecordDelimited(e, proto_host, scratch->data(), &start);
   out->append(start, static_cast<size_t>(end - start));
 }
 
-char* WriteEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
+char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
                                 char* buf, char** start) {
   const Event& ev = e.event;
   // Strings that may need cleaning; kept alive until encoded.
-  std::string host_fixed, disk_fixed, part_fixed;
-  const absl::string_view host_s = Utf8(host, &host_fixed);
+  std::string disk_fixed, part_fixed;
   const absl::string_view disk_s = Utf8(e.disk, &disk_fixed);
   const absl::string_view part_s = Utf8(e.partition, &part_fixed);
   const absl::string_view comm = ev.Comm();
@@ -299,7 +313,7 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
   w.Varint(ts_len);
   w.U64(1, static_cast<uint64_t>(seconds));
   w.U64(2, static_cast<uint64_t>(nanos));
-  w.Str(2, host_s);
+  w.Raw(host.field());  // host (2)
   w.Str(3, disk_s);
   if (!e.partition.empty()) w.OptStr(4, part_s);
   w.Str(5, dev_s);

@@ -23,14 +23,25 @@ namespace biosnoop {
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out);
 
+// An event's host field (2) encoded once for a stream, its string made
+// valid UTF-8 as for every other string, rather than once per event.
+class ProtoHost {
+ public:
+  explicit ProtoHost(absl::string_view host);
+  absl::string_view field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
 // The most bytes WriteEventRecordDelimited can use for `e` and `host`.
-size_t EventRecordBound(const EnrichedEvent& e, absl::string_view host);
+size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host);
 
 // The same record written into `buf`, which has room for
 // EventRecordBound(e, host) bytes, with no copy: the body is encoded first
 // and its length prefix right before it, so the record starts at *start
 // (a few bytes into buf) and ends at the returned pointer.
-char* WriteEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
+char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
                                 char* buf, char** start);
 
 // Append the length-delimited Record{header}, Record{stats} and

@@ -131,11 +131,12 @@ TEST(ProtoWireTest, WriteStaysWithinItsBound) {
   SetLongestFixedFields(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min() + 1;
 
-  const size_t bound = EventRecordBound(e, invalid);
+  const ProtoHost host(invalid);
+  const size_t bound = EventRecordBound(e, host);
   constexpr size_t kGuard = 64;
   std::string buffer(bound + kGuard, '#');
   char* start = nullptr;
-  const char* end = WriteEventRecordDelimited(e, invalid, buffer.data(), &start);
+  const char* end = WriteEventRecordDelimited(e, host, buffer.data(), &start);
   ASSERT_GE(start, buffer.data());
   EXPECT_LE(static_cast<size_t>(end - buffer.data()), bound);
   EXPECT_EQ(buffer.substr(bound), std::string(kGuard, '#'));

@@ -310,12 +310,13 @@ void BM_DecodeEnrichProto(benchmark::State& state) {
   // bytes apart: each record's prefix is written right before its body).
   std::string buffer(OutputFile::kBufferBytes, '\0');
   size_t i = 0, used = 0, bytes = 0;
+  const ProtoHost host(kHost);
   for (auto _ : state) {
     if (!p.DecodeEnrich(i++)) state.SkipWithError("decode failed");
-    if (buffer.size() - used < EventRecordBound(p.scratch, kHost)) used = 0;
+    if (buffer.size() - used < EventRecordBound(p.scratch, host)) used = 0;
     char* start = nullptr;
     char* end =
-        WriteEventRecordDelimited(p.scratch, kHost, buffer.data() + used, &start);
+        WriteEventRecordDelimited(p.scratch, host, buffer.data() + used, &start);
     used = static_cast<size_t>(end - buffer.data());
     bytes += static_cast<size_t>(end - start);
   }
