@@ -35,8 +35,7 @@ class Writer {
   void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
   void Bytes(absl::string_view s) {
     Varint(s.size());
-    CopyBytes(s.data(), s.size(), p_);
-    p_ += s.size();
+    Raw(s);
   }
   // proto3 scalars: zero is the default and is not written.
   void U64(int field, uint64_t v) {
@@ -63,7 +62,7 @@ class Writer {
     Tag(field, kVarint);
     Varint(v);
   }
-  // Bytes already encoded (a whole field).
+  // Bytes as they are: a string's, or a field already encoded.
   void Raw(absl::string_view s) {
     CopyBytes(s.data(), s.size(), p_);
     p_ += s.size();
