@@ -152,6 +152,47 @@ header_cols=$(sed -n 1p <<<"$table" | tr -cd '|' | wc -c)
 row_cols=$(tr -cd '|' <<<"$jsonl_row" | wc -c)
 check "rows have the header's columns" "$header_cols" "$row_cols"
 
+# Kernel side: one kstats record per configuration and warm-up round, the
+# programs' bpf_stats before and after it.  Medians over the rounds.
+kstats_record() { # CONFIG TRUTH A_NS A_CNT B_NS B_CNT [STATS_OK]
+  record "$kstats" --arg config "$1" --argjson truth_run "$2" \
+    --argjson before '[{"id":1,"name":"prog_a","ns":500,"cnt":5,"misses":0},{"id":2,"name":"prog_b","ns":0,"cnt":0,"misses":0}]' \
+    --argjson after "[{\"id\":1,\"name\":\"prog_a\",\"ns\":$((500 + $3)),\"cnt\":$((5 + $4)),\"misses\":1},{\"id\":2,\"name\":\"prog_b\",\"ns\":$5,\"cnt\":$6,\"misses\":0}]" \
+    --argjson stats_ok "${7:-true}"
+}
+kstats=$work/kstats.jsonl
+# quiet, three rounds of 1000 I/Os: prog_a 100/150/400 ns per I/O (one run
+# each), prog_b 50/60/70 ns per I/O; totals 150, 210, 470.
+kstats_record quiet 1000 100000 1000 50000 1000
+kstats_record quiet 1000 150000 1000 60000 1000
+kstats_record quiet 1000 400000 1000 70000 1000
+# floor, one round: prog_a only, 2 runs per I/O of 30 ns.
+kstats_record floor 1000 60000 2000 0 0
+table=$(report_kernel)
+check "programs by ns per I/O, medians over the rounds" \
+  "| quiet | prog_a | 1 | 150 | 150 | 3 |" "$(grep '^| quiet | prog_a ' <<<"$table")"
+check "second program" "| quiet | prog_b | 1 | 60 | 60 | 0 |" \
+  "$(grep '^| quiet | prog_b ' <<<"$table")"
+check "total: median (min–max) of the rounds' totals" \
+  "| quiet | **all** | 2 | | **210** (150–470) | 3 |" \
+  "$(grep '^| quiet | \*\*all' <<<"$table")"
+check "configurations in the order they ran" "quiet floor" \
+  "$(sed -n '3p;$p' <<<"$table" | cut -d' ' -f2 | tr '\n' ' ' | sed 's/ $//')"
+check "one round: no range, a program that did not run is left out" \
+  "| floor | prog_a | 2 | 30 | 60 | 1 |
+| floor | **all** | 2 | | **60** | 1 |" "$(grep '^| floor ' <<<"$table")"
+# A program that ran in one round of three (merges, requeues) counts as 0
+# in the others: its median is 0, not the one round's figure.
+kstats_record rare 1000 100000 1000 0 0
+kstats_record rare 1000 100000 1000 9000 3
+kstats_record rare 1000 100000 1000 0 0
+check "a program absent from a round counts as 0 there" \
+  "| rare | prog_b | 0 | 3000 | 0 | 0 |" "$(report_kernel | grep '^| rare | prog_b ')"
+kstats_record floor 1000 60000 2000 0 0 false
+check "a round without bpf_stats is called out" \
+  "| floor | (bpf_stats was turned off during a run by someone else) | | | | |" \
+  "$(report_kernel | grep '^| floor ')"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed"
   exit 1

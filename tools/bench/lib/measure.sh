@@ -81,8 +81,9 @@ count_events() {
 }
 
 # run_one I ROUND: one time-based fio run under configuration I.  Round 0
-# is the warm-up round: bpf_stats is on while a tracer runs, and only the
-# kernel-side figures of that round are reported.
+# is a warm-up round (one or more: --kernel-runs): bpf_stats is on while a
+# tracer runs, and only the kernel-side figures of those rounds are
+# reported.
 run_one() {
   local i=$1 round=$2
   local name=${cfg_names[$1]} tag="${cfg_names[$1]}.r$2" out=""

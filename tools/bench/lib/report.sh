@@ -180,27 +180,52 @@ report_throughput() {
   done < <(aggregate_results "$1" "$2")
 }
 
-# Kernel-side cost per program from the warm-up round's bpf_stats deltas.
+# Kernel-side cost per program from the warm-up rounds' bpf_stats deltas
+# (one kstats record per configuration and warm-up round): per program the
+# median over the rounds of runs per I/O, ns per run and ns per I/O; the
+# configuration's total per I/O as the median (min–max) over the rounds.
 report_kernel() {
   [[ -s $kstats ]] || { echo "(no tracer ran)"; return; }
   echo "| config | program | runs per I/O | ns per run | ns per I/O | recursion misses |"
   echo "|---|---|---|---|---|---|"
-  jq -r '
+  jq -rs '
     def fix(d): . * pow(10; d) | round / pow(10; d);
-    . as $k
-    | ($k.before | map({key: (.id | tostring), value: .}) | from_entries) as $b
-    | [$k.after[] | . as $a | ($b[$a.id | tostring] // {ns: 0, cnt: 0}) as $p
-        | {name: $a.name, ns: ($a.ns - $p.ns), cnt: ($a.cnt - $p.cnt),
-           misses: ($a.misses - ($p.misses // 0))}
-        | select(.cnt > 0 or .misses > 0)] as $d
-    | if ($k.stats_ok | not) then
-        "| \($k.config) | (bpf_stats was turned off during the run by someone else) | | | | |"
-      elif ($d | length) == 0 then
-        "| \($k.config) | (no program ran) | | | | |"
+    def median: sort | if length == 0 then null
+      elif length % 2 == 1 then .[(length - 1) / 2]
+      else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    # One warm-up run: its programs that ran, with their deltas.
+    def deltas: . as $k
+      | ($k.before | map({key: (.id | tostring), value: .}) | from_entries) as $b
+      | [$k.after[] | . as $a | ($b[$a.id | tostring] // {ns: 0, cnt: 0}) as $p
+          | {name: $a.name, ns: ($a.ns - $p.ns), cnt: ($a.cnt - $p.cnt),
+             misses: ($a.misses - ($p.misses // 0)), truth: $k.truth_run}
+          | select(.cnt > 0 or .misses > 0)];
+    . as $all
+    | reduce $all[].config as $c ([]; if any(.[]; . == $c) then . else . + [$c] end)
+    | .[] as $config
+    | [$all[] | select(.config == $config)] as $runs
+    | ($runs | map(deltas)) as $d
+    | if any($runs[]; .stats_ok | not) then
+        "| \($config) | (bpf_stats was turned off during a run by someone else) | | | | |"
+      elif ($d | flatten | length) == 0 then
+        "| \($config) | (no program ran) | | | | |"
       else
-        ($d | sort_by(-.ns)[]
-          | "| \($k.config) | \(.name) | \(.cnt / $k.truth_run | fix(2)) | \(if .cnt > 0 then .ns / .cnt | round else "—" end) | \(.ns / $k.truth_run | round) | \(.misses) |"),
-        "| \($k.config) | **all** | \(($d | map(.cnt) | add) / $k.truth_run | fix(2)) | | **\(($d | map(.ns) | add) / $k.truth_run | round)** | \($d | map(.misses) | add) |"
+        # A program that did not run in a round counts as 0 there.
+        ([$d[][] | .name] | unique) as $names
+        | ([$names[] as $n
+            | ($d | map(map(select(.name == $n)) | .[0])) as $p
+            | {name: $n,
+               per_io: ($p | map(if . == null then 0 else .cnt / .truth end) | median),
+               per_run: ($p | map(select(. != null and .cnt > 0) | .ns / .cnt) | median),
+               ns_io: ($p | map(if . == null then 0 else .ns / .truth end) | median),
+               misses: ($p | map(.misses // 0) | add)}]
+          | sort_by(-.ns_io)[]
+          | "| \($config) | \(.name) | \(.per_io | fix(2)) | \(if .per_run == null then "—" else .per_run | round end) | \(.ns_io | round) | \(.misses) |"),
+        ($runs | map(.truth_run as $t | deltas
+          | {ns: ((map(.ns) | add // 0) / $t), cnt: ((map(.cnt) | add // 0) / $t),
+             misses: (map(.misses) | add // 0)})) as $tot
+        | ($tot | map(.ns)) as $ns
+        | "| \($config) | **all** | \($tot | map(.cnt) | median | fix(2)) | | **\($ns | median | round)**\(if ($ns | length) > 1 then " (\($ns | min | round)–\($ns | max | round))" else "" end) | \($tot | map(.misses) | add) |"
       end' "$kstats"
 }
 
