@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "status_macros.h"
 
 namespace biosnoop {
 namespace {
@@ -98,6 +99,18 @@ WholeRecords ScanRecords(RecordFraming framing, absl::string_view data) {
   return whole;
 }
 
+constexpr char kNotWholeLines[] =
+    "output text must be whole lines ending in a newline";
+
+// One record, as AppendOne() and CommitOne() take it: in JSON Lines, a
+// line.  Length-delimited records cannot be told whole from their end.
+absl::Status CheckOneRecord(RecordFraming framing, char last_byte) {
+  if (framing == RecordFraming::kLines && last_byte != '\n') {
+    return absl::InvalidArgumentError(kNotWholeLines);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
@@ -145,7 +158,7 @@ absl::Status OutputFile::Append(absl::string_view whole_records) {
   if (whole.bytes != whole_records.size()) {
     return absl::InvalidArgumentError(
         framing_ == RecordFraming::kLines
-            ? "output text must be whole lines ending in a newline"
+            ? kNotWholeLines
             : "output bytes must be whole length-delimited records");
   }
   const uint64_t records = whole.count;
@@ -171,10 +184,7 @@ absl::Status OutputFile::Append(absl::string_view whole_records) {
 
 absl::Status OutputFile::AppendOne(absl::string_view record) {
   if (record.empty()) return absl::OkStatus();
-  if (framing_ == RecordFraming::kLines && record.back() != '\n') {
-    return absl::InvalidArgumentError(
-        "output text must be whole lines ending in a newline");
-  }
+  RETURN_IF_ERROR(CheckOneRecord(framing_, record.back()));
   absl::Status status;
   if (used_ + record.size() > kBufferBytes) status = Flush();
   if (record.size() >= kBufferBytes) {
@@ -202,10 +212,7 @@ absl::Status OutputFile::CommitOne(const char* begin, const char* end) {
     return absl::InternalError("CommitOne without its ReserveOne");
   }
   if (end == begin) return absl::OkStatus();
-  if (framing_ == RecordFraming::kLines && end[-1] != '\n') {
-    return absl::InvalidArgumentError(
-        "output text must be whole lines ending in a newline");
-  }
+  RETURN_IF_ERROR(CheckOneRecord(framing_, end[-1]));
   used_ += static_cast<size_t>(end - begin);
   ++buffered_records_;
   return absl::OkStatus();
