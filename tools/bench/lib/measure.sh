@@ -45,6 +45,7 @@ expand_command() {
   local c=${cfg_cmds[$1]}
   c=${c//\{biosnoop\}/$biosnoop}
   c=${c//\{floor\}/$floor}
+  c=${c//\{bench\}/$(printf %q "$here")}
   c=${c//\{devpath\}/$devpath}
   c=${c//\{dev\}/$devname}
   c=${c//\{out\}/$2}
@@ -75,7 +76,8 @@ count_events() {
   local i=$1 out=$2 summary=$3
   case ${cfg_count[$i]} in
     jsonl) count_jsonl_events "$out" ;;
-    lines) if [[ -e $out ]]; then wc -l <"$out"; fi ;;
+    # Blank lines are no events (bpftrace ends its output with some).
+    lines) if [[ -e $out ]]; then grep -c . "$out" || true; fi ;;
     summary) summary_value "$summary" written ;;
   esac
 }
