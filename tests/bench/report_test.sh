@@ -2,7 +2,8 @@
 # The benchmark report's arithmetic and budget checks (tools/bench/lib/
 # report.sh) on hand-written run records: ratios against the bracketing
 # baselines, medians, and when a run short of the disk's completions fails
-# the budget.  No kernel, no fio.  Usage: report_test.sh REPO_ROOT
+# the budget; and how measure.sh counts a configuration's events and fills
+# in its command.  No kernel, no fio.  Usage: report_test.sh REPO_ROOT
 set -euo pipefail
 
 root=${1:?usage: report_test.sh REPO_ROOT}
@@ -192,6 +193,24 @@ kstats_record floor 1000 60000 2000 0 0 false
 check "a round without bpf_stats is called out" \
   "| floor | (bpf_stats was turned off during a run by someone else) | | | | |" \
   "$(report_kernel | grep '^| floor ')"
+
+# --- events counted from a configuration's output (measure.sh) -------------
+# shellcheck source=SCRIPTDIR/../../tools/bench/lib/measure.sh
+source "$root/tools/bench/lib/measure.sh"
+cfg_count=(lines jsonl)
+printf '1 a\n2 b\n\n3 c\n\n\n' >"$work/extra.out"
+check "an extra's events: its non-empty lines (bpftrace ends with blank ones)" \
+  3 "$(count_events 0 "$work/extra.out" "")"
+: >"$work/empty.out"
+check "an extra's empty output: 0 events" 0 "$(count_events 0 "$work/empty.out" "")"
+printf '%s\n' '{"type":"header"}' '{"type":"event","a":1}' '{"type":"stats"}' \
+  '{"type":"event","a":2}' >"$work/typed.jsonl"
+check "JSON Lines with typed records: the event lines only" \
+  2 "$(count_jsonl_events "$work/typed.jsonl")"
+cfg_cmds=("{bench}/x.bt -o {out} {dev}") biosnoop=/b floor=/f devpath=/dev/loop9 devname=loop9
+here="/opt/my bench"
+check "placeholders filled in, {bench} quoted for bash" \
+  '/opt/my\ bench/x.bt -o /w/o.out loop9' "$(expand_command 0 /w/o.out)"
 
 if ((failures > 0)); then
   echo "$failures check(s) failed"
