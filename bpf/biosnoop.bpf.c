@@ -365,8 +365,15 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   struct biosnoop_inflight_val *slot;
   struct biosnoop_inflight_val *v = table_find(id, &slot);
   if (!v || !v->issue_ns) {
-    /* Submitted but its issue never seen: the entry goes with it. */
-    if (v) table_remove(id, slot);
+    /* Submitted but its issue never seen: the entry goes with it.  The
+     * common case is the block layer's flush machinery: an fsync's empty
+     * preflush request is never issued itself; a flush request of the
+     * block layer's own goes to the device for it (an event of its own)
+     * and the original completes after it. */
+    if (v) {
+      table_remove(id, slot);
+      count(BIOSNOOP_CTR_ORPHANS_UNISSUED);
+    }
     count(BIOSNOOP_CTR_COMPLETIONS);
     count(BIOSNOOP_CTR_ORPHANS);
     return 0;

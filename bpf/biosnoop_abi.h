@@ -182,6 +182,10 @@ enum biosnoop_counter {
   BIOSNOOP_CTR_ISSUE_UNSUBMITTED, /* issued with no submission seen */
   BIOSNOOP_CTR_HIST_FULL,         /* histogram key found no room */
   BIOSNOOP_CTR_RESCUED_COMPLETE,  /* completions seen by the rescue program */
+  BIOSNOOP_CTR_ORPHANS_UNISSUED,  /* of the orphans: submission seen, no issue
+                                     (a request the block layer completed
+                                     without issuing it, e.g. the one behind
+                                     a flush; or a skipped issue hook) */
   BIOSNOOP_CTR_MAX,
 };
 

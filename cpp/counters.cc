@@ -18,6 +18,7 @@ const char* CounterName(int index) {
     case BIOSNOOP_CTR_ISSUE_UNSUBMITTED: return "issued_unsubmitted";
     case BIOSNOOP_CTR_HIST_FULL: return "hist_full";
     case BIOSNOOP_CTR_RESCUED_COMPLETE: return "rescued_complete";
+    case BIOSNOOP_CTR_ORPHANS_UNISSUED: return "orphans_unissued";
     default: return "unknown";
   }
 }

@@ -1,5 +1,6 @@
 // End-to-end: the real BPF program, real loop devices, real dd.
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -148,6 +149,39 @@ TEST(EndToEnd, DirectWritesAreWritesOfTheRightSize) {
   }
   EXPECT_EQ(sectors.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(*sectors.begin(), 100u * 16);  // seek=100 blocks of 8 KiB
+  ExpectSummaryConsistent(b, all.size());
+}
+
+// fsync on a disk with a write cache: the block layer sends a flush request
+// of its own to the device (the event) and completes the fsync's empty
+// preflush request after it, never issued itself: an orphan, shown apart.
+TEST(EndToEnd, FsyncFlushIsAnEventAndItsOwnRequestAnUnissuedOrphan) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(16);  // write cache on ("write back")
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-v", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  constexpr int kFsyncs = 5;
+  int fd = open(loop.path().c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  for (int i = 0; i < kFsyncs; ++i) ASSERT_EQ(fsync(fd), 0);
+  close(fd);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  int flushes = 0;
+  std::vector<json> all = b.Events();
+  for (const json& e : all) {
+    if (e["op"] != "flush") continue;
+    ++flushes;
+    EXPECT_EQ(e["rwbs"], "FF");  // a flush op carrying the preflush flag
+    EXPECT_EQ(e["bytes"], 0);
+    EXPECT_EQ(e["sector"], 0);
+  }
+  EXPECT_EQ(flushes, kFsyncs) << b.Stdout();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["orphans"], kFsyncs) << b.Stderr();
+  EXPECT_EQ(s["orphans_unissued"], kFsyncs) << b.Stderr();
+  EXPECT_EQ(s["missed_issue"], 0) << b.Stderr();
   ExpectSummaryConsistent(b, all.size());
 }
 
