@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# tools/bench/run end to end, on the real kernel: a one-round series of
+# every built-in configuration, the kernel-side table from bpf_stats, the
+# size-based exactness pass and the micro-benchmarks, then the same harness
+# interrupted mid-series as Ctrl-C would.  Either way the machine must be
+# left as it was found: no loop device, no files, no process, bpf_stats,
+# free page reporting and tracefs as before.  Needs root; exits 77 (skip)
+# without it, unless CI=true, where a skip is a failure.
+#
+#   harness_test.sh REPO_ROOT BIOSNOOP BUILD_DIR
+set -euo pipefail
+
+root=${1:?usage: harness_test.sh REPO_ROOT BIOSNOOP BUILD_DIR}
+biosnoop=${2:?usage: harness_test.sh REPO_ROOT BIOSNOOP BUILD_DIR}
+export BIOSNOOP_BUILD_DIR=${3:?usage: harness_test.sh REPO_ROOT BIOSNOOP BUILD_DIR}
+
+if ((EUID != 0)); then
+  if [[ ${CI:-} == true ]]; then
+    echo "FAIL: the harness test needs root, and under CI it must run" >&2
+    exit 1
+  fi
+  echo "skipped: needs root (loop devices, BPF, bpf_stats)" >&2
+  exit 77
+fi
+
+failures=0
+check() { # NAME EXPECTED ACTUAL
+  if [[ $2 == "$3" ]]; then
+    echo "ok: $1"
+  else
+    echo "FAIL: $1"
+    echo "  expected: $2"
+    echo "  actual:   $3"
+    failures=$((failures + 1))
+  fi
+}
+matches() { # NAME REGEX TEXT
+  if [[ $3 =~ $2 ]]; then
+    echo "ok: $1"
+  else
+    echo "FAIL: $1"
+    echo "  expected to match: $2"
+    echo "  in: $3"
+    failures=$((failures + 1))
+  fi
+}
+
+work=$(mktemp -d /dev/shm/biosnoop-harness-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+pagereport=/sys/module/page_reporting/parameters/page_reporting_order
+tracing=/sys/kernel/tracing
+# What the harness touches, as one line, to compare before and after.
+machine_state() {
+  local pr=none trace=none
+  [[ -r $pagereport ]] && pr=$(<"$pagereport")
+  if [[ -r $tracing/events/block/block_rq_complete/enable ]]; then
+    trace="enable=$(<"$tracing/events/block/block_rq_complete/enable")"
+    trace+=" on=$(<"$tracing/tracing_on") kb=$(cut -d' ' -f1 "$tracing/buffer_size_kb")"
+  fi
+  echo "bpf_stats=$(sysctl -n kernel.bpf_stats_enabled) page_reporting=$pr trace=[$trace]"
+}
+# Loop devices over files in the test's work directory.
+# What the harness left in the work directory, besides its report and log.
+files_here() { find "$work" -mindepth 1 ! -name report.md ! -name stderr -printf '%P\n'; }
+loops_here() { losetup --noheadings --list --output NAME,BACK-FILE | grep -c -- "$work" || true; }
+procs_here() { pgrep -f -- "$work" | grep -cvx "$$" || true; }
+
+# --- a whole series, one round --------------------------------------------
+before=$(machine_state)
+rc=0
+"$root/tools/bench/run" --quick --runs 1 --runtime 1 --exact-ios 20000 \
+  --biosnoop "$biosnoop" --workdir "$work" >"$work/report.md" 2>"$work/stderr" || rc=$?
+check "series: exit status" 0 "$rc"
+((rc == 0)) || tail -20 "$work/stderr"
+report=$(<"$work/report.md")
+
+# cell CONFIG N: column N of CONFIG's row in the series table (columns:
+# config, runs, IOPS, ratio, CI, CPU, wakeups, RSS, events, lost, missed /
+# unfinished, budget, notes), trimmed.
+cell() {
+  grep -E "^\| $1 \| [0-9]+/[0-9]+ \|" "$work/report.md" |
+    awk -F'|' -v n="$(($2 + 1))" '{ gsub(/^ +| +$/, "", $n); print $n }'
+}
+matches "series: the report says what ran" \
+  '- 1 round \(baseline floor quiet jsonl proto hist\), after one warm-up round' "$report"
+# Every configuration ran once and measured IOPS.
+for c in baseline floor quiet jsonl proto hist; do
+  check "series: $c ran once" 1/1 "$(cell "$c" 2)"
+  matches "series: $c measured IOPS" '^[1-9][0-9]+ \(' "$(cell "$c" 3)"
+done
+# biosnoop's configurations reported their peak RSS; those with a ring
+# buffer (not histograms) lost nothing.
+for c in quiet jsonl proto hist; do
+  matches "series: $c's peak RSS" '^[1-9][0-9]*\.[0-9]$' "$(cell "$c" 8)"
+done
+for c in quiet jsonl proto; do
+  check "series: $c lost nothing" 0 "$(cell "$c" 10)"
+done
+# jsonl's events are the disk's completions, or the shortfall is counted.
+matches "series: jsonl's events against the disk's completions" \
+  '^[1-9][0-9]* / [1-9][0-9]* \((all|missing .*, all reported as missed or unfinished)\)$' \
+  "$(cell jsonl 9)"
+# The kernel side: each of biosnoop's per-I/O programs ran once per I/O.
+for p in handle_io_start handle_rq_issue handle_rq_complete; do
+  matches "kernel side: quiet's $p, once per I/O" \
+    "\| quiet \| $p \| 1 \| [1-9][0-9]* \| [1-9][0-9]* \| 0 \|" "$report"
+done
+matches "kernel side: the floor's empty programs" \
+  '\| floor \| \*\*all\*\* \| 3 \| \| \*\*[1-9][0-9]*\*\* \|' "$report"
+# Exactness: 20,000 reads, each in the output exactly once, or a shortfall
+# biosnoop counted as missed (verdict "counted"; the kernel's own trace
+# names the completions absent from the output).
+exact_row=$(grep -E '^\| jsonl \| 20000 \|' "$work/report.md" || true)
+IFS='|' read -ra x <<<"$exact_row"
+check "exactness: fio's reads, the disk's and the kernel trace's completions" \
+  " 20000 | 20000 | 20000 " "${x[3]}|${x[4]}|${x[5]}"
+check "exactness: nothing lost" " 0 " "${x[10]:-}"
+matches "exactness: verdict" '^ (exact|counted: [0-9]+ missing, all reported as missed.*) $' "${x[14]:-}"
+if [[ ${x[14]:-} == " exact " ]]; then
+  check "exactness: every read once in the output" " 20000 | 20000 | 0 / 0 " "${x[7]}|${x[8]}|${x[11]}"
+fi
+# The micro-benchmarks ran and were reported in ns per event.
+matches "micro-benchmarks: decode + enrich + JSONL" \
+  '\| BM_DecodeEnrichJsonl \| [0-9.]+ \|' "$report"
+
+check "series: machine state restored" "$before" "$(machine_state)"
+check "series: no loop device left" 0 "$(loops_here)"
+check "series: no process left" 0 "$(procs_here)"
+check "series: work directory emptied" "" "$(files_here)"
+
+# --- interrupted mid-series -------------------------------------------------
+# Ctrl-C sends SIGINT to the whole foreground process group: the harness,
+# fio and the tracer.  Job control gives the harness a group of its own
+# (and, unlike a plain background job, does not start it with SIGINT
+# ignored).
+rm -f "$work/report.md" "$work/stderr"
+before=$(machine_state)
+set -m
+"$root/tools/bench/run" --runs 1 --runtime 3 --kernel-runs 1 --no-micro \
+  --exact-ios 0 --configs quiet,jsonl --biosnoop "$biosnoop" --workdir "$work" \
+  >"$work/report.md" 2>"$work/stderr" &
+pid=$!
+set +m
+# Interrupt in the warm-up round, while jsonl's biosnoop runs with
+# bpf_stats on: a run is logged when it ends, so once quiet's warm-up run
+# is, jsonl's is next (3 s of fio).
+for ((i = 0; i < 900; i++)); do
+  grep -q "round 0 quiet" "$work/stderr" 2>/dev/null && break
+  sleep 0.1
+done
+sleep 1.5
+check "interrupt: jsonl's tracer was running" 1 "$(pgrep -c -f -- "$work/.*/jsonl.out" || true)"
+check "interrupt: bpf_stats on during the warm-up round" 1 "$(sysctl -n kernel.bpf_stats_enabled)"
+kill -INT -- "-$pid"
+rc=0
+wait "$pid" || rc=$?
+check "interrupt: exit status 130" 130 "$rc"
+check "interrupt: machine state restored" "$before" "$(machine_state)"
+check "interrupt: no loop device left" 0 "$(loops_here)"
+check "interrupt: no process left" 0 "$(procs_here)"
+check "interrupt: work directory emptied" "" "$(files_here)"
+
+if ((failures > 0)); then
+  echo "$failures check(s) failed; harness stderr:"
+  tail -30 "$work/stderr"
+  exit 1
+fi
+echo "all harness checks passed"
