@@ -46,7 +46,7 @@ matches() { # NAME REGEX TEXT
 }
 
 work=$(mktemp -d /dev/shm/biosnoop-harness-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'umount -q "$work/small" 2>/dev/null; rm -rf "$work"' EXIT
 
 pagereport=/sys/module/page_reporting/parameters/page_reporting_order
 tracing=/sys/kernel/tracing
@@ -65,6 +65,23 @@ machine_state() {
 files_here() { find "$work" -mindepth 1 ! -name report.md ! -name stderr -printf '%P\n'; }
 loops_here() { losetup --noheadings --list --output NAME,BACK-FILE | grep -c -- "$work" || true; }
 procs_here() { pgrep -f -- "$work" | grep -cvx "$$" || true; }
+
+# --- a work directory it cannot use: said before anything is set up -------
+rc=0
+err=$("$root/tools/bench/run" --workdir "$work/none" --biosnoop "$biosnoop" 2>&1 >/dev/null) || rc=$?
+check "no work directory: usage error" 64 "$rc"
+check "no work directory: the message" "bench: --workdir $work/none: not a writable directory" "$err"
+mkdir "$work/small"
+mount -t tmpfs -o size=64M biosnoop-harness-test "$work/small"
+rc=0
+err=$("$root/tools/bench/run" --workdir "$work/small" --biosnoop "$biosnoop" 2>&1 >/dev/null) || rc=$?
+check "full work directory: fails" 1 "$rc"
+matches "full work directory: the message" \
+  "^bench: --workdir $work/small \(tmpfs\) has 6[0-9] MiB free; this series needs about [0-9]+ MiB" "$err"
+check "full work directory: nothing written there" "" "$(find "$work/small" -mindepth 1)"
+umount "$work/small"
+rmdir "$work/small"
+check "bad work directories: no loop device left" 0 "$(loops_here)"
 
 # --- a whole series, one round --------------------------------------------
 before=$(machine_state)

@@ -4,8 +4,10 @@
 
 # loopdev_create FILE SIZE: prints the new device (/dev/loopN).  The file
 # is fallocated, not sparse, so reads hit real pages rather than holes.
+# Fails (fallocate's or losetup's message on stderr) when either does:
+# called in a command substitution, where errexit does not reach.
 loopdev_create() {
-  fallocate -l "$2" "$1"
+  fallocate -l "$2" "$1" || return
   losetup --find --show --direct-io=on "$1"
 }
 
