@@ -23,30 +23,11 @@ if ((EUID != 0)); then
   exit 77
 fi
 
-failures=0
-check() { # NAME EXPECTED ACTUAL
-  if [[ $2 == "$3" ]]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected: $2"
-    echo "  actual:   $3"
-    failures=$((failures + 1))
-  fi
-}
-matches() { # NAME REGEX TEXT
-  if [[ $3 =~ $2 ]]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected to match: $2"
-    echo "  in: $3"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=SCRIPTDIR/checks.sh
+source "$root/tests/bench/checks.sh"
 
 work=$(mktemp -d /dev/shm/biosnoop-harness-test.XXXXXX)
-trap 'umount -q "$work/small" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'umount -q "$work/small" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 pagereport=/sys/module/page_reporting/parameters/page_reporting_order
 tracing=/sys/kernel/tracing

@@ -14,29 +14,8 @@ source "$root/tools/bench/lib/report.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-check() { # NAME EXPECTED ACTUAL
-  if [[ $2 == "$3" ]]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected: $2"
-    echo "  actual:   $3"
-    failures=$((failures + 1))
-  fi
-}
-
-contains() { # NAME NEEDLE HAYSTACK
-  if [[ $3 == *"$2"* ]]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected to contain: $2"
-    echo "  actual: $3"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=SCRIPTDIR/checks.sh
+source "$root/tests/bench/checks.sh"
 
 # One run of CONFIG in ROUND with IOPS and, for a tracer, its counts.
 run_record() { # CONFIG ROUND IOPS [EVENTS TRUTH LOST MISSED UNFINISHED]
