@@ -150,6 +150,11 @@ done
 sleep 1.5
 check "interrupt: jsonl's tracer was running" 1 "$(pgrep -c -f -- "$work/.*/jsonl.out" || true)"
 check "interrupt: bpf_stats on during the warm-up round" 1 "$(sysctl -n kernel.bpf_stats_enabled)"
+rc=0
+err=$("$root/tools/bench/run" --quick --biosnoop "$biosnoop" --workdir "$work" 2>&1 >/dev/null) || rc=$?
+check "a second series meanwhile: refused" 1 "$rc"
+check "a second series meanwhile: the message" \
+  "bench: another tools/bench/run is running on this machine (lock /run/lock/biosnoop-bench.lock)" "$err"
 kill -INT -- "-$pid"
 rc=0
 wait "$pid" || rc=$?
