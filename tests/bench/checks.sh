@@ -5,35 +5,32 @@
 
 failures=0
 
-check() { # NAME EXPECTED ACTUAL
-  if [[ $2 == "$3" ]]; then
+# outcome NAME FAILED WANTED-LABEL WANTED ACTUAL: what every assertion prints.
+outcome() {
+  if (($2 == 0)); then
     echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected: $2"
-    echo "  actual:   $3"
-    failures=$((failures + 1))
+    return
   fi
+  echo "FAIL: $1"
+  echo "  $3: $4"
+  echo "  actual: $5"
+  failures=$((failures + 1))
+}
+
+check() { # NAME EXPECTED ACTUAL
+  local failed=0
+  [[ $2 == "$3" ]] || failed=1
+  outcome "$1" "$failed" expected "$2" "$3"
 }
 
 contains() { # NAME NEEDLE HAYSTACK
-  if [[ $3 == *"$2"* ]]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected to contain: $2"
-    echo "  actual: $3"
-    failures=$((failures + 1))
-  fi
+  local failed=0
+  [[ $3 == *"$2"* ]] || failed=1
+  outcome "$1" "$failed" "expected to contain" "$2" "$3"
 }
 
 matches() { # NAME REGEX TEXT
-  if [[ $3 =~ $2 ]]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1"
-    echo "  expected to match: $2"
-    echo "  in: $3"
-    failures=$((failures + 1))
-  fi
+  local failed=0
+  [[ $3 =~ $2 ]] || failed=1
+  outcome "$1" "$failed" "expected to match" "$2" "$3"
 }
