@@ -41,9 +41,9 @@ machine_state() {
   fi
   echo "bpf_stats=$(sysctl -n kernel.bpf_stats_enabled) page_reporting=$pr trace=[$trace]"
 }
-# Loop devices over files in the test's work directory.
 # What the harness left in the work directory, besides its report and log.
 files_here() { find "$work" -mindepth 1 ! -name report.md ! -name stderr -printf '%P\n'; }
+# Loop devices over files in the test's work directory.
 loops_here() { losetup --noheadings --list --output NAME,BACK-FILE | grep -c -- "$work" || true; }
 procs_here() { pgrep -f -- "$work" | grep -cvx "$$" || true; }
 
