@@ -221,7 +221,9 @@ report_kernel() {
                misses: ($p | map(.misses // 0) | add)}]
           | sort_by(-.ns_io)[]
           | "| \($config) | \(.name) | \(.per_io | fix(2)) | \(if .per_run == null then "—" else .per_run | round end) | \(.ns_io | round) | \(.misses) |"),
-        ($runs | map(.truth_run as $t | deltas
+        # The totals of each run from its deltas ($d, in the order of $runs),
+        # per I/O of that run (a run in which no program ran counts 0).
+        ($runs | to_entries | map(.value.truth_run as $t | $d[.key]
           | {ns: ((map(.ns) | add // 0) / $t), cnt: ((map(.cnt) | add // 0) / $t),
              misses: (map(.misses) | add // 0)})) as $tot
         | ($tot | map(.ns)) as $ns
