@@ -28,6 +28,12 @@ source "$root/tests/bench/checks.sh"
 
 work=$(mktemp -d /dev/shm/biosnoop-harness-test.XXXXXX)
 trap 'umount -q "$work/small" 2>/dev/null || true; rm -rf "$work"' EXIT
+# The EXIT trap also on a signal (Ctrl-C, a timeout) or a closed pipe
+# (`| head`), which would otherwise end the script without it.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap '' PIPE
 
 pagereport=/sys/module/page_reporting/parameters/page_reporting_order
 tracing=/sys/kernel/tracing
