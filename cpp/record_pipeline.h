@@ -24,8 +24,17 @@ struct RecordPipeline {
   EnrichedEvent scratch;
   uint64_t decode_errors = 0;
   std::string first_decode_error;
+  // Set once the output has failed and the run is ending: each record
+  // still in the ring buffer is then counted here instead of written, so
+  // that every emitted record is written, rejected or dropped.
+  bool discarding = false;
+  uint64_t discarded = 0;
 
   absl::Status Handle(const void* data, size_t size) {
+    if (discarding) {
+      ++discarded;
+      return absl::OkStatus();
+    }
     if (absl::Status s = DecodeRecordInto(data, size, &scratch.event); !s.ok()) {
       // Counted and reported; one bad record must not end the run.
       if (decode_errors++ == 0) first_decode_error = s.ToString();

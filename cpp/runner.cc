@@ -102,10 +102,15 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   const StreamInfo info =
       MakeStreamInfo(options, host, clock.ToRealtimeNs(start_ns));
 
-  // Ends the loop on a closed pipe (clean) or an output error (not).
+  // Ends the loop on a closed pipe (clean) or an output error (not).  The
+  // records that come after that are still consumed, and counted as
+  // dropped, until the programs are detached.
   absl::Status result;
-  auto keep = [&result](absl::Status s) {
-    if (!s.ok() && result.ok()) result = std::move(s);
+  auto keep = [&result, &pipeline](absl::Status s) {
+    if (!s.ok() && result.ok()) {
+      result = std::move(s);
+      pipeline.discarding = true;
+    }
     return result.ok();
   };
   keep(sink->WriteHeader(info));
@@ -121,7 +126,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     keep(sink->Flush());
     ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
     ConsumerCounts consumer{pipeline.decode_errors, upkeep.expired(),
-                            sink->events_written(), sink->events_dropped(),
+                            sink->events_written(),
+                            sink->events_dropped() + pipeline.discarded,
                             unfinished, upkeep.missed_completions()};
     uint64_t now = MonotonicNs();
     return MakeStats(c, probe->ReadMissed(c), consumer, clock.ToRealtimeNs(now),
@@ -220,19 +226,17 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     if (i > 0) {
       const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
       for (uint64_t now = MonotonicNs(); now < until; now = MonotonicNs()) {
-        if (!result.ok()) {
-          usleep(static_cast<useconds_t>((until - now) / 1000));
-          break;
-        }
         keep(probe->Poll(static_cast<int>((until - now) / 1000000) + 1).status());
       }
     }
     RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
-  // From here on nothing is emitted, so the drain below writes every
-  // record the counters count (unless the output is gone).
+  // From here on nothing is emitted, so after the drain below every
+  // record the counters count is written or dropped.
   probe->Detach();
-  if (result.ok()) keep(probe->Drain().status());
+  keep(probe->Drain().status());
+  // A write that failed during the drain stopped it: drop the rest.
+  if (pipeline.discarding) keep(probe->Drain().status());
   if (result.ok() && summary_every_ns != UINT64_MAX) keep(write_summary());
   // Requests issued over a second ago and still held: in flight on a hung
   // or busy disk, their completion not (yet) seen.

@@ -350,6 +350,12 @@ TEST(EndToEnd, ClosedPipeEndsCleanly) {
   std::optional<std::string> err = CommandOutput({"cat", "/tmp/biosnoop-pipe-err"});
   ASSERT_TRUE(err.has_value());
   EXPECT_NE(err->find("biosnoop: completions="), std::string::npos) << *err;
+  // Two lines reached head; the events after it closed are dropped, and
+  // counted as such.
+  std::map<std::string, double> s = ParseSummary(*err);
+  EXPECT_GE(s["written"], 2) << *err;
+  EXPECT_GT(s["dropped"], 0) << *err;
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << *err;
   RunCommand({"rm", "-f", "/tmp/biosnoop-pipe-err", "/tmp/biosnoop-pipe-out",
               "/tmp/biosnoop-pipe-rc"});
 }

@@ -241,8 +241,12 @@ std::vector<nlohmann::json> Biosnoop::Records() const {
 }
 
 std::map<std::string, double> Biosnoop::Summary() const {
+  return ParseSummary(Stderr());
+}
+
+std::map<std::string, double> ParseSummary(absl::string_view stderr_text) {
   std::map<std::string, double> kv;
-  for (absl::string_view line : absl::StrSplit(Stderr(), '\n')) {
+  for (absl::string_view line : absl::StrSplit(stderr_text, '\n')) {
     if (!absl::ConsumePrefix(&line, "biosnoop: completions=")) continue;
     std::string full = "completions=" + std::string(line);
     for (absl::string_view field : absl::StrSplit(full, ' ')) {
@@ -252,6 +256,24 @@ std::map<std::string, double> Biosnoop::Summary() const {
     }
   }
   return kv;
+}
+
+::testing::AssertionResult EmittedAllAccountedFor(
+    const std::map<std::string, double>& summary) {
+  auto get = [&summary](const char* key) {
+    auto it = summary.find(key);
+    return it == summary.end() ? -1.0 : it->second;
+  };
+  const double emitted = get("emitted");
+  const double accounted =
+      get("written") + get("decode_errors") + get("dropped");
+  if (emitted < 0 || emitted != accounted) {
+    return ::testing::AssertionFailure()
+           << "emitted=" << emitted << " but written=" << get("written")
+           << " + decode_errors=" << get("decode_errors")
+           << " + dropped=" << get("dropped") << " = " << accounted;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 Workload DirectDd(const std::string& dev, bool read, int bs, int count,

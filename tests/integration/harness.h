@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -105,6 +106,15 @@ struct Workload {
 
 // dd with O_DIRECT: count requests of bs bytes from/to dev at offset skip
 // blocks.  read: if=dev of=/dev/null iflag=direct; else of=dev oflag=direct.
+// key=value pairs of the "biosnoop: completions=..." summary line in a
+// biosnoop's stderr text.
+std::map<std::string, double> ParseSummary(absl::string_view stderr_text);
+
+// Every record the kernel emitted was written, rejected or dropped: what
+// biosnoop promises whatever happened to its output.
+::testing::AssertionResult EmittedAllAccountedFor(
+    const std::map<std::string, double>& summary);
+
 Workload DirectDd(const std::string& dev, bool read, int bs, int count,
                   int skip_blocks = 0);
 

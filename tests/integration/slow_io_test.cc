@@ -73,8 +73,7 @@ void ExpectCountersAddUp(const Biosnoop& b) {
   EXPECT_EQ(s["completions"], s["emitted"] + s["lost"] + s["below_threshold"] +
                                   s["filtered"] + s["orphans"])
       << b.Stderr();
-  EXPECT_EQ(s["emitted"], s["written"] + s["decode_errors"] + s["dropped"])
-      << b.Stderr();
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
 }
 
 TEST(SlowIo, EverySlowReadLoggedOnceWithItsLatency) {
@@ -295,7 +294,9 @@ TEST(SlowIo, MergedWritesAreOneEventEachWithTheMergedSize) {
     sectors.insert(e["sector"].get<uint64_t>());
   }
   EXPECT_EQ(sectors.size(), events.size()) << "a request logged twice";
-  if (s["missed"] == 0) EXPECT_EQ(bytes, static_cast<uint64_t>(kWrites) * 4096);
+  if (s["missed"] == 0) {
+    EXPECT_EQ(bytes, static_cast<uint64_t>(kWrites) * 4096);
+  }
   ExpectCountersAddUp(b);
 }
 
