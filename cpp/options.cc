@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -90,14 +91,17 @@ absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
 
 absl::StatusOr<absl::Duration> ParseDurationValue(int code,
                                                   absl::string_view value) {
-  // A plain number means seconds, as in biolatency/biosnoop usage.
-  uint64_t secs = 0;
-  if (!value.empty() && absl::ascii_isdigit(value.back()) &&
-      absl::SimpleAtoi(value, &secs) && absl::ascii_isdigit(value.front())) {
-    if (secs == 0 || secs > 10u * 365 * 24 * 3600) {
+  // A plain number means seconds, as in biolatency/biosnoop usage: whole
+  // (30) or decimal (0.5).
+  if (!value.empty() && absl::ascii_isdigit(value.front()) &&
+      absl::ascii_isdigit(value.back()) &&
+      value.find_first_not_of("0123456789.") == absl::string_view::npos) {
+    absl::Duration d;
+    if (!absl::ParseDuration(absl::StrCat(value, "s"), &d) ||
+        d <= absl::ZeroDuration() || d > absl::Hours(10 * 365 * 24)) {
       return BadValue(code, value, "a positive number of seconds");
     }
-    return absl::Seconds(secs);
+    return d;
   }
   absl::Duration d;
   if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
@@ -108,6 +112,24 @@ absl::StatusOr<absl::Duration> ParseDurationValue(int code,
   return d;
 }
 
+// The filters select one disk, process, name or operation.  Given twice
+// they read as "this one or that one", which biosnoop does not do; taking
+// the last would silently watch less than the user asked for.
+const char* FilterGivenTwiceHint(int code) {
+  switch (code) {
+    case 'd':
+      return "one disk or partition; omit it to watch every disk";
+    case 'p':
+      return "one process; omit it to watch every process";
+    case kOptComm:
+      return "one process name; omit it to watch every process";
+    case kOptOp:
+      return "read or write; omit it for both";
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
@@ -116,11 +138,20 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   // the parser can run more than once in one process (tests).
   optind = 0;
   opterr = 0;
+  std::vector<int> filters_seen;
   for (;;) {
     int index = -1;
     int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
     if (c == -1) break;
     absl::string_view arg = optarg != nullptr ? optarg : "";
+    if (const char* hint = FilterGivenTwiceHint(c); hint != nullptr) {
+      if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
+          filters_seen.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            OptionName(c), " given more than once: it takes ", hint));
+      }
+      filters_seen.push_back(c);
+    }
     switch (c) {
       case kOptMinUs: {
         auto v = ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
@@ -306,7 +337,7 @@ Log every block I/O at least as slow as a threshold, one JSON object per line.
       --stats-interval T
                       a stats record (counters, loss) in the stream every T
                       (default 1m; 0: only the final one at exit)
-      --duration T    stop after T (seconds, or 90s, 5m, 1h)
+      --duration T    stop after T (seconds, as 30 or 0.5, or 90s, 5m, 1h)
       --ringbuf-kib N kernel ring buffer size in KiB, a power of two
                       (default 2048)
       --max-inflight-age T

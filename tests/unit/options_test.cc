@@ -112,6 +112,40 @@ TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
             std::string::npos);
 }
 
+TEST(OptionsTest, PlainDurationsAreSecondsWholeOrDecimal) {
+  absl::StatusOr<Options> o = Parse({"--duration", "0.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->duration, absl::Milliseconds(500));
+  o = Parse({"--interval", "2.25", "--hist"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->interval, absl::Milliseconds(2250));
+  EXPECT_EQ(ErrorOf({"--duration", "0.0"}),
+            "--duration: expected a positive number of seconds, got \"0.0\"");
+  EXPECT_NE(ErrorOf({"--duration", "1.2.3"}).find("--duration"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "5."}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "1e3"}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "999999999999"}).find("positive number"),
+            std::string::npos);
+}
+
+TEST(OptionsTest, AFilterGivenTwiceIsAnErrorNotTheLastOne) {
+  EXPECT_EQ(ErrorOf({"-d", "vda", "-d", "loop0"}),
+            "--disk given more than once: it takes one disk or partition; "
+            "omit it to watch every disk");
+  EXPECT_NE(ErrorOf({"-p", "1", "--pid=2"}).find("--pid given more than once"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--comm", "a", "--comm", "b"}).find("--comm given"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--op", "read", "--op", "write"}).find("--op given"),
+            std::string::npos);
+  // Settings, unlike filters, take the last value (a wrapper's default
+  // overridden on the command line).
+  absl::StatusOr<Options> o = Parse({"--min-us", "5", "--min-us", "7"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_us, 7u);
+}
+
 TEST(OptionsTest, UnknownOptionsAndStrayArguments) {
   EXPECT_EQ(ErrorOf({"--bogus"}), "unknown option --bogus (see --help)");
   EXPECT_EQ(ErrorOf({"-z"}), "unknown option -z (see --help)");
