@@ -360,6 +360,30 @@ TEST(EndToEnd, ClosedPipeEndsCleanly) {
               "/tmp/biosnoop-pipe-rc"});
 }
 
+// Started with stdout closed (`biosnoop >&-`): a clear error, not events
+// written into whatever file took descriptor 1; with -o FILE it runs, and
+// with stderr closed as well.
+TEST(EndToEnd, ClosedStdoutIsAClearErrorUnlessThereIsAnOutputFile) {
+  BIOSNOOP_REQUIRE_ROOT();
+  const std::string bin = BIOSNOOP_BIN;
+  const std::string err = "/tmp/biosnoop-closed-err";
+  const std::string out = "/tmp/biosnoop-closed-out.jsonl";
+  RunCommand({"rm", "-f", err, out});
+  EXPECT_EQ(RunCommand({"bash", "-c", bin + " --duration 1 >&- 2>" + err}), 73);
+  std::optional<std::string> said = CommandOutput({"cat", err});
+  ASSERT_TRUE(said.has_value());
+  EXPECT_EQ(*said, "biosnoop: stdout is closed: give -o FILE for the output");
+
+  EXPECT_EQ(RunCommand({"bash", "-c",
+                        bin + " --duration 1 -o " + out + " >&- 2>&- <&-"}),
+            0);
+  std::optional<std::string> lines = CommandOutput({"cat", out});
+  ASSERT_TRUE(lines.has_value());
+  EXPECT_EQ(lines->rfind("{\"type\":\"header\"", 0), 0u) << *lines;
+  EXPECT_NE(lines->find("\"type\":\"stats\""), std::string::npos) << *lines;
+  RunCommand({"rm", "-f", err, out});
+}
+
 TEST(EndToEnd, BadUsageAndUnknownDiskExit64) {
   BIOSNOOP_REQUIRE_ROOT();
   {
