@@ -99,6 +99,7 @@ std::optional<std::string> CommandOutput(const std::vector<std::string>& argv) {
 
 void ResetQueueSettings(const std::string& disk) {
   const std::string queue = "/sys/block/" + disk + "/queue/";
+  std::ofstream(queue + "scheduler") << "none\n";  // loop's default
   std::ofstream(queue + "nomerges") << "0\n";
   std::ofstream(queue + "iostats") << "1\n";
   // A write cache turned off by hand stays off, and then fsync sends no
