@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -19,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 
 namespace biosnoop {
@@ -99,6 +101,33 @@ bool IsValidName(absl::string_view name) {
 bool Exists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
+}
+
+// Refuses a disk whose I/O never becomes requests: a bio-based device
+// (zram, brd, device-mapper's linear/striped/crypt targets, md) has no
+// blk-mq queue, /sys/block/<disk>/mq, and never fires the block_rq_*
+// tracepoints.  (Since Linux 5.0 every request-based queue is blk-mq, and
+// biosnoop needs 5.8+.)  A stacked device's I/O is seen on the disks under
+// it, which its slaves/ directory lists.
+absl::Status CheckRequestBased(const std::string& disk_dir,
+                               absl::string_view disk) {
+  if (Exists(disk_dir + "/mq")) return absl::OkStatus();
+  std::vector<std::string> slaves;
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(disk_dir + "/slaves", ec)) {
+    slaves.push_back(entry.path().filename().string());
+  }
+  std::sort(slaves.begin(), slaves.end());
+  std::string message = absl::StrCat(
+      "disk \"", disk,
+      "\" is not request-based (no blk-mq queue): its I/O never passes the "
+      "block request tracepoints, so there would be no events");
+  if (!slaves.empty()) {
+    absl::StrAppend(&message, "; its I/O goes to ", absl::StrJoin(slaves, ", "),
+                    ": give one of those with -d");
+  }
+  return absl::InvalidArgumentError(message);
 }
 
 // <root>/dev/block/MAJ:MIN is a symlink into /sys/devices whose last
@@ -262,6 +291,7 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
                      "\""));
   }
   if (!Exists(dir + "/partition")) {
+    if (absl::Status s = CheckRequestBased(dir, base); !s.ok()) return s;
     resolved.sector_start = 0;
     resolved.sector_end = std::numeric_limits<uint64_t>::max();
     resolved.disk = std::string(base);
@@ -287,9 +317,12 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
         "cannot read partition \"", base, "\" from ", dir,
         ": its disk's dev or its start/size is missing or malformed"));
   }
+  resolved.disk = real.parent_path().filename().string();
+  if (absl::Status s = CheckRequestBased(disk_dir, resolved.disk); !s.ok()) {
+    return s;
+  }
   resolved.sector_start = start;
   resolved.sector_end = start + size;
-  resolved.disk = real.parent_path().filename().string();
   resolved.partition = std::string(base);
   return resolved;
 }

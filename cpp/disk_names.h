@@ -81,7 +81,9 @@ class DiskNames {
   // major:minor and its own sector range.
   // Errors: InvalidArgument for a malformed name (empty, ".", "..", a '/'
   // after the optional "/dev/", a NUL byte); NotFound for a name sysfs does
-  // not know; FailedPrecondition when sysfs holds unparsable content.
+  // not know; FailedPrecondition when sysfs holds unparsable content;
+  // InvalidArgument for a disk that is not request-based (zram, dm, md:
+  // no blk-mq queue, so no events), naming the disks under a stacked one.
   absl::StatusOr<ResolvedDisk> Resolve(absl::string_view name);
 
  private:

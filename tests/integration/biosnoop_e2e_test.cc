@@ -403,6 +403,31 @@ TEST(EndToEnd, BadUsageAndUnknownDiskExit64) {
   }
 }
 
+// zram is bio-based: its I/O never becomes requests, so -d zramN could
+// only ever log nothing.  A new zram device (zram-control/hot_add) is a
+// real one of those.
+TEST(EndToEnd, DiskThatIsNotRequestBasedIsRefusedWithTheReason) {
+  BIOSNOOP_REQUIRE_ROOT();
+  std::optional<std::string> id =
+      CommandOutput({"cat", "/sys/class/zram-control/hot_add"});
+  if (!id.has_value()) {
+    if (InCi()) FAIL() << "no /sys/class/zram-control: cannot make a zram disk";
+    GTEST_SKIP() << "no zram in this kernel (/sys/class/zram-control)";
+  }
+  const std::string zram = "zram" + *id;
+  {
+    Biosnoop b({"-d", zram});
+    EXPECT_EQ(b.Wait(), 64) << b.Stderr();
+    EXPECT_NE(b.Stderr().find("biosnoop: disk \"" + zram +
+                              "\" is not request-based"),
+              std::string::npos)
+        << b.Stderr();
+  }
+  EXPECT_EQ(RunCommand({"bash", "-c",
+                        "echo " + *id + " > /sys/class/zram-control/hot_remove"}),
+            0);
+}
+
 TEST(EndToEnd, WithoutPrivilegeExit77WithAdvice) {
   BIOSNOOP_REQUIRE_ROOT();
   // setpriv drops to an unprivileged uid with no capabilities.

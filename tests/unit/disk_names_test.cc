@@ -45,11 +45,16 @@ class FakeSysfs {
   const std::string& root() const { return root_; }
 
   // `parent` e.g. "devices/pci0000:00/0000:00:02.0/virtio1/block".
+  // request_based: has a blk-mq queue (mq/), as every disk the tests
+  // name; zram, dm and md devices have none.
   void AddDisk(const std::string& name, uint32_t major, uint32_t minor,
-               const std::string& parent = "devices/virtual/block") {
+               const std::string& parent = "devices/virtual/block",
+               bool request_based = true) {
     std::string rel = parent + "/" + name;
     device_dirs_[name] = rel;
     fs::create_directories(root_ + "/" + rel + "/queue");
+    fs::create_directories(root_ + "/" + rel + "/slaves");
+    if (request_based) fs::create_directories(root_ + "/" + rel + "/mq/0");
     fs::create_directories(root_ + "/" + rel + "/holders");
     fs::create_directories(root_ + "/" + rel + "/power");
     WriteFile(rel + "/queue/rotational", "0\n");
@@ -358,6 +363,33 @@ TEST_F(DiskNamesTest, ResolveUnknownDiskSaysWhatToDo) {
   EXPECT_THAT(r.status().message(), HasSubstr("unknown disk \"sdz\""));
   EXPECT_THAT(r.status().message(), HasSubstr("/class/block/sdz"));
   EXPECT_THAT(r.status().message(), HasSubstr("lsblk"));
+}
+
+TEST_F(DiskNamesTest, ResolveRefusesDisksThatAreNotRequestBased) {
+  sysfs_.AddDisk("zram0", 251, 0, "devices/virtual/block", false);
+  absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("zram0");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "disk \"zram0\" is not request-based (no blk-mq queue): its I/O "
+            "never passes the block request tracepoints, so there would be no "
+            "events");
+
+  // A stacked device (dm, md) names the disks its I/O goes to.
+  sysfs_.AddDisk("sdb", 8, 16);
+  sysfs_.AddDisk("dm-0", 253, 0, "devices/virtual/block", false);
+  sysfs_.AddPartition("dm-0", "dm-0p1", 253, 1, 2048, 4096);
+  sysfs_.Link("block/dm-0/slaves/sdb", "../../sdb");
+  sysfs_.Link("block/dm-0/slaves/loop0", "../../loop0");
+  for (const char* name : {"dm-0", "/dev/dm-0", "dm-0p1"}) {
+    r = names_.Resolve(name);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_THAT(r.status().message(),
+                HasSubstr("disk \"dm-0\" is not request-based"));
+    EXPECT_THAT(r.status().message(),
+                HasSubstr("its I/O goes to loop0, sdb: give one of those with -d"));
+  }
 }
 
 TEST_F(DiskNamesTest, ResolveRejectsBadNames) {
