@@ -428,6 +428,26 @@ TEST(EndToEnd, DiskThatIsNotRequestBasedIsRefusedWithTheReason) {
             0);
 }
 
+// A kernel without BTF, as biosnoop sees it: in a mount namespace of its
+// own, an empty tmpfs hides /sys/kernel/btf/vmlinux.  Exit 69 with what to
+// do, for the event stream and for histogram mode alike.
+TEST(EndToEnd, KernelWithoutBtfExit69WithTheReason) {
+  BIOSNOOP_REQUIRE_ROOT();
+  for (const char* mode : {"", " --hist"}) {
+    std::optional<std::string> out = CommandOutput(
+        {"unshare", "--mount", "bash", "-c",
+         "mount -t tmpfs none /sys/kernel/btf && " + std::string(BIOSNOOP_BIN) +
+             " --duration 1" + mode + " 2>&1; echo rc=$?"});
+    ASSERT_TRUE(out.has_value()) << mode;
+    EXPECT_NE(out->find("rc=69"), std::string::npos) << mode << *out;
+    EXPECT_NE(out->find("biosnoop: this kernel exposes no BTF "
+                        "(/sys/kernel/btf/vmlinux is missing)"),
+              std::string::npos)
+        << *out;
+    EXPECT_NE(out->find("CONFIG_DEBUG_INFO_BTF=y"), std::string::npos) << *out;
+  }
+}
+
 TEST(EndToEnd, WithoutPrivilegeExit77WithAdvice) {
   BIOSNOOP_REQUIRE_ROOT();
   // setpriv drops to an unprivileged uid with no capabilities.
