@@ -32,6 +32,10 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
       {"hist", "--top", "0"},
       {"--since", "2026-11-21T06:00:00Z", "--until", "2026-11-21T05:00:00Z"},
       {"-", "-"},
+      {"-d", "vda", "-d", "vdb"},
+      {"--pid", "1", "-p", "2"},
+      {"-c", "dd", "--comm", "fio"},
+      {"baseline", "--op", "read", "--op", "write"},
   };
   for (const auto& args : cases) {
     const CliResult r = RunCli(args);
@@ -44,6 +48,9 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
             std::string::npos);
   EXPECT_NE(RunCli({"--since"}).err.find("--since needs a value"),
             std::string::npos);
+  EXPECT_EQ(RunCli({"-d", "vda", "--disk", "vdb"}).err,
+            "bioreport: --disk given more than once: each filter takes one "
+            "value (run one report per value) (see bioreport --help)\n");
 }
 
 TEST(BioreportCliTest, HelpAndVersion) {

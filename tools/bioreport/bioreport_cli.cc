@@ -1,5 +1,6 @@
 #include "bioreport_cli.h"
 
+#include <algorithm>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,7 +42,7 @@ constexpr char kUsage[] =
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
     "Filters (events; for baseline, --since/--until select summary\n"
-    "intervals by their end, -d/--op their groups):\n"
+    "intervals by their end, -d/--op their groups; each once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
@@ -153,6 +154,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   optind = 0;  // full reset: RunBioreport may be called more than once
   opterr = 0;
   bool by_set = false;
+  std::vector<int> filters_seen;
   for (;;) {
     int long_index = -1;
     const int c = getopt_long(n, args.data(), ":d:p:c:mDo:h", kLongOptions,
@@ -168,6 +170,18 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       }
       return absl::OkStatus();
     };
+    // A filter takes one value.  Given twice it reads as "this or that",
+    // which the report does not do; taking the last would silently count
+    // less than the user asked for.
+    if (c == 'd' || c == 'p' || c == 'c' || c == kOp) {
+      if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
+          filters_seen.end()) {
+        return Usage(absl::StrCat(
+            name, " given more than once: each filter takes one value (run "
+                  "one report per value)"));
+      }
+      filters_seen.push_back(c);
+    }
     uint64_t v = 0;
     switch (c) {
       case kSince:
