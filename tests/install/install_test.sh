@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `cmake --install` into a scratch prefix: the two programs where the README
+# says, runnable, and the README, schema and examples beside them (the
+# systemd unit names the installed README as its documentation).
+# Usage: install_test.sh BUILD_DIR
+set -euo pipefail
+build=${1:?usage: install_test.sh BUILD_DIR}
+prefix=$(mktemp -d /tmp/biosnoop-install-XXXXXX)
+trap 'rm -rf "$prefix"' EXIT
+
+cmake --install "$build" --prefix "$prefix" > /dev/null
+
+failed=0
+expect_file() {
+  if [[ -f $prefix/$1 ]]; then echo "ok: $1"; else echo "FAIL: $1 not installed"; failed=1; fi
+}
+expect_file sbin/biosnoop
+expect_file bin/bioreport
+expect_file share/doc/biosnoop/README.md
+expect_file share/doc/biosnoop/biosnoop.proto
+expect_file share/doc/biosnoop/examples/biosnoop.service
+expect_file share/doc/biosnoop/examples/biosnoop.logrotate
+expect_file share/doc/biosnoop/examples/slow-io-report.sh
+
+unit=$prefix/share/doc/biosnoop/examples/biosnoop.service
+doc=$(sed -n 's|^Documentation=file://||p' "$unit")
+if [[ $doc == /usr/local/share/doc/biosnoop/README.md ]]; then
+  echo "ok: the unit's Documentation= is the installed README's default path"
+else
+  echo "FAIL: the unit's Documentation= is '$doc'"; failed=1
+fi
+for prog in sbin/biosnoop bin/bioreport; do
+  if out=$("$prefix/$prog" --version 2>&1); then
+    echo "ok: $prog --version: $out"
+  else
+    echo "FAIL: $prog --version: $out"; failed=1
+  fi
+done
+exit $failed
