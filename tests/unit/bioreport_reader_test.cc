@@ -2,12 +2,17 @@
 // damage (corrupt records, truncation, gzip cut short), empty input, time
 // order of several files, and lossless conversion.
 
+#include <algorithm>
+#include <functional>
 #include <limits>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bioreport_test_util.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -264,13 +269,104 @@ TEST(BioreportJsonTest, KeysInAnyOrderTypeOptionalUnknownKeysSkipped) {
   EXPECT_EQ(rec.stats.lost(), 7u);
   EXPECT_TRUE(rec.stats.final());
   EXPECT_EQ(rec.stats.timestamp().seconds(), 0);  // absent: the epoch
-  // No "type": an event, as lines were before typed records.
-  ASSERT_TRUE(ParseLine(R"({"disk":"vda","latency_us":5})", &rec).ok());
+  // No "type": an event, as lines were before typed records; its keys in
+  // reverse order.
+  std::vector<std::string> members = absl::StrSplit(
+      absl::string_view(kEvent).substr(16, sizeof(kEvent) - 18), ',');
+  std::reverse(members.begin(), members.end());
+  const std::string untyped = "{" + absl::StrJoin(members, ",") + "}";
+  ASSERT_TRUE(ParseLine(untyped, &rec).ok()) << untyped << ": " << ParseLine(untyped, &rec);
   EXPECT_EQ(rec.kind, RecordKind::kEvent);
-  EXPECT_EQ(rec.event.disk(), "vda");
+  EXPECT_EQ(rec.event.disk(), "sda");
+  EXPECT_EQ(rec.event.latency_us(), 15000u);
   // comm_raw is hex; upper case accepted.
-  ASSERT_TRUE(ParseLine(R"({"type":"event","comm":"x","comm_raw":"FF00"})", &rec).ok());
+  std::string raw = kEvent;
+  raw.insert(raw.find(",\"error_code\""), R"(,"comm_raw":"FF00")");
+  ASSERT_TRUE(ParseLine(raw, &rec).ok()) << ParseLine(raw, &rec);
   EXPECT_EQ(rec.event.comm_raw(), std::string("\xff\x00", 2));
+}
+
+// An event line cut down by some pipeline is refused, not read with zeros:
+// a missing "latency_us" would make slow I/O fast, a missing "error_code"
+// a failed I/O clean.  The nullable keys may be absent (absent is null).
+TEST(BioreportJsonTest, EventWithoutARequiredKeyIsRefusedByName) {
+  const absl::string_view body = absl::string_view(kEvent).substr(16, sizeof(kEvent) - 18);
+  const std::vector<std::string> members = absl::StrSplit(body, ',');
+  ASSERT_EQ(members.size(), 19u);
+  const std::set<std::string> nullable = {"partition", "queue_us", "error"};
+  for (size_t drop = 0; drop < members.size(); ++drop) {
+    const std::string key = members[drop].substr(1, members[drop].find('"', 1) - 1);
+    std::vector<std::string> kept = members;
+    kept.erase(kept.begin() + drop);
+    const std::string line = "{\"type\":\"event\"," + absl::StrJoin(kept, ",") + "}";
+    ParsedRecord rec;
+    const absl::Status s = ParseLine(line, &rec);
+    if (nullable.count(key)) {
+      EXPECT_TRUE(s.ok()) << key << ": " << s;
+      continue;
+    }
+    EXPECT_EQ(s.message(), absl::StrCat("event without \"", key, "\"")) << line;
+  }
+  // Every missing key is named, in schema order.
+  ParsedRecord rec;
+  const absl::Status s = ParseLine(R"({"disk":"vda","latency_us":5})", &rec);
+  EXPECT_EQ(s.message(),
+            "event without \"timestamp\", \"host\", \"dev\", \"op\", \"rwbs\", "
+            "\"sector\", \"bytes\", \"device_us\", \"queue_depth\", \"pid\", "
+            "\"tid\", \"comm\", \"error_code\", \"seq\"");
+  // Present but empty, or the epoch: not biosnoop's either.
+  for (const auto& [from, to, message] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {R"("disk":"sda")", R"("disk":"")", "event with no \"disk\""},
+           {R"("op":"read")", R"("op":"")", "event with no \"op\""},
+           {"2026-11-21T05:44:01.123456789Z", "1970-01-01T00:00:00Z",
+            "event without a timestamp"}}) {
+    std::string line = kEvent;
+    line.replace(line.find(from), from.size(), to);
+    EXPECT_NE(ParseLine(line, &rec).message().find(message), std::string::npos)
+        << line << " -> " << ParseLine(line, &rec);
+  }
+}
+
+// The same refusal for protobuf, where an absent field reads as zero or
+// empty: an event record with no time, disk, device or operation.
+TEST(BioreportProtoTest, EventWithoutTimeDiskOrOperationIsRefused) {
+  ProtoRecordParser parser;
+  JsonRecordParser json;
+  ParsedRecord rec;
+  ASSERT_TRUE(json.Parse(kEvent, &rec).ok());
+  const v1::Event whole = rec.event;
+  const auto parse = [&](const v1::Event& e) {
+    v1::Record record;
+    *record.mutable_event() = e;
+    return parser.Parse(record.SerializeAsString(), &rec);
+  };
+  ASSERT_TRUE(parse(whole).ok()) << parse(whole);
+  EXPECT_EQ(rec.event.latency_us(), 15000u);
+  struct Case {
+    std::function<void(v1::Event*)> cut;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](v1::Event* e) { e->clear_timestamp(); }, "event without a timestamp"},
+      {[](v1::Event* e) { e->clear_disk(); }, "event with no \"disk\""},
+      {[](v1::Event* e) { e->clear_dev(); }, "event with no \"dev\""},
+      {[](v1::Event* e) { e->clear_op(); }, "event with no \"op\""},
+      {[](v1::Event* e) { e->clear_rwbs(); }, "event with no \"rwbs\""},
+  };
+  for (const Case& c : cases) {
+    v1::Event e = whole;
+    c.cut(&e);
+    const absl::Status s = parse(e);
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << c.message << " -> " << s;
+  }
+  // Nullable fields and zeros biosnoop does write are fine.
+  v1::Event e = whole;
+  e.clear_partition();
+  e.clear_queue_us();
+  e.set_pid(0);
+  e.set_comm("");
+  EXPECT_TRUE(parse(e).ok()) << parse(e);
 }
 
 TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {

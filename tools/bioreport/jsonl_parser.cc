@@ -59,6 +59,28 @@ constexpr Key kSummaryGroupKeys[] = {
     {"slow", 5},  {"latency_us_log2", 6}, {"size_log2", 7},
 };
 
+// The fields every event line biosnoop writes carries (bit n: field n):
+// all but the nullable ones (partition, queue_us, comm_raw, error), whose
+// absence reads as null.  A line without one of these is not taken with a
+// zero or empty stand-in: a log pipeline that dropped "latency_us" or
+// "error_code" would otherwise turn slow or failed I/O into fast, clean I/O.
+constexpr uint32_t kNullableEventFields =
+    (1u << 4) | (1u << 12) | (1u << 17) | (1u << 19);
+constexpr uint32_t kRequiredEventFields =
+    (((1u << 21) - 1) & ~1u) & ~kNullableEventFields;
+
+// "event without \"a\", \"b\"" for the required fields not in `seen`.
+absl::Status MissingEventFields(uint32_t seen) {
+  std::string names;
+  for (const Key& k : kEventKeys) {
+    const uint32_t bit = 1u << k.field;
+    if ((kRequiredEventFields & bit) && !(seen & bit)) {
+      absl::StrAppend(&names, names.empty() ? "" : ", ", "\"", k.name, "\"");
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat("event without ", names));
+}
+
 // Short-string equality without a call to memcmp (keys are a few bytes).
 inline bool SameKey(absl::string_view a, absl::string_view b) {
   if (a.size() != b.size()) return false;
@@ -404,6 +426,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   if (!lex.Consume('{')) return lex.Error("expected a JSON object");
   if (lex.Consume('}')) return lex.Error("empty object");
   size_t next = 0;
+  uint32_t event_fields_seen = 0;
   do {
     absl::string_view key;
     if (absl::Status s = lex.String(&key_scratch_, &key); !s.ok()) return s;
@@ -417,9 +440,12 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
       }
     } else {
       switch (kind) {
-        case RecordKind::kEvent:
-          s = EventField(Lookup(kEventKeys, key, &next), reader, &rec->event);
+        case RecordKind::kEvent: {
+          const int field = Lookup(kEventKeys, key, &next);
+          event_fields_seen |= 1u << field;
+          s = EventField(field, reader, &rec->event);
           break;
+        }
         case RecordKind::kHeader:
           s = HeaderField(Lookup(kHeaderKeys, key, &next), reader,
                           &rec->header);
@@ -440,6 +466,10 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   } while (lex.Consume(','));
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
   if (!lex.AtEnd()) return lex.Error("text after the object");
+  if (kind == RecordKind::kEvent &&
+      (event_fields_seen & kRequiredEventFields) != kRequiredEventFields) {
+    return MissingEventFields(event_fields_seen);
+  }
   return ValidateRecord(rec);
 }
 

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -14,6 +16,30 @@ absl::Status CheckTimestamp(const char* what, google::protobuf::Timestamp* ts) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", ns.status().message()));
   }
   return absl::OkStatus();
+}
+
+// What every event biosnoop writes has, whatever the format: a protobuf
+// record cannot tell a zero or empty field from an absent one, so an event
+// without a time, disk, device or operation (a record cut down by some
+// pipeline, or not biosnoop's) is refused rather than reported at the epoch
+// or under a disk named "".  The JSON parser also wants every non-nullable
+// key present.
+absl::Status CheckEvent(v1::Event* e) {
+  const google::protobuf::Timestamp& t = e->timestamp();
+  if (t.seconds() == 0 && t.nanos() == 0) {
+    return absl::InvalidArgumentError("event without a timestamp (its time is the epoch)");
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, const std::string*>{"disk", &e->disk()},
+        {"dev", &e->dev()},
+        {"op", &e->op()},
+        {"rwbs", &e->rwbs()}}) {
+    if (value->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("event with no \"", name, "\""));
+    }
+  }
+  return CheckTimestamp("timestamp", e->mutable_timestamp());
 }
 
 template <typename Message>
@@ -61,7 +87,7 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec) {
 absl::Status ValidateRecord(ParsedRecord* rec) {
   switch (rec->kind) {
     case RecordKind::kEvent: {
-      return CheckTimestamp("timestamp", rec->event.mutable_timestamp());
+      return CheckEvent(&rec->event);
     }
     case RecordKind::kHeader: {
       return CheckTimestamp("start_time", rec->header.mutable_start_time());
