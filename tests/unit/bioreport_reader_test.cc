@@ -102,14 +102,21 @@ TEST(BioreportDetectTest, FormatsByFirstBytes) {
   EXPECT_EQ(DetectFormat(std::string("\x05\x08", 2)), StreamFormat::kUnknown);
 }
 
+const char kStats[] =
+    R"({"type":"stats","timestamp":"2026-11-21T05:44:01Z","elapsed_s":1.5,)"
+    R"("completions":9,"emitted":8,"lost":1,"orphans":2,"below_threshold":3,)"
+    R"("filtered":4,"decode_errors":5,"expired":6,"written":7,"dropped":10,)"
+    R"("final":true,"missed":11,"unfinished":12})";
+
+// The members of a record line after its "type", as written.
+std::vector<std::string> MembersAfterType(absl::string_view line) {
+  const size_t start = line.find(',') + 1;
+  return absl::StrSplit(line.substr(start, line.size() - 1 - start), ',');
+}
+
 TEST(BioreportJsonTest, StatsCarryEveryCounter) {
   ParsedRecord rec;
-  ASSERT_TRUE(ParseLine(
-      R"({"type":"stats","timestamp":"2026-11-21T05:44:01Z","elapsed_s":1.5,)"
-      R"("completions":9,"emitted":8,"lost":1,"orphans":2,"below_threshold":3,)"
-      R"("filtered":4,"decode_errors":5,"expired":6,"written":7,"dropped":10,)"
-      R"("final":true,"missed":11,"unfinished":12})",
-      &rec).ok());
+  ASSERT_TRUE(ParseLine(kStats, &rec).ok());
   ASSERT_EQ(rec.kind, RecordKind::kStats);
   EXPECT_EQ(rec.stats.lost(), 1u);
   EXPECT_EQ(rec.stats.dropped(), 10u);
@@ -263,16 +270,20 @@ TEST(BioreportJsonTest, EscapesAndSurrogatePairs) {
 
 TEST(BioreportJsonTest, KeysInAnyOrderTypeOptionalUnknownKeysSkipped) {
   ParsedRecord rec;
-  ASSERT_TRUE(ParseLine(R"({"lost":7,"extra":{"a":[1,2,{"b":null}]},"type":"stats","final":true})",
-                        &rec).ok());
+  std::vector<std::string> stats = MembersAfterType(kStats);
+  std::reverse(stats.begin(), stats.end());
+  const std::string shuffled = absl::StrCat(
+      "{", absl::StrJoin(stats.begin(), stats.begin() + 6, ","),
+      R"(,"extra":{"a":[1,2,{"b":null}]},"type":"stats",)",
+      absl::StrJoin(stats.begin() + 6, stats.end(), ","), "}");
+  ASSERT_TRUE(ParseLine(shuffled, &rec).ok()) << shuffled << ": " << ParseLine(shuffled, &rec);
   EXPECT_EQ(rec.kind, RecordKind::kStats);
-  EXPECT_EQ(rec.stats.lost(), 7u);
+  EXPECT_EQ(rec.stats.lost(), 1u);
   EXPECT_TRUE(rec.stats.final());
-  EXPECT_EQ(rec.stats.timestamp().seconds(), 0);  // absent: the epoch
+  EXPECT_EQ(rec.stats.unfinished(), 12u);
   // No "type": an event, as lines were before typed records; its keys in
   // reverse order.
-  std::vector<std::string> members = absl::StrSplit(
-      absl::string_view(kEvent).substr(16, sizeof(kEvent) - 18), ',');
+  std::vector<std::string> members = MembersAfterType(kEvent);
   std::reverse(members.begin(), members.end());
   const std::string untyped = "{" + absl::StrJoin(members, ",") + "}";
   ASSERT_TRUE(ParseLine(untyped, &rec).ok()) << untyped << ": " << ParseLine(untyped, &rec);
@@ -290,8 +301,7 @@ TEST(BioreportJsonTest, KeysInAnyOrderTypeOptionalUnknownKeysSkipped) {
 // a missing "latency_us" would make slow I/O fast, a missing "error_code"
 // a failed I/O clean.  The nullable keys may be absent (absent is null).
 TEST(BioreportJsonTest, EventWithoutARequiredKeyIsRefusedByName) {
-  const absl::string_view body = absl::string_view(kEvent).substr(16, sizeof(kEvent) - 18);
-  const std::vector<std::string> members = absl::StrSplit(body, ',');
+  const std::vector<std::string> members = MembersAfterType(kEvent);
   ASSERT_EQ(members.size(), 19u);
   const std::set<std::string> nullable = {"partition", "queue_us", "error"};
   for (size_t drop = 0; drop < members.size(); ++drop) {
@@ -326,6 +336,44 @@ TEST(BioreportJsonTest, EventWithoutARequiredKeyIsRefusedByName) {
     EXPECT_NE(ParseLine(line, &rec).message().find(message), std::string::npos)
         << line << " -> " << ParseLine(line, &rec);
   }
+}
+
+// A stats line without a counter would read as no loss: refused the same
+// way.  "unfinished" may be absent (biosnoop counted it from a later
+// version on; such runs counted none).
+TEST(BioreportJsonTest, StatsWithoutACounterIsRefusedByName) {
+  const std::vector<std::string> members = MembersAfterType(kStats);
+  ASSERT_EQ(members.size(), 15u);
+  for (size_t drop = 0; drop < members.size(); ++drop) {
+    const std::string key = members[drop].substr(1, members[drop].find('"', 1) - 1);
+    std::vector<std::string> kept = members;
+    kept.erase(kept.begin() + drop);
+    const std::string line = "{\"type\":\"stats\"," + absl::StrJoin(kept, ",") + "}";
+    ParsedRecord rec;
+    const absl::Status s = ParseLine(line, &rec);
+    if (key == "unfinished") {
+      EXPECT_TRUE(s.ok()) << s;
+      EXPECT_EQ(rec.stats.unfinished(), 0u);
+      continue;
+    }
+    EXPECT_EQ(s.message(), absl::StrCat("stats record without \"", key, "\"")) << line;
+  }
+  ParsedRecord rec;
+  EXPECT_EQ(ParseLine(R"({"type":"stats","lost":0,"final":true})", &rec).message(),
+            "stats record without \"timestamp\", \"elapsed_s\", \"completions\", "
+            "\"emitted\", \"orphans\", \"below_threshold\", \"filtered\", "
+            "\"decode_errors\", \"expired\", \"written\", \"dropped\", \"missed\"");
+  // Protobuf cannot tell an absent counter from 0; a stats record with no
+  // time is still refused.
+  JsonRecordParser json;
+  ASSERT_TRUE(json.Parse(kStats, &rec).ok());
+  v1::Record record;
+  *record.mutable_stats() = rec.stats;
+  record.mutable_stats()->clear_timestamp();
+  ProtoRecordParser proto;
+  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
+                "stats record without a timestamp"),
+            std::string::npos);
 }
 
 // The same refusal for protobuf, where an absent field reads as zero or

@@ -59,26 +59,33 @@ constexpr Key kSummaryGroupKeys[] = {
     {"slow", 5},  {"latency_us_log2", 6}, {"size_log2", 7},
 };
 
-// The fields every event line biosnoop writes carries (bit n: field n):
-// all but the nullable ones (partition, queue_us, comm_raw, error), whose
-// absence reads as null.  A line without one of these is not taken with a
-// zero or empty stand-in: a log pipeline that dropped "latency_us" or
-// "error_code" would otherwise turn slow or failed I/O into fast, clean I/O.
+// The keys a record of each kind must carry (bit n: field n).  An event
+// needs every key biosnoop writes but the nullable ones (partition,
+// queue_us, comm_raw, error), whose absence reads as null; a stats record
+// every counter biosnoop has written since the typed stream began (all but
+// "unfinished", counted since a later version: absent reads as 0, as those
+// runs counted none).  A record without one of them is not read with a
+// zero standing in: a log pipeline that dropped "latency_us" or
+// "error_code" would turn slow or failed I/O into fast, clean I/O, and one
+// that dropped "lost" would hide a loss.
 constexpr uint32_t kNullableEventFields =
     (1u << 4) | (1u << 12) | (1u << 17) | (1u << 19);
 constexpr uint32_t kRequiredEventFields =
     (((1u << 21) - 1) & ~1u) & ~kNullableEventFields;
+constexpr uint32_t kRequiredStatsFields = ((1u << 15) - 1) & ~1u;
 
-// "event without \"a\", \"b\"" for the required fields not in `seen`.
-absl::Status MissingEventFields(uint32_t seen) {
+// "<kind> without \"a\", \"b\"" for the `required` keys not in `seen`.
+template <size_t N>
+absl::Status MissingKeys(absl::string_view kind, const Key (&keys)[N],
+                         uint32_t required, uint32_t seen) {
   std::string names;
-  for (const Key& k : kEventKeys) {
+  for (const Key& k : keys) {
     const uint32_t bit = 1u << k.field;
-    if ((kRequiredEventFields & bit) && !(seen & bit)) {
+    if ((required & bit) && !(seen & bit)) {
       absl::StrAppend(&names, names.empty() ? "" : ", ", "\"", k.name, "\"");
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat("event without ", names));
+  return absl::InvalidArgumentError(absl::StrCat(kind, " without ", names));
 }
 
 // Short-string equality without a call to memcmp (keys are a few bytes).
@@ -426,7 +433,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   if (!lex.Consume('{')) return lex.Error("expected a JSON object");
   if (lex.Consume('}')) return lex.Error("empty object");
   size_t next = 0;
-  uint32_t event_fields_seen = 0;
+  uint32_t fields_seen = 0;  // bit n: field n (0: keys not in the schema)
   do {
     absl::string_view key;
     if (absl::Status s = lex.String(&key_scratch_, &key); !s.ok()) return s;
@@ -442,7 +449,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
       switch (kind) {
         case RecordKind::kEvent: {
           const int field = Lookup(kEventKeys, key, &next);
-          event_fields_seen |= 1u << field;
+          fields_seen |= 1u << field;
           s = EventField(field, reader, &rec->event);
           break;
         }
@@ -450,9 +457,12 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
           s = HeaderField(Lookup(kHeaderKeys, key, &next), reader,
                           &rec->header);
           break;
-        case RecordKind::kStats:
-          s = StatsField(Lookup(kStatsKeys, key, &next), reader, &rec->stats);
+        case RecordKind::kStats: {
+          const int field = Lookup(kStatsKeys, key, &next);
+          fields_seen |= 1u << field;
+          s = StatsField(field, reader, &rec->stats);
           break;
+        }
         case RecordKind::kSummary:
           s = SummaryField(Lookup(kSummaryKeys, key, &next), reader,
                            &rec->summary);
@@ -467,8 +477,13 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
   if (!lex.AtEnd()) return lex.Error("text after the object");
   if (kind == RecordKind::kEvent &&
-      (event_fields_seen & kRequiredEventFields) != kRequiredEventFields) {
-    return MissingEventFields(event_fields_seen);
+      (fields_seen & kRequiredEventFields) != kRequiredEventFields) {
+    return MissingKeys("event", kEventKeys, kRequiredEventFields, fields_seen);
+  }
+  if (kind == RecordKind::kStats &&
+      (fields_seen & kRequiredStatsFields) != kRequiredStatsFields) {
+    return MissingKeys("stats record", kStatsKeys, kRequiredStatsFields,
+                       fields_seen);
   }
   return ValidateRecord(rec);
 }

@@ -97,6 +97,10 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       if (!std::isfinite(st.elapsed_s())) {
         return absl::InvalidArgumentError("elapsed_s is not a finite number");
       }
+      if (st.timestamp().seconds() == 0 && st.timestamp().nanos() == 0) {
+        return absl::InvalidArgumentError(
+            "stats record without a timestamp (its time is the epoch)");
+      }
       return CheckTimestamp("timestamp", st.mutable_timestamp());
     }
     case RecordKind::kSummary: {
