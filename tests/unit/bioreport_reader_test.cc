@@ -160,7 +160,9 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
   // key given twice (the last one wins); the same reused record.
   ASSERT_TRUE(ParseLine(
       R"({ "groups" : [ {"x":{"y":[1]},"latency_us_log2":[5],"disk":"a",)"
-      R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5})",
+      R"("size_log2":[],"slow":0,"bytes":0,"count":3,"op":"read",)"
+      R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5,)"
+      R"("interval_s":1,"timestamp":"2026-11-21T05:45:00Z"})",
       &rec).ok());
   ASSERT_EQ(rec.kind, RecordKind::kSummary);
   ASSERT_EQ(rec.summary.groups_size(), 1);
@@ -168,12 +170,14 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
   EXPECT_EQ(rec.summary.groups(0).latency_us_log2_size(), 2);
   EXPECT_EQ(rec.summary.groups(0).latency_us_log2(1), 2u);
   EXPECT_EQ(rec.summary.min_us(), 5u);
-  EXPECT_EQ(rec.summary.interval_s(), 0);
-  EXPECT_EQ(rec.summary.timestamp().seconds(), 0);  // absent: the epoch
+  EXPECT_EQ(rec.summary.interval_s(), 1);
+  EXPECT_EQ(rec.summary.timestamp().seconds(), 1795239900);
 
   // Trailing zero buckets in the input survive a round trip (lossless).
   ASSERT_TRUE(ParseLine(
-      R"({"type":"summary","groups":[{"latency_us_log2":[1,0,0],"size_log2":[0]}]})",
+      R"({"type":"summary","timestamp":"2026-11-21T05:45:00Z","interval_s":1,)"
+      R"("min_us":0,"groups":[{"disk":"a","op":"read","count":1,"bytes":0,)"
+      R"("slow":0,"latency_us_log2":[1,0,0],"size_log2":[0]}]})",
       &rec).ok());
   json.clear();
   AppendRecordJson(rec, &json);
@@ -381,6 +385,65 @@ TEST(BioreportJsonTest, StatsWithoutACounterIsRefusedByName) {
   ProtoRecordParser proto;
   EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
                 "stats record without a timestamp"),
+            std::string::npos);
+}
+
+// Headers and summaries the same: a header without "boot_id" would merge
+// two runs' loss figures, a summary group without "count" shrink a baseline.
+TEST(BioreportJsonTest, HeaderSummaryOrGroupWithoutAKeyIsRefusedByName) {
+  const std::string golden = ReadFile(GoldenPath("events.jsonl"));
+  const std::string header = golden.substr(0, golden.find('\n'));
+  ASSERT_EQ(header.rfind(R"({"type":"header",)", 0), 0u);
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(header, &rec).ok());
+  const auto cut = EachMemberLeftOut(header);
+  ASSERT_EQ(cut.size(), 13u);
+  for (const auto& [key, line] : cut) {
+    EXPECT_EQ(ParseLine(line, &rec).message(),
+              absl::StrCat("header without \"", key, "\""))
+        << line;
+  }
+  struct Case {
+    std::string from, to, message;
+  };
+  const std::vector<Case> cases = {
+      {R"("interval_s":60.5,)", "", "summary without \"interval_s\""},
+      {R"(,"groups":[{"disk":"sda")", R"(,"groupz":[{"disk":"sda")",
+       "summary without \"groups\""},
+      {R"("op":"read","count":7,)", R"("op":"read",)",
+       "\"groups\": group 1: group without \"count\""},
+      {R"({"disk":"vda","op":"flush",)", R"({"op":"flush",)",
+       "\"groups\": group 2: group without \"disk\""},
+      {R"(,"size_log2":[]}]})", "}]}",
+       "\"groups\": group 2: group without \"size_log2\""},
+  };
+  for (const Case& c : cases) {
+    std::string line = kSummary;
+    ASSERT_NE(line.find(c.from), std::string::npos) << c.from;
+    line.replace(line.find(c.from), c.from.size(), c.to);
+    EXPECT_EQ(ParseLine(line, &rec).message(), c.message) << line;
+  }
+  // An empty group names everything it lacks.
+  EXPECT_EQ(ParseLine(R"({"type":"summary","timestamp":"2026-11-21T05:45:00Z",)"
+                      R"("interval_s":1,"min_us":0,"groups":[{}]})",
+                      &rec)
+                .message(),
+            "\"groups\": group 1: group without \"disk\", \"op\", \"count\", "
+            "\"bytes\", \"slow\", \"latency_us_log2\", \"size_log2\"");
+  // Through protobuf: a header with no start_time, a summary with no time.
+  ProtoRecordParser proto;
+  ASSERT_TRUE(ParseLine(header, &rec).ok());
+  v1::Record record;
+  *record.mutable_header() = rec.header;
+  record.mutable_header()->clear_start_time();
+  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
+                "header without a start_time"),
+            std::string::npos);
+  ASSERT_TRUE(ParseLine(kSummary, &rec).ok());
+  *record.mutable_summary() = rec.summary;
+  record.mutable_summary()->clear_timestamp();
+  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
+                "summary without a timestamp"),
             std::string::npos);
 }
 

@@ -175,7 +175,9 @@ TEST_P(SinkFormatsTest, RoundTripThroughTheReader) {
   ASSERT_TRUE(sink->Write(MakeEvent(6, "fio")).ok());
   ASSERT_TRUE(sink->Flush().ok());
   ASSERT_TRUE(sink->WriteStats(Stats(true, sink->events_written())).ok());
-  ASSERT_TRUE(sink->WriteSummary(SummaryRecord{}).ok());  // no groups
+  SummaryRecord no_groups = Summary(1795239842000000000);
+  no_groups.groups.clear();
+  ASSERT_TRUE(sink->WriteSummary(no_groups).ok());
   EXPECT_EQ(sink->events_written(), 6u);
   EXPECT_EQ(sink->events_dropped(), 0u);
   // + header + 2 stats + 2 summaries
@@ -246,12 +248,12 @@ std::string LimitedWriteBody(const std::string& path, bool proto) {
   for (uint64_t seq = 1; seq <= 200; ++seq) {
     errors += !sink->Write(MakeEvent(seq)).ok();
     if (seq % 7 == 0) errors += !sink->WriteStats(Stats(false, seq)).ok();
-    if (seq % 11 == 0) errors += !sink->WriteSummary(Summary(0)).ok();
+    if (seq % 11 == 0) errors += !sink->WriteSummary(Summary(1795239842000000000)).ok();
     if (seq % 5 == 0) errors += !sink->Flush().ok();
   }
   errors += !sink->Flush().ok();
   errors += !sink->WriteStats(Stats(true, 200)).ok();
-  errors += !sink->WriteSummary(Summary(0)).ok();
+  errors += !sink->WriteSummary(Summary(1795239842000000000)).ok();
   return absl::StrCat(sink->events_written(), " ", sink->events_dropped(), " ",
                       errors);
 }

@@ -59,25 +59,32 @@ constexpr Key kSummaryGroupKeys[] = {
     {"slow", 5},  {"latency_us_log2", 6}, {"size_log2", 7},
 };
 
-// The keys a record of each kind must carry (bit n: field n).  An event
-// needs every key biosnoop writes but the nullable ones (partition,
-// queue_us, comm_raw, error), whose absence reads as null; a stats record
-// every counter biosnoop has written since the typed stream began (all but
-// "unfinished", counted since a later version: absent reads as 0, as those
-// runs counted none).  A record without one of them is not read with a
-// zero standing in: a log pipeline that dropped "latency_us" or
-// "error_code" would turn slow or failed I/O into fast, clean I/O, and one
-// that dropped "lost" would hide a loss.
-constexpr uint32_t kNullableEventFields =
-    (1u << 4) | (1u << 12) | (1u << 17) | (1u << 19);
+// The keys a record must carry (bit n: field n): every key biosnoop
+// writes for its kind, but an event's nullable ones (partition, queue_us,
+// comm_raw, error), whose absence reads as null, and a stats record's
+// "unfinished" (counted from a later version on: absent reads as 0, as
+// those runs counted none).  A record without one of them is not read with
+// a zero standing in: a log pipeline that dropped "latency_us" or
+// "error_code" would turn slow or failed I/O into fast, clean I/O, one that
+// dropped "lost" would hide a loss, and one that dropped "boot_id" would
+// merge two runs.
+constexpr uint32_t Fields(int first, int last) {
+  return static_cast<uint32_t>(((uint64_t{1} << (last + 1)) - 1) &
+                               ~((uint64_t{1} << first) - 1));
+}
 constexpr uint32_t kRequiredEventFields =
-    (((1u << 21) - 1) & ~1u) & ~kNullableEventFields;
-constexpr uint32_t kRequiredStatsFields = ((1u << 15) - 1) & ~1u;
+    Fields(1, 20) & ~((1u << 4) | (1u << 12) | (1u << 17) | (1u << 19));
+constexpr uint32_t kRequiredHeaderFields = Fields(1, 13);
+constexpr uint32_t kRequiredStatsFields = Fields(1, 14);
+constexpr uint32_t kRequiredSummaryFields = Fields(1, 4);
+constexpr uint32_t kRequiredSummaryGroupFields = Fields(1, 7);
 
-// "<kind> without \"a\", \"b\"" for the `required` keys not in `seen`.
+// OK, or "<kind> without \"a\", \"b\"" for the `required` keys not in
+// `seen`.
 template <size_t N>
-absl::Status MissingKeys(absl::string_view kind, const Key (&keys)[N],
-                         uint32_t required, uint32_t seen) {
+absl::Status CheckKeys(absl::string_view kind, const Key (&keys)[N],
+                       uint32_t required, uint32_t seen) {
+  if ((seen & required) == required) return absl::OkStatus();
   std::string names;
   for (const Key& k : keys) {
     const uint32_t bit = 1u << k.field;
@@ -323,19 +330,25 @@ absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
 absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
   JsonLexer& lex = r.lex();
   if (!lex.Consume('{')) return lex.Error("expected an object");
-  if (lex.Consume('}')) return absl::OkStatus();
   size_t next = 0;
+  uint32_t seen = 0;
+  if (lex.Consume('}')) {
+    return CheckKeys("group", kSummaryGroupKeys, kRequiredSummaryGroupFields,
+                     seen);
+  }
   do {
     absl::string_view key;
     if (absl::Status s = r.NestedKey(&key); !s.ok()) return s;
     const int field = Lookup(kSummaryGroupKeys, key, &next);
+    seen |= 1u << field;
     if (absl::Status s = SummaryGroupField(field, r, g); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("\"", key, "\": ", s.message()));
     }
   } while (lex.Consume(','));
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
-  return absl::OkStatus();
+  return CheckKeys("group", kSummaryGroupKeys, kRequiredSummaryGroupFields,
+                   seen);
 }
 
 absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
@@ -446,28 +459,26 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
         s = absl::InvalidArgumentError("two different \"type\" values");
       }
     } else {
+      int field = 0;
       switch (kind) {
-        case RecordKind::kEvent: {
-          const int field = Lookup(kEventKeys, key, &next);
-          fields_seen |= 1u << field;
+        case RecordKind::kEvent:
+          field = Lookup(kEventKeys, key, &next);
           s = EventField(field, reader, &rec->event);
           break;
-        }
         case RecordKind::kHeader:
-          s = HeaderField(Lookup(kHeaderKeys, key, &next), reader,
-                          &rec->header);
+          field = Lookup(kHeaderKeys, key, &next);
+          s = HeaderField(field, reader, &rec->header);
           break;
-        case RecordKind::kStats: {
-          const int field = Lookup(kStatsKeys, key, &next);
-          fields_seen |= 1u << field;
+        case RecordKind::kStats:
+          field = Lookup(kStatsKeys, key, &next);
           s = StatsField(field, reader, &rec->stats);
           break;
-        }
         case RecordKind::kSummary:
-          s = SummaryField(Lookup(kSummaryKeys, key, &next), reader,
-                           &rec->summary);
+          field = Lookup(kSummaryKeys, key, &next);
+          s = SummaryField(field, reader, &rec->summary);
           break;
       }
+      fields_seen |= 1u << field;
     }
     if (!s.ok()) {
       return absl::InvalidArgumentError(
@@ -476,15 +487,26 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   } while (lex.Consume(','));
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
   if (!lex.AtEnd()) return lex.Error("text after the object");
-  if (kind == RecordKind::kEvent &&
-      (fields_seen & kRequiredEventFields) != kRequiredEventFields) {
-    return MissingKeys("event", kEventKeys, kRequiredEventFields, fields_seen);
+  absl::Status complete;
+  switch (kind) {
+    case RecordKind::kEvent:
+      complete = CheckKeys("event", kEventKeys, kRequiredEventFields,
+                           fields_seen);
+      break;
+    case RecordKind::kHeader:
+      complete = CheckKeys("header", kHeaderKeys, kRequiredHeaderFields,
+                           fields_seen);
+      break;
+    case RecordKind::kStats:
+      complete = CheckKeys("stats record", kStatsKeys, kRequiredStatsFields,
+                           fields_seen);
+      break;
+    case RecordKind::kSummary:
+      complete = CheckKeys("summary", kSummaryKeys, kRequiredSummaryFields,
+                           fields_seen);
+      break;
   }
-  if (kind == RecordKind::kStats &&
-      (fields_seen & kRequiredStatsFields) != kRequiredStatsFields) {
-    return MissingKeys("stats record", kStatsKeys, kRequiredStatsFields,
-                       fields_seen);
-  }
+  if (!complete.ok()) return complete;
   return ValidateRecord(rec);
 }
 

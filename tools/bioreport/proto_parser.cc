@@ -18,6 +18,17 @@ absl::Status CheckTimestamp(const char* what, google::protobuf::Timestamp* ts) {
   return absl::OkStatus();
 }
 
+// A record's time, which biosnoop always writes: absent, it reads as the
+// epoch, which no record of a running system has.
+absl::Status CheckTimePresent(const char* record, const char* field,
+                              const google::protobuf::Timestamp& t) {
+  if (t.seconds() == 0 && t.nanos() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(record, " without a ", field, " (its time is the epoch)"));
+  }
+  return absl::OkStatus();
+}
+
 // What every event biosnoop writes has, whatever the format: a protobuf
 // record cannot tell a zero or empty field from an absent one, so an event
 // without a time, disk, device or operation (a record cut down by some
@@ -25,9 +36,9 @@ absl::Status CheckTimestamp(const char* what, google::protobuf::Timestamp* ts) {
 // or under a disk named "".  The JSON parser also wants every non-nullable
 // key present.
 absl::Status CheckEvent(v1::Event* e) {
-  const google::protobuf::Timestamp& t = e->timestamp();
-  if (t.seconds() == 0 && t.nanos() == 0) {
-    return absl::InvalidArgumentError("event without a timestamp (its time is the epoch)");
+  if (absl::Status s = CheckTimePresent("event", "timestamp", e->timestamp());
+      !s.ok()) {
+    return s;
   }
   for (const auto& [name, value] :
        {std::pair<const char*, const std::string*>{"disk", &e->disk()},
@@ -90,6 +101,11 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       return CheckEvent(&rec->event);
     }
     case RecordKind::kHeader: {
+      if (absl::Status s = CheckTimePresent("header", "start_time",
+                                            rec->header.start_time());
+          !s.ok()) {
+        return s;
+      }
       return CheckTimestamp("start_time", rec->header.mutable_start_time());
     }
     case RecordKind::kStats: {
@@ -97,9 +113,10 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       if (!std::isfinite(st.elapsed_s())) {
         return absl::InvalidArgumentError("elapsed_s is not a finite number");
       }
-      if (st.timestamp().seconds() == 0 && st.timestamp().nanos() == 0) {
-        return absl::InvalidArgumentError(
-            "stats record without a timestamp (its time is the epoch)");
+      if (absl::Status s =
+              CheckTimePresent("stats record", "timestamp", st.timestamp());
+          !s.ok()) {
+        return s;
       }
       return CheckTimestamp("timestamp", st.mutable_timestamp());
     }
@@ -115,6 +132,11 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
               "a summary histogram has more than ", kMaxSummaryBuckets,
               " buckets"));
         }
+      }
+      if (absl::Status s =
+              CheckTimePresent("summary", "timestamp", su.timestamp());
+          !s.ok()) {
+        return s;
       }
       return CheckTimestamp("timestamp", su.mutable_timestamp());
     }
