@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "json_lexer.h"
 #include "proto_format.h"
 #include "record_parsers.h"
@@ -79,20 +80,45 @@ constexpr uint32_t kRequiredStatsFields = Fields(1, 14);
 constexpr uint32_t kRequiredSummaryFields = Fields(1, 4);
 constexpr uint32_t kRequiredSummaryGroupFields = Fields(1, 7);
 
-// OK, or "<kind> without \"a\", \"b\"" for the `required` keys not in
+// What the parser knows of each record type: its keys and those it must
+// carry.
+struct Schema {
+  absl::string_view what;  // for messages: "event", "stats record"
+  absl::Span<const Key> keys;
+  uint32_t required;
+};
+
+constexpr Schema kEventSchema{"event", kEventKeys, kRequiredEventFields};
+constexpr Schema kHeaderSchema{"header", kHeaderKeys, kRequiredHeaderFields};
+constexpr Schema kStatsSchema{"stats record", kStatsKeys, kRequiredStatsFields};
+constexpr Schema kSummarySchema{"summary", kSummaryKeys,
+                                kRequiredSummaryFields};
+constexpr Schema kSummaryGroupSchema{"group", kSummaryGroupKeys,
+                                     kRequiredSummaryGroupFields};
+
+const Schema& SchemaOf(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::kHeader: return kHeaderSchema;
+    case RecordKind::kStats: return kStatsSchema;
+    case RecordKind::kSummary: return kSummarySchema;
+    case RecordKind::kEvent: break;
+  }
+  return kEventSchema;
+}
+
+// OK, or "<what> without \"a\", \"b\"" for the required keys not in
 // `seen`.
-template <size_t N>
-absl::Status CheckKeys(absl::string_view kind, const Key (&keys)[N],
-                       uint32_t required, uint32_t seen) {
-  if ((seen & required) == required) return absl::OkStatus();
+absl::Status CheckKeys(const Schema& schema, uint32_t seen) {
+  if ((seen & schema.required) == schema.required) return absl::OkStatus();
   std::string names;
-  for (const Key& k : keys) {
+  for (const Key& k : schema.keys) {
     const uint32_t bit = 1u << k.field;
-    if ((required & bit) && !(seen & bit)) {
+    if ((schema.required & bit) && !(seen & bit)) {
       absl::StrAppend(&names, names.empty() ? "" : ", ", "\"", k.name, "\"");
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat(kind, " without ", names));
+  return absl::InvalidArgumentError(
+      absl::StrCat(schema.what, " without ", names));
 }
 
 // Short-string equality without a call to memcmp (keys are a few bytes).
@@ -105,10 +131,10 @@ inline bool SameKey(absl::string_view a, absl::string_view b) {
 }
 
 // The field number of `key`, or 0.  `*next` is the index expected next.
-template <size_t N>
-int Lookup(const Key (&keys)[N], absl::string_view key, size_t* next) {
-  if (*next < N && SameKey(keys[*next].name, key)) return keys[(*next)++].field;
-  for (size_t i = 0; i < N; ++i) {
+int Lookup(absl::Span<const Key> keys, absl::string_view key, size_t* next) {
+  const size_t n = keys.size();
+  if (*next < n && SameKey(keys[*next].name, key)) return keys[(*next)++].field;
+  for (size_t i = 0; i < n; ++i) {
     if (SameKey(keys[i].name, key)) {
       *next = i + 1;
       return keys[i].field;
@@ -333,13 +359,12 @@ absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
   size_t next = 0;
   uint32_t seen = 0;
   if (lex.Consume('}')) {
-    return CheckKeys("group", kSummaryGroupKeys, kRequiredSummaryGroupFields,
-                     seen);
+    return CheckKeys(kSummaryGroupSchema, seen);
   }
   do {
     absl::string_view key;
     if (absl::Status s = r.NestedKey(&key); !s.ok()) return s;
-    const int field = Lookup(kSummaryGroupKeys, key, &next);
+    const int field = Lookup(kSummaryGroupSchema.keys, key, &next);
     seen |= 1u << field;
     if (absl::Status s = SummaryGroupField(field, r, g); !s.ok()) {
       return absl::InvalidArgumentError(
@@ -347,8 +372,7 @@ absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
     }
   } while (lex.Consume(','));
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
-  return CheckKeys("group", kSummaryGroupKeys, kRequiredSummaryGroupFields,
-                   seen);
+  return CheckKeys(kSummaryGroupSchema, seen);
 }
 
 absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
@@ -445,6 +469,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   ValueReader reader(&lex, &time_parser_, &scratch_, &nested_key_scratch_);
   if (!lex.Consume('{')) return lex.Error("expected a JSON object");
   if (lex.Consume('}')) return lex.Error("empty object");
+  const Schema& schema = SchemaOf(kind);
   size_t next = 0;
   uint32_t fields_seen = 0;  // bit n: field n (0: keys not in the schema)
   do {
@@ -459,22 +484,18 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
         s = absl::InvalidArgumentError("two different \"type\" values");
       }
     } else {
-      int field = 0;
+      const int field = Lookup(schema.keys, key, &next);
       switch (kind) {
         case RecordKind::kEvent:
-          field = Lookup(kEventKeys, key, &next);
           s = EventField(field, reader, &rec->event);
           break;
         case RecordKind::kHeader:
-          field = Lookup(kHeaderKeys, key, &next);
           s = HeaderField(field, reader, &rec->header);
           break;
         case RecordKind::kStats:
-          field = Lookup(kStatsKeys, key, &next);
           s = StatsField(field, reader, &rec->stats);
           break;
         case RecordKind::kSummary:
-          field = Lookup(kSummaryKeys, key, &next);
           s = SummaryField(field, reader, &rec->summary);
           break;
       }
@@ -487,26 +508,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   } while (lex.Consume(','));
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
   if (!lex.AtEnd()) return lex.Error("text after the object");
-  absl::Status complete;
-  switch (kind) {
-    case RecordKind::kEvent:
-      complete = CheckKeys("event", kEventKeys, kRequiredEventFields,
-                           fields_seen);
-      break;
-    case RecordKind::kHeader:
-      complete = CheckKeys("header", kHeaderKeys, kRequiredHeaderFields,
-                           fields_seen);
-      break;
-    case RecordKind::kStats:
-      complete = CheckKeys("stats record", kStatsKeys, kRequiredStatsFields,
-                           fields_seen);
-      break;
-    case RecordKind::kSummary:
-      complete = CheckKeys("summary", kSummaryKeys, kRequiredSummaryFields,
-                           fields_seen);
-      break;
-  }
-  if (!complete.ok()) return complete;
+  if (absl::Status s = CheckKeys(schema, fields_seen); !s.ok()) return s;
   return ValidateRecord(rec);
 }
 
