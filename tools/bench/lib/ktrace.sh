@@ -6,12 +6,14 @@
 # one no BPF program was run for: on some kernels a tracepoint that fires
 # while a given task is current runs its trace-event handler but not its
 # BPF programs (BENCHMARKS.md, "Exactness").  Everything changed here is
-# put back by ktrace_stop, or by ktrace_restore from the EXIT trap.
+# put back by ktrace_stop, or by ktrace_restore from the EXIT trap,
+# tracefs unmounted again if it was mounted here.
 # Sourced, not executed.
 
 ktrace_dir=/sys/kernel/tracing
 ktrace_event=$ktrace_dir/events/block/block_rq_complete
 ktrace_active=0
+ktrace_mounted=0 # tracefs was mounted here: unmounted again at the end
 ktrace_prev_kb=
 ktrace_prev_on=
 ktrace_why=
@@ -21,15 +23,17 @@ ktrace_why=
 # event is not there, or the buffer cannot be had.
 ktrace_start() {
   local devname=$1 n=$2 majmin kdev kb
-  if [[ ! -d $ktrace_event ]]; then
-    mount -t tracefs nodev "$ktrace_dir" 2>/dev/null || true
+  if [[ ! -d $ktrace_event ]] && mount -t tracefs nodev "$ktrace_dir" 2>/dev/null; then
+    ktrace_mounted=1
   fi
   if [[ ! -w $ktrace_event/enable ]]; then
     ktrace_why="no tracefs block_rq_complete event"
+    ktrace_restore
     return 1
   fi
   if [[ $(<"$ktrace_event/enable") != 0 ]]; then
     ktrace_why="the block_rq_complete trace event is already in use"
+    ktrace_restore
     return 1
   fi
   majmin=$(<"/sys/block/$devname/dev")
@@ -72,13 +76,18 @@ ktrace_stop() {
 }
 
 ktrace_restore() {
-  ((ktrace_active)) || return 0
-  echo 0 >"$ktrace_event/enable" 2>/dev/null
-  echo 0 >"$ktrace_event/filter" 2>/dev/null
-  : >"$ktrace_dir/trace" 2>/dev/null
-  [[ -n $ktrace_prev_kb ]] && echo "$ktrace_prev_kb" >"$ktrace_dir/buffer_size_kb" 2>/dev/null
-  [[ -n $ktrace_prev_on ]] && echo "$ktrace_prev_on" >"$ktrace_dir/tracing_on" 2>/dev/null
-  ktrace_active=0
+  if ((ktrace_active)); then
+    echo 0 >"$ktrace_event/enable" 2>/dev/null
+    echo 0 >"$ktrace_event/filter" 2>/dev/null
+    : >"$ktrace_dir/trace" 2>/dev/null
+    [[ -n $ktrace_prev_kb ]] && echo "$ktrace_prev_kb" >"$ktrace_dir/buffer_size_kb" 2>/dev/null
+    [[ -n $ktrace_prev_on ]] && echo "$ktrace_prev_on" >"$ktrace_dir/tracing_on" 2>/dev/null
+    ktrace_active=0
+  fi
+  if ((ktrace_mounted)); then
+    umount "$ktrace_dir" 2>/dev/null || true
+    ktrace_mounted=0
+  fi
   return 0
 }
 
