@@ -128,6 +128,22 @@ TEST(Operations, SighupRotationLosesNoEvent) {
     std::getline(in, first);
     EXPECT_EQ(json::parse(first)["type"], "header") << path;
   }
+  // bioreport finds nothing missing in the two files, and in the new one
+  // alone, the old file's events as earlier ones, not as loss.
+  const auto report = [](const std::vector<std::string>& inputs) {
+    std::vector<std::string> args = {BIOREPORT_BIN, "json"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    std::optional<std::string> out = CommandOutput(args);
+    return out.has_value() ? json::parse(*out) : json();
+  };
+  json r = report({log + ".1", log});
+  EXPECT_EQ(r["events"], both.size()) << r;
+  EXPECT_EQ(r["not_in_input"], 0) << r;
+  EXPECT_EQ(r["before_input"], 0) << r;
+  EXPECT_EQ(r["duplicate_events"], 0) << r;
+  r = report({log});
+  EXPECT_EQ(r["not_in_input"], 0) << r;
+  EXPECT_EQ(r["before_input"], first.size()) << r;
   // The new file is created as the first one was: 0640.
   struct stat st;
   ASSERT_EQ(stat(log.c_str(), &st), 0);

@@ -35,6 +35,11 @@ TEST(ReportEndToEnd, ProtoStreamFromSlowIoReadsBackExactly) {
   EXPECT_EQ(report["events"], 50);
   EXPECT_EQ(report["lost"], 0);
   EXPECT_TRUE(report["loss_known"].get<bool>());
+  // The stream's seq numbers and its stats' `written` agree: nothing is
+  // missing from it, nothing is there twice.
+  EXPECT_EQ(report["not_in_input"], 0) << *out;
+  EXPECT_EQ(report["before_input"], 0) << *out;
+  EXPECT_EQ(report["duplicate_events"], 0) << *out;
   EXPECT_GE(report["latency_us"]["min"].get<uint64_t>(), 15000u);
   EXPECT_EQ(report["errors"], 0);
 

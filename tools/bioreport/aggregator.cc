@@ -137,19 +137,71 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   }
 }
 
-void Aggregator::StartInput() { current_run_.clear(); }
+bool SeqRanges::Add(uint64_t seq) {
+  if (!ranges_.empty() && last_added_->second + 1 == seq) {
+    const auto next = std::next(last_added_);
+    if (next == ranges_.end() || next->first != seq + 1) {
+      last_added_->second = seq;
+      ++count_;
+      return true;
+    }
+  }
+  auto after = ranges_.upper_bound(seq);  // the first range starting after
+  const bool has_before = after != ranges_.begin();
+  const auto before = has_before ? std::prev(after) : ranges_.end();
+  if (has_before && before->second >= seq) return false;
+  const bool joins_before = has_before && before->second + 1 == seq;
+  const bool joins_after = after != ranges_.end() && after->first == seq + 1;
+  if (joins_before && joins_after) {
+    before->second = after->second;
+    ranges_.erase(after);
+    last_added_ = before;
+  } else if (joins_before) {
+    before->second = seq;
+    last_added_ = before;
+  } else if (joins_after) {
+    const uint64_t end = after->second;
+    ranges_.erase(after);
+    last_added_ = ranges_.emplace(seq, end).first;
+  } else {
+    last_added_ = ranges_.emplace(seq, seq).first;
+  }
+  ++count_;
+  return true;
+}
+
+void Aggregator::StartInput() {
+  current_run_.clear();
+  current_run_ptr_ = nullptr;
+  ++inputs_started_;
+}
+
+// Records before any header belong to their input's anonymous run.
+Aggregator::Run& Aggregator::CurrentRun() {
+  if (current_run_ptr_ == nullptr) {
+    current_run_ = absl::StrCat(kAnonymousRun, " ", inputs_started_);
+    current_run_ptr_ = &runs_[current_run_];
+  }
+  return *current_run_ptr_;
+}
+
+void Aggregator::AddEventSeq(uint64_t seq) {
+  if (seq == 0) return;
+  Run& run = CurrentRun();
+  if (!run.seqs.Add(seq)) ++run.duplicates;
+}
 
 void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   if (rec.kind == RecordKind::kHeader) {
     const v1::StreamHeader& h = rec.header;
     current_run_ = absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()));
-    runs_[current_run_];  // a run, with or without stats
+    current_run_ptr_ = &runs_[current_run_];  // a run, with or without stats
     ++hosts_[h.host()];
     return;
   }
   if (rec.kind != RecordKind::kStats) return;
   const v1::Stats& s = rec.stats;
-  Run& run = runs_[current_run_.empty() ? kAnonymousRun : current_run_];
+  Run& run = CurrentRun();
   // Counters are cumulative: the last record of a run has the totals.
   run.has_stats = true;
   run.final = s.final();
@@ -158,12 +210,24 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   run.missed = s.missed();
   run.unfinished = s.unfinished();
   run.decode_errors = s.decode_errors();
+  run.written = s.written();
 }
 
 LossSummary Aggregator::Loss() const {
   LossSummary loss;
   for (const auto& [key, run] : runs_) {
     ++loss.runs;
+    loss.duplicates = SaturatingAdd(loss.duplicates, run.duplicates);
+    if (run.seqs.empty()) {
+      loss.not_in_input = SaturatingAdd(loss.not_in_input, run.written);
+    } else {
+      const SeqRanges& q = run.seqs;
+      const uint64_t inside = q.last() - q.first() + 1 - q.count();
+      const uint64_t after = run.written > q.last() ? run.written - q.last() : 0;
+      loss.not_in_input =
+          SaturatingAdd(loss.not_in_input, SaturatingAdd(inside, after));
+      loss.before_input = SaturatingAdd(loss.before_input, q.first() - 1);
+    }
     if (!run.has_stats) {
       ++loss.runs_without_stats;
       continue;

@@ -65,6 +65,25 @@ struct ErrorTotals {
   int64_t last_ns = 0;
 };
 
+// The event numbers (seq: 1, 2, 3, ... in each run) present in the input,
+// as disjoint ranges.  Events come in order, so the usual case extends
+// the last range; a file given twice, or out of order, costs a range each.
+class SeqRanges {
+ public:
+  // Adds `seq` (>= 1); false when it was there already.
+  bool Add(uint64_t seq);
+  bool empty() const { return ranges_.empty(); }
+  uint64_t count() const { return count_; }  // distinct numbers
+  uint64_t first() const { return ranges_.begin()->first; }
+  uint64_t last() const { return ranges_.rbegin()->second; }
+
+ private:
+  using Map = std::map<uint64_t, uint64_t>;  // first -> last, not adjacent
+  Map ranges_;
+  Map::iterator last_added_;  // valid when !ranges_.empty()
+  uint64_t count_ = 0;
+};
+
 // Loss figures, from the last stats record of each run (a run is one
 // header's boot_id + start_time; records before any header in an input
 // belong to an anonymous run).
@@ -78,6 +97,19 @@ struct LossSummary {
   uint64_t unfinished = 0;
   uint64_t decode_errors = 0;
   bool any_stats = false;
+  // From the events' seq numbers, whatever the stats say: events of a run
+  // absent from the input between its first and last event there, or
+  // after its last one up to the `written` of its last stats record (lines
+  // dropped on the way to the log store, a copytruncate rotation, a
+  // filtered input), or, for a run with stats and no event in the input,
+  // all it wrote.
+  uint64_t not_in_input = 0;
+  // Events of a run numbered before its first one in the input (its
+  // earlier log files not given).
+  uint64_t before_input = 0;
+  // Events present more than once (the same log given twice), so counted
+  // twice in the report.
+  uint64_t duplicates = 0;
 };
 
 struct AggregatorOptions {
@@ -95,6 +127,9 @@ class Aggregator {
   void AddRecordTime(int64_t ns);
   // A header or stats record (tracks runs and loss).
   void AddNonEvent(const ParsedRecord& rec);
+  // Every event's number in its run, before filtering (tracks events
+  // missing from the input).  0, no number, is ignored.
+  void AddEventSeq(uint64_t seq);
   // A summary record in the time window (only counted here: the baseline
   // report reads them, baseline.h).
   void CountSummary() { ++summary_records_; }
@@ -140,7 +175,11 @@ class Aggregator {
     uint64_t missed = 0;
     uint64_t unfinished = 0;
     uint64_t decode_errors = 0;
+    uint64_t written = 0;
+    SeqRanges seqs;
+    uint64_t duplicates = 0;
   };
+  Run& CurrentRun();
 
   AggregatorOptions options_;
   LatencyStats overall_;
@@ -163,6 +202,8 @@ class Aggregator {
   uint64_t summary_records_ = 0;
   std::map<std::string, Run> runs_;
   std::string current_run_;
+  Run* current_run_ptr_ = nullptr;  // runs_[current run's key], or null
+  uint64_t inputs_started_ = 0;
   std::map<std::string, int> hosts_;
   std::string last_host_;
 };

@@ -414,6 +414,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
         if (rec.kind == RecordKind::kEvent) {
           const int64_t ns = ToNs(rec.event.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
+          agg.AddEventSeq(rec.event.seq());
           if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
           return absl::OkStatus();
         }

@@ -76,6 +76,9 @@ std::string JsonReport(const ReportInput& in) {
       ",\"lost\":", loss.lost, ",\"dropped\":", loss.dropped,
       ",\"missed\":", loss.missed, ",\"unfinished\":", loss.unfinished,
       ",\"decode_errors\":", loss.decode_errors,
+      ",\"not_in_input\":", loss.not_in_input,
+      ",\"before_input\":", loss.before_input,
+      ",\"duplicate_events\":", loss.duplicates,
       ",\"corrupt_records\":", skipped, ",\"truncated_inputs\":", truncated,
       "}\n");
   return out;

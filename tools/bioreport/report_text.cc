@@ -140,6 +140,24 @@ std::string WarningBlock(const ReportInput& in) {
     lines.push_back(absl::StrCat(loss.decode_errors,
                                  " kernel records rejected by biosnoop (decode errors)"));
   }
+  if (loss.not_in_input > 0) {
+    lines.push_back(absl::StrCat(
+        loss.not_in_input,
+        " events biosnoop wrote are not in the input (gaps in their runs' seq "
+        "numbers: lines dropped on the way, or a filtered input)"));
+  }
+  if (loss.before_input > 0) {
+    lines.push_back(absl::StrCat(
+        loss.before_input,
+        " earlier events of these runs are not in the input (their first "
+        "seq is above 1: older log files not given?)"));
+  }
+  if (loss.duplicates > 0) {
+    lines.push_back(absl::StrCat(
+        loss.duplicates,
+        " events are in the input more than once and counted each time (the "
+        "same log given twice?)"));
+  }
   if (in.agg->records() > 0 && !loss.any_stats) {
     lines.push_back("no stats records: loss unknown");
   } else if (loss.runs_without_stats > 0) {
