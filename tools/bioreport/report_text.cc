@@ -120,43 +120,25 @@ std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
 std::string WarningBlock(const ReportInput& in) {
   const LossSummary loss = in.agg->Loss();
   std::vector<std::string> lines;
-  if (loss.lost > 0) {
-    lines.push_back(absl::StrCat(loss.lost,
-                                 " events lost in the kernel (ring buffer full)"));
-  }
-  if (loss.dropped > 0) {
-    lines.push_back(absl::StrCat(loss.dropped,
-                                 " events dropped by biosnoop (output write failed)"));
-  }
-  if (loss.missed > 0) {
-    lines.push_back(absl::StrCat(loss.missed,
-                                 " completions missed in the kernel (hook skipped)"));
-  }
-  if (loss.unfinished > 0) {
-    lines.push_back(absl::StrCat(loss.unfinished,
-                                 " requests issued but never seen completing"));
-  }
-  if (loss.decode_errors > 0) {
-    lines.push_back(absl::StrCat(loss.decode_errors,
-                                 " kernel records rejected by biosnoop (decode errors)"));
-  }
-  if (loss.not_in_input > 0) {
-    lines.push_back(absl::StrCat(
-        loss.not_in_input,
-        " events biosnoop wrote are not in the input (gaps in their runs' seq "
-        "numbers: lines dropped on the way, or a filtered input)"));
-  }
-  if (loss.before_input > 0) {
-    lines.push_back(absl::StrCat(
-        loss.before_input,
-        " earlier events of these runs are not in the input (their first "
-        "seq is above 1: older log files not given?)"));
-  }
-  if (loss.duplicates > 0) {
-    lines.push_back(absl::StrCat(
-        loss.duplicates,
-        " events are in the input more than once and counted each time (the "
-        "same log given twice?)"));
+  const std::pair<uint64_t, const char*> counted[] = {
+      {loss.lost, " events lost in the kernel (ring buffer full)"},
+      {loss.dropped, " events dropped by biosnoop (output write failed)"},
+      {loss.missed, " completions missed in the kernel (hook skipped)"},
+      {loss.unfinished, " requests issued but never seen completing"},
+      {loss.decode_errors,
+       " kernel records rejected by biosnoop (decode errors)"},
+      {loss.not_in_input,
+       " events biosnoop wrote are not in the input (gaps in their runs' seq "
+       "numbers: lines dropped on the way, or a filtered input)"},
+      {loss.before_input,
+       " earlier events of these runs are not in the input (their first seq "
+       "is above 1: older log files not given?)"},
+      {loss.duplicates,
+       " events are in the input more than once and counted each time (the "
+       "same log given twice?)"},
+  };
+  for (const auto& [n, what] : counted) {
+    if (n > 0) lines.push_back(absl::StrCat(n, what));
   }
   if (in.agg->records() > 0 && !loss.any_stats) {
     lines.push_back("no stats records: loss unknown");
