@@ -559,6 +559,45 @@ TEST(BioreportReaderTest, CorruptLineIsReportedWithLineNumberAndSkipped) {
   EXPECT_EQ(strict.records.size(), 1u);
 }
 
+// A pipeline that cut every line must not bury the report under warnings:
+// the first 100 corrupt records of an input are named, then one line says
+// more follow; all are counted, and --strict still stops at the first.
+TEST(BioreportReaderTest, OnlyTheFirstHundredCorruptRecordsAreNamed) {
+  std::string data;
+  for (int i = 0; i < 250; ++i) absl::StrAppend(&data, R"({"type":"event","x":1})", "\n");
+  data += std::string(kEvent) + "\n";
+  ReadResult r = ReadBytes(data);
+  EXPECT_TRUE(r.status.ok());
+  EXPECT_EQ(r.records.size(), 1u);
+  EXPECT_EQ(r.skipped, 250u);
+  ASSERT_EQ(r.warnings.size(), 101u);
+  EXPECT_EQ(r.warnings[99].rfind("input:100: corrupt line skipped: event without", 0), 0u)
+      << r.warnings[99];
+  EXPECT_EQ(r.warnings[100],
+            "input: more corrupt records: only the first 100 are named (the "
+            "report's warning block counts them all)");
+  ReadResult strict = ReadBytes(data, /*strict=*/true);
+  EXPECT_EQ(strict.status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(strict.skipped, 1u);
+  // The same for protobuf records.
+  std::string pb;
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(kEvent, &rec).ok());
+  v1::Record record;
+  *record.mutable_event() = rec.event;
+  record.mutable_event()->clear_disk();
+  const std::string bad = record.SerializeAsString();
+  for (int i = 0; i < 150; ++i) {
+    pb.push_back(static_cast<char>(bad.size()));  // < 128: a one-byte varint
+    pb += bad;
+  }
+  ASSERT_LT(bad.size(), 128u);
+  r = ReadBytes(pb);
+  EXPECT_EQ(r.skipped, 150u);
+  ASSERT_EQ(r.warnings.size(), 101u);
+  EXPECT_NE(r.warnings[100].find("only the first 100 are named"), std::string::npos);
+}
+
 TEST(BioreportReaderTest, TruncatedJsonLinesYieldEveryWholeLine) {
   const std::string golden = ReadFile(GoldenPath("events.jsonl"));
   const ReadResult whole = ReadBytes(golden);

@@ -139,6 +139,20 @@ absl::Status RecordReader::Problem(std::string message) {
   return absl::OkStatus();
 }
 
+absl::Status RecordReader::Skipped(std::string message) {
+  ++records_skipped_;
+  if (options_.strict || records_skipped_ <= kMaxNamedSkips) {
+    return Problem(std::move(message));
+  }
+  if (records_skipped_ == kMaxNamedSkips + 1 && options_.warn) {
+    // A pipeline that cut every line would otherwise bury the report.
+    options_.warn(absl::StrCat(
+        name_, ": more corrupt records: only the first ", kMaxNamedSkips,
+        " are named (the report's warning block counts them all)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RecordReader::EndOfInput(size_t partial_bytes) {
   finished_ = true;
   if (partial_bytes == 0) return absl::OkStatus();
@@ -179,10 +193,9 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
         begin_ = end_;  // still inside the over-long line: drop it
       } else if (avail > kMaxRecordBytes) {
         ++line_number_;
-        ++records_skipped_;
         skipping_long_line_ = true;
         begin_ = end_;
-        if (absl::Status s = Problem(absl::StrCat(
+        if (absl::Status s = Skipped(absl::StrCat(
                 name_, ":", line_number_, ": line longer than ",
                 kMaxRecordBytes, " bytes: skipped"));
             !s.ok()) {
@@ -223,8 +236,7 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
     if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
     const absl::Status parsed = json_.Parse(line, rec);
     if (parsed.ok()) return true;
-    ++records_skipped_;
-    if (absl::Status s = Problem(absl::StrCat(name_, ":", line_number_,
+    if (absl::Status s = Skipped(absl::StrCat(name_, ":", line_number_,
                                               ": corrupt line skipped: ",
                                               parsed.message()));
         !s.ok()) {
@@ -271,8 +283,7 @@ absl::StatusOr<bool> RecordReader::NextMessage(ParsedRecord* rec) {
     ++line_number_;  // record number
     const absl::Status parsed = proto_.Parse(payload, rec);
     if (parsed.ok()) return true;
-    ++records_skipped_;
-    if (absl::Status s = Problem(absl::StrFormat(
+    if (absl::Status s = Skipped(absl::StrFormat(
             "%s: byte %d: corrupt record %d skipped: %s", name_, offset,
             line_number_, parsed.message()));
         !s.ok()) {

@@ -84,6 +84,10 @@ class RecordReader {
   absl::StatusOr<bool> NextMessage(ParsedRecord* rec);
   // Reports a problem: warns and returns OK, or (strict) returns it.
   absl::Status Problem(std::string message);
+  // A corrupt record skipped: counted, and a Problem for the first
+  // kMaxNamedSkips of this input; after them one line says more follow.
+  absl::Status Skipped(std::string message);
+  static constexpr uint64_t kMaxNamedSkips = 100;
   absl::Status EndOfInput(size_t partial_bytes);
   uint64_t Offset(size_t buffer_pos) const { return base_offset_ + buffer_pos; }
 
