@@ -315,9 +315,23 @@ TEST(Operations, StoppedUnderLoadItWritesEveryEventItCounted) {
     CommandOutput({"fio", "--name=load", "--filename=" + loop.path(),
                    "--rw=randread", "--bs=4k", "--direct=1",
                    "--ioengine=io_uring", "--iodepth=32", "--time_based",
-                   "--runtime=3", "--output=/dev/null"});
+                   "--runtime=5", "--output=/dev/null"});
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Stopped once the load is well under way, as the disk's own count of
+  // completed reads shows (fio may take a while to start on a cold
+  // machine: a fixed wait once stopped it before any I/O).
+  const auto reads_done = [&] {
+    std::ifstream stat("/sys/block/" + loop.name() + "/stat");
+    uint64_t reads = 0;
+    stat >> reads;
+    return reads;
+  };
+  const uint64_t reads_before = reads_done();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (reads_done() - reads_before < 60000 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   const int rc = b.Stop();
   load.join();
   ASSERT_EQ(rc, 0) << b.Stderr();
