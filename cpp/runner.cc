@@ -186,8 +186,12 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       if (!keep(sink->Flush())) break;
     }
     if (TakeReopenRequest()) {
-      // A rotated file starts with its own header, so it reads alone.
+      // A rotated file starts with its own header, so it reads alone, and
+      // with a stats record: how many events the files before it hold (a
+      // reader of this file alone tells them from events lost on the way).
       if (!keep(sink->Reopen()) || !keep(sink->WriteHeader(info))) break;
+      ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
+      if (!keep(sink->WriteStats(s))) break;
     }
     if (now >= end_ns) break;
     if (now >= next_tick) {

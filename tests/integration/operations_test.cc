@@ -121,12 +121,23 @@ TEST(Operations, SighupRotationLosesNoEvent) {
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(s["written"], both.size());
   EXPECT_EQ(s["lost"], 0);
-  // Each file starts with its own header, so a rotated file reads alone.
+  // Each file starts with its own header, so a rotated file reads alone;
+  // the new one then says how many events the old one holds.
   for (const std::string& path : {log + ".1", log}) {
     std::ifstream in(path);
     std::string first;
     std::getline(in, first);
     EXPECT_EQ(json::parse(first)["type"], "header") << path;
+  }
+  {
+    std::ifstream in(log);
+    std::string header, opening;
+    std::getline(in, header);
+    std::getline(in, opening);
+    const json stats = json::parse(opening);
+    EXPECT_EQ(stats["type"], "stats") << opening;
+    EXPECT_EQ(stats["written"], first.size()) << opening;
+    EXPECT_EQ(stats["final"], false) << opening;
   }
   // bioreport finds nothing missing in the two files, and in the new one
   // alone, the old file's events as earlier ones, not as loss.

@@ -159,8 +159,11 @@ TEST(BioreportSeqTest, EventsDroppedOnTheWayAreCountedWhereverTheyWere) {
                 "the last five");
   ExpectFigures({Without([](uint64_t seq) { return seq % 2 == 0; })}, {200, 0, 0},
                 "every other one");
-  // No event at all, but the stats say 400 were written.
-  ExpectFigures({Without([](uint64_t) { return true; })}, {400, 0, 0},
+  // No event at all: the stats records say 400 were written. The first
+  // one (150) reads as the count that opens this part of the run, as a
+  // rotated file's does: those 150 count as earlier, the other 250 as
+  // not in the input.
+  ExpectFigures({Without([](uint64_t) { return true; })}, {250, 150, 0},
                 "all of them");
 }
 
@@ -186,6 +189,23 @@ TEST(BioreportSeqTest, OlderLogFilesNotGivenAreEarlierEventsNotLoss) {
   ExpectFigures({Join(newer), Join(older)}, {}, "both, newest first");
   // The older one alone: its stats (written 300) match its last event.
   ExpectFigures({Join(older)}, {}, "older only");
+
+  // As biosnoop rotates now: the new file opens with a stats record after
+  // its header (written 300 so far). Alone, with no event since, it holds
+  // 300 earlier events and misses none; with events 301..310 dropped on
+  // the way, those 10 are missing.
+  const std::string opening = R"({"type":"stats","timestamp":"2026-11-21T05:00:01.271820144Z",)"
+                              R"("elapsed_s":1.27,"completions":3000,"emitted":300,"lost":0,)"
+                              R"("orphans":0,"below_threshold":2700,"filtered":0,)"
+                              R"("decode_errors":0,"expired":0,"written":300,"dropped":0,)"
+                              R"("final":false,"missed":0,"unfinished":0})";
+  ExpectFigures({Join({lines[0], opening, opening})}, {0, 300, 0}, "quiet new file");
+  std::vector<std::string> opened = {lines[0], opening};
+  for (size_t i = 1; i < newer.size(); ++i) {
+    const uint64_t seq = SeqOf(newer[i]);
+    if (seq == 0 || seq > 310) opened.push_back(newer[i]);
+  }
+  ExpectFigures({Join(opened)}, {10, 300, 0}, "new file, 301..310 dropped");
 }
 
 TEST(BioreportSeqTest, TheSameLogTwiceIsSaid) {

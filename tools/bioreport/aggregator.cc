@@ -210,7 +210,11 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   run.missed = s.missed();
   run.unfinished = s.unfinished();
   run.decode_errors = s.decode_errors();
-  run.written = s.written();
+  if (run.seqs.empty() && !run.has_written_before_events) {
+    run.has_written_before_events = true;
+    run.written_before_events = s.written();
+  }
+  run.written = std::max(run.written, s.written());
 }
 
 LossSummary Aggregator::Loss() const {
@@ -218,16 +222,17 @@ LossSummary Aggregator::Loss() const {
   for (const auto& [key, run] : runs_) {
     ++loss.runs;
     loss.duplicates = SaturatingAdd(loss.duplicates, run.duplicates);
-    if (run.seqs.empty()) {
-      loss.not_in_input = SaturatingAdd(loss.not_in_input, run.written);
-    } else {
-      const SeqRanges& q = run.seqs;
-      const uint64_t inside = q.last() - q.first() + 1 - q.count();
-      const uint64_t after = run.written > q.last() ? run.written - q.last() : 0;
-      loss.not_in_input =
-          SaturatingAdd(loss.not_in_input, SaturatingAdd(inside, after));
-      loss.before_input = SaturatingAdd(loss.before_input, q.first() - 1);
+    // Numbers 1..before are in earlier files; the others up to the last
+    // `written` should be here.
+    const SeqRanges& q = run.seqs;
+    uint64_t before = q.empty() ? run.written : q.first() - 1;
+    if (run.has_written_before_events) {
+      before = std::min(before, run.written_before_events);
     }
+    const uint64_t expected = std::max(run.written, q.empty() ? 0 : q.last());
+    const uint64_t absent = expected - before - q.count();
+    loss.before_input = SaturatingAdd(loss.before_input, before);
+    loss.not_in_input = SaturatingAdd(loss.not_in_input, absent);
     if (!run.has_stats) {
       ++loss.runs_without_stats;
       continue;

@@ -104,7 +104,8 @@ struct LossSummary {
   // filtered input), or, for a run with stats and no event in the input,
   // all it wrote.
   uint64_t not_in_input = 0;
-  // Events of a run numbered before its first one in the input (its
+  // Events of a run numbered before its first one in the input, or up to
+  // the count of a stats record that opens its part of the input (its
   // earlier log files not given).
   uint64_t before_input = 0;
   // Events present more than once (the same log given twice), so counted
@@ -175,7 +176,12 @@ class Aggregator {
     uint64_t missed = 0;
     uint64_t unfinished = 0;
     uint64_t decode_errors = 0;
-    uint64_t written = 0;
+    uint64_t written = 0;  // the most any of its stats records says
+    // `written` of its first stats record in the input when none of its
+    // events came before it (a rotated file starts with one): the events
+    // numbered up to it are in earlier files.
+    bool has_written_before_events = false;
+    uint64_t written_before_events = 0;
     SeqRanges seqs;
     uint64_t duplicates = 0;
   };
