@@ -9,22 +9,17 @@
 namespace biosnoop::report {
 namespace {
 
-// An absent timestamp becomes the epoch (mutable_*() creates it zeroed).
-absl::Status CheckTimestamp(const char* what, google::protobuf::Timestamp* ts) {
-  absl::StatusOr<int64_t> ns = TimestampToNs(*ts);
-  if (!ns.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", ns.status().message()));
-  }
-  return absl::OkStatus();
-}
-
-// A record's time, which biosnoop always writes: absent, it reads as the
-// epoch, which no record of a running system has.
-absl::Status CheckTimePresent(const char* record, const char* field,
-                              const google::protobuf::Timestamp& t) {
+// A record's time, which biosnoop always writes: present (absent, it
+// reads as the epoch, which no record of a running system has) and valid.
+absl::Status CheckTimestamp(const char* record, const char* field,
+                            const google::protobuf::Timestamp& t) {
   if (t.seconds() == 0 && t.nanos() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(record, " without a ", field, " (its time is the epoch)"));
+  }
+  absl::StatusOr<int64_t> ns = TimestampToNs(t);
+  if (!ns.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", ns.status().message()));
   }
   return absl::OkStatus();
 }
@@ -35,22 +30,22 @@ absl::Status CheckTimePresent(const char* record, const char* field,
 // pipeline, or not biosnoop's) is refused rather than reported at the epoch
 // or under a disk named "".  The JSON parser also wants every non-nullable
 // key present.
-absl::Status CheckEvent(v1::Event* e) {
-  if (absl::Status s = CheckTimePresent("event", "timestamp", e->timestamp());
+absl::Status CheckEvent(const v1::Event& e) {
+  if (absl::Status s = CheckTimestamp("event", "timestamp", e.timestamp());
       !s.ok()) {
     return s;
   }
   for (const auto& [name, value] :
-       {std::pair<const char*, const std::string*>{"disk", &e->disk()},
-        {"dev", &e->dev()},
-        {"op", &e->op()},
-        {"rwbs", &e->rwbs()}}) {
+       {std::pair<const char*, const std::string*>{"disk", &e.disk()},
+        {"dev", &e.dev()},
+        {"op", &e.op()},
+        {"rwbs", &e.rwbs()}}) {
     if (value->empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("event with no \"", name, "\""));
     }
   }
-  return CheckTimestamp("timestamp", e->mutable_timestamp());
+  return absl::OkStatus();
 }
 
 template <typename Message>
@@ -98,27 +93,17 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec) {
 absl::Status ValidateRecord(ParsedRecord* rec) {
   switch (rec->kind) {
     case RecordKind::kEvent: {
-      return CheckEvent(&rec->event);
+      return CheckEvent(rec->event);
     }
     case RecordKind::kHeader: {
-      if (absl::Status s = CheckTimePresent("header", "start_time",
-                                            rec->header.start_time());
-          !s.ok()) {
-        return s;
-      }
-      return CheckTimestamp("start_time", rec->header.mutable_start_time());
+      return CheckTimestamp("header", "start_time", rec->header.start_time());
     }
     case RecordKind::kStats: {
       v1::Stats& st = rec->stats;
       if (!std::isfinite(st.elapsed_s())) {
         return absl::InvalidArgumentError("elapsed_s is not a finite number");
       }
-      if (absl::Status s =
-              CheckTimePresent("stats record", "timestamp", st.timestamp());
-          !s.ok()) {
-        return s;
-      }
-      return CheckTimestamp("timestamp", st.mutable_timestamp());
+      return CheckTimestamp("stats record", "timestamp", st.timestamp());
     }
     case RecordKind::kSummary: {
       v1::Summary& su = rec->summary;
@@ -133,12 +118,7 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
               " buckets"));
         }
       }
-      if (absl::Status s =
-              CheckTimePresent("summary", "timestamp", su.timestamp());
-          !s.ok()) {
-        return s;
-      }
-      return CheckTimestamp("timestamp", su.mutable_timestamp());
+      return CheckTimestamp("summary", "timestamp", su.timestamp());
     }
   }
   return absl::OkStatus();
