@@ -171,18 +171,16 @@ bool SeqRanges::Add(uint64_t seq) {
 }
 
 void Aggregator::StartInput() {
-  current_run_.clear();
-  current_run_ptr_ = nullptr;
+  current_run_ = nullptr;
   ++inputs_started_;
 }
 
 // Records before any header belong to their input's anonymous run.
 Aggregator::Run& Aggregator::CurrentRun() {
-  if (current_run_ptr_ == nullptr) {
-    current_run_ = absl::StrCat(kAnonymousRun, " ", inputs_started_);
-    current_run_ptr_ = &runs_[current_run_];
+  if (current_run_ == nullptr) {
+    current_run_ = &runs_[absl::StrCat(kAnonymousRun, " ", inputs_started_)];
   }
-  return *current_run_ptr_;
+  return *current_run_;
 }
 
 void Aggregator::AddEventSeq(uint64_t seq) {
@@ -194,8 +192,8 @@ void Aggregator::AddEventSeq(uint64_t seq) {
 void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   if (rec.kind == RecordKind::kHeader) {
     const v1::StreamHeader& h = rec.header;
-    current_run_ = absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()));
-    current_run_ptr_ = &runs_[current_run_];  // a run, with or without stats
+    // A run, with or without stats.
+    current_run_ = &runs_[absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()))];
     ++hosts_[h.host()];
     return;
   }
@@ -210,8 +208,7 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   run.missed = s.missed();
   run.unfinished = s.unfinished();
   run.decode_errors = s.decode_errors();
-  if (run.seqs.empty() && !run.has_written_before_events) {
-    run.has_written_before_events = true;
+  if (run.seqs.empty() && !run.written_before_events.has_value()) {
     run.written_before_events = s.written();
   }
   run.written = std::max(run.written, s.written());
@@ -226,8 +223,8 @@ LossSummary Aggregator::Loss() const {
     // `written` should be here.
     const SeqRanges& q = run.seqs;
     uint64_t before = q.empty() ? run.written : q.first() - 1;
-    if (run.has_written_before_events) {
-      before = std::min(before, run.written_before_events);
+    if (run.written_before_events.has_value()) {
+      before = std::min(before, *run.written_before_events);
     }
     const uint64_t expected = std::max(run.written, q.empty() ? 0 : q.last());
     const uint64_t absent = expected - before - q.count();

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,8 +102,8 @@ struct LossSummary {
   // absent from the input between its first and last event there, or
   // after its last one up to the `written` of its last stats record (lines
   // dropped on the way to the log store, a copytruncate rotation, a
-  // filtered input), or, for a run with stats and no event in the input,
-  // all it wrote.
+  // filtered input); numbers up to the count of a stats record that opens
+  // the run's part of the input are not among them (before_input).
   uint64_t not_in_input = 0;
   // Events of a run numbered before its first one in the input, or up to
   // the count of a stats record that opens its part of the input (its
@@ -180,8 +181,7 @@ class Aggregator {
     // `written` of its first stats record in the input when none of its
     // events came before it (a rotated file starts with one): the events
     // numbered up to it are in earlier files.
-    bool has_written_before_events = false;
-    uint64_t written_before_events = 0;
+    std::optional<uint64_t> written_before_events;
     SeqRanges seqs;
     uint64_t duplicates = 0;
   };
@@ -207,8 +207,7 @@ class Aggregator {
   uint64_t records_ = 0;
   uint64_t summary_records_ = 0;
   std::map<std::string, Run> runs_;
-  std::string current_run_;
-  Run* current_run_ptr_ = nullptr;  // runs_[current run's key], or null
+  Run* current_run_ = nullptr;  // in runs_; null until a header or record
   uint64_t inputs_started_ = 0;
   std::map<std::string, int> hosts_;
   std::string last_host_;
