@@ -1,8 +1,14 @@
 // bioreport's command line: bad usage exits 64 with one line, unreadable
 // inputs 66, data that is not a biosnoop stream (or --strict damage) 65.
 
-#include <string>
+#include <unistd.h>
 
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bioreport_test_util.h"
 #include "gtest/gtest.h"
 
@@ -120,6 +126,101 @@ TEST(BioreportCliTest, NoStatsMeansLossUnknown) {
                         0),
             0u)
       << r.out;
+}
+
+// The golden stream's lines (tests/golden/events.jsonl): a header, events
+// 1..400, stats records at lines 153 (written 150), 306 (written 300, lost
+// 0) and 408 (written 400, lost 3, final).
+std::vector<std::string> GoldenLines() {
+  std::vector<std::string> lines =
+      absl::StrSplit(test_util::ReadFile(GoldenPath("events.jsonl")), '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+// Lines [from, to] (1-based, inclusive) of `lines`, newline-terminated.
+std::string Lines(const std::vector<std::string>& lines, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i <= to; ++i) absl::StrAppend(&out, lines[i - 1], "\n");
+  return out;
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(BioreportCliTest, APipeIsReadOnceAndWhole) {
+  // The time-order pass must not use up an input that gives its bytes
+  // once: `bioreport <(zcat slow.jsonl.3.gz)` names /dev/fd/63, a pipe.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string path = absl::StrCat("/dev/fd/", fds[0]);
+  const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  std::thread writer([&] {
+    for (size_t done = 0; done < data.size();) {
+      const ssize_t n = write(fds[1], data.data() + done, data.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+  });
+  const CliResult r = RunCli({"json", path});
+  writer.join();
+  close(fds[0]);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "\"records\":408,")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\"events\":400,")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\"lost\":3,")) << r.out;
+  EXPECT_EQ(r.err,  // the golden stream's own loss, nothing else
+            "WARNING: events may be missing from this report:\n"
+            "WARNING:   3 events lost in the kernel (ring buffer full)\n\n");
+}
+
+TEST(BioreportCliTest, RotatedFilesNamedNewestFirstKeepTheRunsLatestCounters) {
+  // biosnoop -o slow.jsonl, SIGHUP after line 306: the new file starts
+  // with the run's header and a stats record; `slow.jsonl*` names it first.
+  const std::vector<std::string> lines = GoldenLines();
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("slow.jsonl"),
+                       lines[0] + "\n" + Lines(lines, 306, 408));
+  test_util::WriteFile(dir.Path("slow.jsonl.1"), Lines(lines, 1, 306));
+  for (const auto& order :
+       {std::vector<std::string>{"slow.jsonl", "slow.jsonl.1"},
+        std::vector<std::string>{"slow.jsonl.1", "slow.jsonl"}}) {
+    const CliResult r =
+        RunCli({"json", dir.Path(order[0]), dir.Path(order[1])});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(Has(r.out, "\"runs\":1,\"runs_not_final\":0,\"loss_known\":true,"
+                           "\"lost\":3,"))
+        << order[0] << " first: " << r.out;
+    EXPECT_TRUE(Has(r.out, "\"not_in_input\":0,\"before_input\":0,"
+                           "\"duplicate_events\":0"))
+        << r.out;
+    const CliResult text = RunCli({dir.Path(order[0]), dir.Path(order[1])});
+    EXPECT_TRUE(Has(text.out, "WARNING:   3 events lost in the kernel"))
+        << text.out;
+  }
+}
+
+TEST(BioreportCliTest, ARunWithoutItsFinalStatsRecordHasLossUnknownAfterIt) {
+  // Kernel loss leaves no gap in seq: after the last stats record (here
+  // written 300, lost 0) nothing tells whether events were lost.
+  const std::vector<std::string> lines = GoldenLines();
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("cut.jsonl"), Lines(lines, 1, 306));
+  const CliResult r = RunCli({"json", dir.Path("cut.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "\"runs\":1,\"runs_not_final\":1,\"loss_known\":false,"))
+      << r.out;
+  const CliResult text = RunCli({dir.Path("cut.jsonl")});
+  EXPECT_TRUE(Has(text.out,
+                  "WARNING:   1 of 1 runs have no final stats record (still "
+                  "running, killed, or their newest file not given): loss "
+                  "after their last stats record is unknown\n"))
+      << text.out;
+  // With the final record there is no such line.
+  test_util::WriteFile(dir.Path("whole.jsonl"), Lines(lines, 1, 408));
+  EXPECT_FALSE(Has(RunCli({dir.Path("whole.jsonl")}).out, "no final stats"));
 }
 
 TEST(BioreportCliTest, ConvertRefusesToOverwrite) {

@@ -200,14 +200,16 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   if (rec.kind != RecordKind::kStats) return;
   const v1::Stats& s = rec.stats;
   Run& run = CurrentRun();
-  // Counters are cumulative: the last record of a run has the totals.
+  // Counters are cumulative, so a run's totals are the highest each one
+  // reached, whatever order its files were read in (a run's rotated files
+  // all share its header's time, so nothing else orders them for sure).
   run.has_stats = true;
-  run.final = s.final();
-  run.lost = s.lost();
-  run.dropped = s.dropped();
-  run.missed = s.missed();
-  run.unfinished = s.unfinished();
-  run.decode_errors = s.decode_errors();
+  run.final = run.final || s.final();
+  run.lost = std::max(run.lost, s.lost());
+  run.dropped = std::max(run.dropped, s.dropped());
+  run.missed = std::max(run.missed, s.missed());
+  run.unfinished = std::max(run.unfinished, s.unfinished());
+  run.decode_errors = std::max(run.decode_errors, s.decode_errors());
   if (run.seqs.empty() && !run.written_before_events.has_value()) {
     run.written_before_events = s.written();
   }

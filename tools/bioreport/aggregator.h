@@ -91,7 +91,8 @@ class SeqRanges {
 struct LossSummary {
   uint64_t runs = 0;
   uint64_t runs_without_stats = 0;  // their loss is unknown
-  uint64_t runs_not_final = 0;      // last stats not marked final
+  uint64_t runs_not_final = 0;  // with stats, none marked final: loss
+                                // after their last one is unknown
   uint64_t lost = 0;
   uint64_t dropped = 0;
   uint64_t missed = 0;

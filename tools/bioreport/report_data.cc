@@ -71,8 +71,11 @@ std::string JsonReport(const ReportInput& in) {
   const size_t truncated = in.damage ? in.damage->damaged_inputs.size() : 0;
   absl::StrAppend(
       &out, ",\"errors\":", a.overall().errors, ",\"runs\":", loss.runs,
-      ",\"loss_known\":",
-      (loss.any_stats && loss.runs_without_stats == 0) ? "true" : "false",
+      ",\"runs_not_final\":", loss.runs_not_final, ",\"loss_known\":",
+      (loss.any_stats && loss.runs_without_stats == 0 &&
+       loss.runs_not_final == 0)
+          ? "true"
+          : "false",
       ",\"lost\":", loss.lost, ",\"dropped\":", loss.dropped,
       ",\"missed\":", loss.missed, ",\"unfinished\":", loss.unfinished,
       ",\"decode_errors\":", loss.decode_errors,

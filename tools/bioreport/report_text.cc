@@ -146,6 +146,15 @@ std::string WarningBlock(const ReportInput& in) {
     lines.push_back(absl::StrCat(loss.runs_without_stats, " of ", loss.runs,
                                  " runs have no stats records: their loss is unknown"));
   }
+  if (loss.runs_not_final > 0) {
+    // Kernel loss leaves no gap in the seq numbers: only a later stats
+    // record could tell.
+    lines.push_back(absl::StrCat(
+        loss.runs_not_final, " of ", loss.runs,
+        " runs have no final stats record (still running, killed, or their "
+        "newest file not given): loss after their last stats record is "
+        "unknown"));
+  }
   AppendDamageLines(in, &lines);
   return FormatWarningBlock("events", lines);
 }

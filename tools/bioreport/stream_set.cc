@@ -1,5 +1,7 @@
 #include "stream_set.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -20,16 +22,31 @@ int64_t RecordTime(const ParsedRecord& rec) {
   return 0;
 }
 
-// The time of the first good record, quietly (the real pass reports
-// problems).  Opening errors are returned.
+// Whether `path` can be read twice: a regular file.  A pipe, a FIFO or a
+// terminal (`<(zcat ...)`, /dev/stdin) gives its bytes once, so a first
+// pass for the time order would use them up.
+bool Rereadable(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+}
+
+// The time of the first good record after the headers, quietly (the real
+// pass reports problems), or the header's when nothing follows it.  Not
+// the header's: every file of a run starts with the same header (its
+// start time is the run's), and a file SIGHUP opened has a stats record
+// of the reopening time right after it.  Opening errors are returned.
 absl::StatusOr<std::optional<int64_t>> FirstTime(const std::string& path) {
   absl::StatusOr<std::unique_ptr<RecordReader>> reader =
       RecordReader::Open(path, ReaderOptions{});
   if (!reader.ok()) return reader.status();
+  std::optional<int64_t> header_time;
   ParsedRecord rec;
-  absl::StatusOr<bool> got = (*reader)->Next(&rec);
-  if (!got.ok() || !*got) return std::optional<int64_t>();
-  return std::optional<int64_t>(RecordTime(rec));
+  for (;;) {
+    absl::StatusOr<bool> got = (*reader)->Next(&rec);
+    if (!got.ok() || !*got) return header_time;
+    if (rec.kind != RecordKind::kHeader) return RecordTime(rec);
+    if (!header_time.has_value()) header_time = RecordTime(rec);
+  }
 }
 
 }  // namespace
@@ -49,7 +66,7 @@ absl::StatusOr<StreamSet> StreamSet::Open(std::vector<std::string> paths,
       if (++stdin_count > 1) {
         return absl::InvalidArgumentError("stdin (-) named more than once");
       }
-    } else {
+    } else if (Rereadable(paths[i])) {
       absl::StatusOr<std::optional<int64_t>> t = FirstTime(paths[i]);
       if (!t.ok()) return t.status();
       first = *t;

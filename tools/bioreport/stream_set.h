@@ -2,8 +2,10 @@
 
 // Several inputs read as one stream, in time order: rotated logs
 // (slow.jsonl.2.gz, slow.jsonl.1, slow.jsonl) are ordered by the timestamp
-// of their first record, whatever order they were named in.  Inputs whose
-// first time is unknown (empty, stdin) come first, in the order given.
+// of their first record after the header, whatever order they were named
+// in.  Inputs whose
+// first time is unknown (empty, stdin, and pipes, which are read only
+// once) come first, in the order given.
 
 #include <cstdint>
 #include <functional>
