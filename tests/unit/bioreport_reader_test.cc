@@ -100,6 +100,44 @@ TEST(BioreportDetectTest, FormatsByFirstBytes) {
   EXPECT_EQ(DetectFormat("{\"type\":\"summary\""), StreamFormat::kJsonLines);
   EXPECT_EQ(DetectFormat("<html>"), StreamFormat::kUnknown);
   EXPECT_EQ(DetectFormat(std::string("\x05\x08", 2)), StreamFormat::kUnknown);
+  // Blank lines or a CR before the first JSON line: the protobuf test would
+  // read "\r\n" as a 13-byte record with the header's tag (0x0a is '\n').
+  EXPECT_EQ(DetectFormat("\r\n{\"type\""), StreamFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat("\n\n{\"type\""), StreamFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat(" \n{\"type\""), StreamFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat("\t\n{\"type\""), StreamFormat::kJsonLines);
+  EXPECT_EQ(DetectFormat("\n\n\n"), StreamFormat::kJsonLines);
+}
+
+TEST(BioreportReaderTest, JsonLinesAfterBlankLinesReadWhole) {
+  const std::string golden = ReadFile(GoldenPath("events.jsonl"));
+  for (const char* lead : {"\r\n", "\n\n", " \n", "\t\n"}) {
+    const ReadResult r = ReadBytes(lead + golden);
+    EXPECT_EQ(r.format, StreamFormat::kJsonLines) << lead;
+    EXPECT_EQ(r.records.size(), kGoldenRecords) << lead;
+    EXPECT_EQ(r.skipped, 0u) << lead;
+    EXPECT_FALSE(r.damaged) << lead;
+  }
+  const ReadResult blank = ReadBytes("\n\n\n");
+  EXPECT_TRUE(blank.records.empty());
+  EXPECT_FALSE(blank.damaged);
+  EXPECT_TRUE(blank.warnings.empty());
+}
+
+TEST(BioreportReaderTest, ALineOverTheLimitIsRefusedEvenWhenReadWhole) {
+  // Memory input fills the buffer as far as asked, so the 1.5 MB line
+  // arrives whole (as from a file); a pipe would give it in pieces.
+  std::string event = kEvent;
+  const std::string long_line = event.replace(
+      event.find("\"dd\""), 4, "\"" + std::string(1500000, 'y') + "\"");
+  const ReadResult r = ReadBytes(absl::StrCat(kEvent, "\n", long_line, "\n",
+                                              kEvent, "\n"));
+  EXPECT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.skipped, 1u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "input:2: line longer than 1048576 bytes: skipped");
+  EXPECT_FALSE(ReadBytes(absl::StrCat(kEvent, "\n", long_line, "\n"), true)
+                   .status.ok());
 }
 
 const char kStats[] =

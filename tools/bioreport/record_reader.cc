@@ -56,6 +56,15 @@ const char* StreamFormatName(StreamFormat format) {
 
 StreamFormat DetectFormat(absl::string_view head) {
   if (head.empty()) return StreamFormat::kEmpty;
+  // Whitespace, then '{' (or only whitespace): JSON Lines with blank lines
+  // or a CR first.  Checked before the protobuf test, which would take
+  // "\r\n{" for a 13-byte header record (0x0a is its tag), but after a
+  // whitespace byte read as a length and the header tag (0x0a, itself
+  // whitespace) a protobuf stream has the header's length and first tag,
+  // and '{' (0x7b: field 15, wire type 3, a group) is never a tag of ours.
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == absl::string_view::npos) return StreamFormat::kJsonLines;
+  if (first > 0 && head[first] == '{') return StreamFormat::kJsonLines;
   // '{' is also a valid one-byte varint (123): a JSON line's second byte is
   // '"', '}' or whitespace.  '"' is also the summary tag (0x22): "{\"" is
   // taken as JSON, which is what every biosnoop file starts with (a
@@ -73,11 +82,6 @@ StreamFormat DetectFormat(absl::string_view head) {
       IsRecordTag(static_cast<unsigned char>(head[n]))) {
     return StreamFormat::kProtobuf;
   }
-  const size_t first = head.find_first_not_of(" \t\r\n");
-  if (first != absl::string_view::npos && head[first] == '{') {
-    return StreamFormat::kJsonLines;
-  }
-  if (first == absl::string_view::npos) return StreamFormat::kJsonLines;
   return StreamFormat::kUnknown;
 }
 
@@ -153,6 +157,11 @@ absl::Status RecordReader::Skipped(std::string message) {
   return absl::OkStatus();
 }
 
+absl::Status RecordReader::LineTooLong() {
+  return Skipped(absl::StrCat(name_, ":", line_number_, ": line longer than ",
+                              kMaxRecordBytes, " bytes: skipped"));
+}
+
 absl::Status RecordReader::EndOfInput(size_t partial_bytes) {
   finished_ = true;
   if (partial_bytes == 0) return absl::OkStatus();
@@ -195,12 +204,7 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
         ++line_number_;
         skipping_long_line_ = true;
         begin_ = end_;
-        if (absl::Status s = Skipped(absl::StrCat(
-                name_, ":", line_number_, ": line longer than ",
-                kMaxRecordBytes, " bytes: skipped"));
-            !s.ok()) {
-          return s;
-        }
+        if (absl::Status s = LineTooLong(); !s.ok()) return s;
       }
       if (eof_) {
         if (begin_ == end_) {
@@ -232,6 +236,14 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
       continue;
     }
     ++line_number_;
+    // Whether a line over the limit was read whole depends on how the
+    // input arrived (a file's large reads, a pipe's small ones): it is
+    // refused either way, so that a stream reads the same from both (and
+    // `convert` never writes a record the protobuf reader refuses).
+    if (len > kMaxRecordBytes) {
+      if (absl::Status s = LineTooLong(); !s.ok()) return s;
+      continue;
+    }
     absl::string_view line(start, len);
     if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
     const absl::Status parsed = json_.Parse(line, rec);

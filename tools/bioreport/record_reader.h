@@ -35,12 +35,13 @@ const char* StreamFormatName(StreamFormat format);
 inline constexpr size_t kMaxRecordBytes = 1 << 20;
 
 // How the first bytes of a stream identify its format: JSON Lines start with
-// '{' (after optional whitespace); protobuf with a varint length in
-// 1..kMaxRecordBytes followed by the tag of Record field 1 to 4
-// (0x0a, 0x12, 0x1a, 0x22), except that '{' then '"' is JSON (a protobuf
-// stream whose first record is a 123-byte summary is not recognized;
-// biosnoop starts every file with a header).  kEmpty when `head` is empty.  `head` should hold at
-// least the first 16 bytes when the stream has them.
+// '{' (after optional whitespace: blank lines, a CR) or are only
+// whitespace; protobuf with a varint length in 1..kMaxRecordBytes followed
+// by the tag of Record field 1 to 4 (0x0a, 0x12, 0x1a, 0x22), except that
+// '{' then '"' is JSON (a protobuf stream whose first record is a 123-byte
+// summary is not recognized; biosnoop starts every file with a header).
+// kEmpty when `head` is empty.  `head` should hold at least the first 16
+// bytes when the stream has them.
 StreamFormat DetectFormat(absl::string_view head);
 
 struct ReaderOptions {
@@ -88,6 +89,8 @@ class RecordReader {
   // kMaxNamedSkips of this input; after them one line says more follow.
   absl::Status Skipped(std::string message);
   static constexpr uint64_t kMaxNamedSkips = 100;
+  // The current line (line_number_) is over kMaxRecordBytes: Skipped().
+  absl::Status LineTooLong();
   absl::Status EndOfInput(size_t partial_bytes);
   uint64_t Offset(size_t buffer_pos) const { return base_offset_ + buffer_pos; }
 
