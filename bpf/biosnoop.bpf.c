@@ -18,13 +18,14 @@
  *  - a request merged into another before issue never completes itself:
  *    its entry goes at block_rq_merge;
  *  - a partial completion advances the sector: the event is emitted at the
- *    final completion with the issue-time sector and size;
+ *    final completion with the sector and size of the first issue;
  *  - a completion with no recorded issue (tracer started mid-flight) is an
  *    orphan: counted, never emitted with made-up data;
  *  - a request issued again after block_rq_requeue is counted as a requeue
  *    and timed from its last issue;
  *  - a request submitted again while its previous use is still held had
- *    that completion hidden from us: counted as missed (MISSED_REUSE).
+ *    that completion hidden from us: counted as missed (MISSED_REUSE), and
+ *    the disk's in-flight count it held is given back.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -208,6 +209,20 @@ static __always_inline __u64 *depth_counter(__u32 dev, bool create) {
   return v;
 }
 
+static __always_inline void depth_dec(__u32 dev) {
+  __u64 *depth = depth_counter(dev, false);
+  if (depth && *depth > 0) __sync_fetch_and_add(depth, -1);
+}
+
+/* An earlier use of a request, still held when the request is submitted
+ * again: its completion was hidden from us (counted as MISSED_REUSE), so
+ * the in-flight count its issue added is taken back here; otherwise every
+ * later event of the disk would report a queue depth one too high until
+ * user space next finds the disk idle (InflightUpkeep). */
+static __always_inline void forget_depth(const struct biosnoop_inflight_val *old) {
+  if (old->issue_ns && !old->requeued) depth_dec(old->dev);
+}
+
 /* Submission: the task that turned its bio into this request is current. */
 static __always_inline int on_submit(struct request *rq) {
   __u32 dev = rq_dev(rq);
@@ -220,9 +235,16 @@ static __always_inline int on_submit(struct request *rq) {
   bool reused = false;
   struct biosnoop_inflight_val *s = table_claim(id, &reused);
   if (s) {
+    if (reused) {
+      count(BIOSNOOP_CTR_MISSED_REUSE);
+      forget_depth(s);
+    }
     start_entry(s, dev, now);
-    if (reused) count(BIOSNOOP_CTR_MISSED_REUSE);
     return 0;
+  }
+  if (overflow_entries) {
+    struct biosnoop_inflight_val *old = bpf_map_lookup_elem(&inflight, &id);
+    if (old) forget_depth(old);
   }
   struct biosnoop_inflight_val val = {};
   val.rq = id;
@@ -256,14 +278,20 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
   struct biosnoop_inflight_val *slot;
   struct biosnoop_inflight_val *v = table_find(id, &slot);
   struct biosnoop_inflight_val fresh = {};
+  /* The same request issued again after block_rq_requeue keeps what its
+   * first issue recorded: a partial completion before the requeue has
+   * moved __sector past, and cut __data_len to, the part that is left
+   * (the loop driver requeues the rest of a short read), and the event is
+   * the whole request's. */
+  bool reissue = false;
   if (!v) {
     count(BIOSNOOP_CTR_ISSUE_UNSUBMITTED);
     fresh.rq = id;
     fill_task(&fresh);
     v = &fresh;
   } else if (v->issue_ns) {
-    /* The same request issued again after block_rq_requeue. */
     count(BIOSNOOP_CTR_REQUEUES);
+    reissue = v->requeued;
   }
 
   __u64 *depth = depth_counter(dev, true);
@@ -272,18 +300,14 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
 
   v->issue_ns = now;
   v->requeued = 0;
+  v->queue_depth = qd;
+  if (reissue) return 0;
   v->dev = dev;
   v->sector = rq->__data_len ? rq->__sector : 0;
   v->bytes = rq->__data_len;
-  v->queue_depth = qd;
   decode_opf(rq->cmd_flags, &v->op, &v->flags);
   if (v == &fresh && table_store(&fresh) < 0) count(BIOSNOOP_CTR_MAP_FULL);
   return 0;
-}
-
-static __always_inline void depth_dec(__u32 dev) {
-  __u64 *depth = depth_counter(dev, false);
-  if (depth && *depth > 0) __sync_fetch_and_add(depth, -1);
 }
 
 SEC("tp_btf/block_rq_requeue")

@@ -185,6 +185,34 @@ TEST(EndToEnd, FsyncFlushIsAnEventAndItsOwnRequestAnUnissuedOrphan) {
   ExpectSummaryConsistent(b, all.size());
 }
 
+// A read the device completes in two parts: the loop driver completes the
+// part of a short read it got, requeues the request for the rest, and
+// issues it again (here it fails: the backing file ends).  The event is
+// the whole request's, with the sector and size of its first issue.
+TEST(EndToEnd, AReadCompletedInPartsIsOneEventOfTheWholeRequest) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  // The file ends 2 KiB into the 8 KiB read at 32 MiB.
+  ASSERT_EQ(truncate(loop.backing_path().c_str(), (32 << 20) + 2048), 0);
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  Workload dd = DirectDd(loop.path(), /*read=*/true, 8192, 1,
+                         /*skip_blocks=*/4096);
+  EXPECT_NE(dd.exit_code, 0);  // the rest of the read failed
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  std::map<std::string, double> s = b.Summary();
+  ASSERT_EQ(s["partial_completions"], 1) << b.Stderr();
+  ASSERT_GE(s["requeues"], 1) << b.Stderr();
+  std::vector<json> mine = EventsOfPid(b.Events(), dd.pid);
+  ASSERT_EQ(mine.size(), 1u) << b.Stdout();
+  EXPECT_EQ(mine[0]["sector"], 65536u);
+  EXPECT_EQ(mine[0]["bytes"], 8192u);
+  EXPECT_EQ(mine[0]["op"], "read");
+  EXPECT_EQ(mine[0]["error"], "EIO");
+  EXPECT_EQ(mine[0]["queue_depth"], 1);
+}
+
 TEST(EndToEnd, ThresholdKeepsFastIoOut) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);

@@ -61,6 +61,9 @@ class LoopDevice {
   std::string partition_path() const;                 // /dev/loop3p1
   std::string partition_name() const;                 // loop3p1
   uint64_t partition_start_sector() const { return 2048; }
+  // The file in /dev/shm behind it (the device keeps its size if the file
+  // is cut shorter: reads past the file's end then come back short).
+  const std::string& backing_path() const { return backing_; }
 
  private:
   std::string backing_;

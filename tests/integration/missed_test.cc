@@ -189,11 +189,29 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
     return out;
   };
   ASSERT_EQ(UpdateMap("slots", bytes(held["key"]), bytes(held["value"])), 0);
+  // And its share of the disk's in-flight count, which its completion took
+  // back (the disk is idle now: 0 + 1).
+  biosnoop_depth_slot depth{dev, 1};
+  ASSERT_EQ(UpdateMap("depth_slots", HexWords(biosnoop_depth_slot_index(dev)),
+                      HexWords(depth)),
+            0);
 
   // Fast reads now: a few hundred allocations cycle through every tag.
   ASSERT_TRUE(slow.Set("read_delay_ms=0").ok());
   ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 600).exit_code, 0);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  // dd reads one block at a time: depth 1, but 2 (the hidden completion's
+  // share) until the reuse finds it, which gives that share back.  Without
+  // that, depth would stay 2 until user space next finds the disk idle,
+  // after these fast reads have ended.
+  const std::vector<json> events = b.Events();
+  size_t one_too_many = 0;
+  for (const json& e : events) {
+    if (e["queue_depth"].get<int>() > 1) ++one_too_many;
+  }
+  EXPECT_LT(one_too_many, 200u) << "of " << events.size();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["queue_depth"], 1);
   std::map<std::string, double> s = b.Summary();
   // Found by the reuse, once.
   EXPECT_EQ(s["missed_reuse"], 1) << b.Stderr();
