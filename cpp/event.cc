@@ -49,8 +49,8 @@ constexpr RwbsText MakeRwbs(Op op, uint8_t flags) {
     case Op::kSecureErase: s.Add('D'); s.Add('E'); break;
     case Op::kFlush: s.Add('F'); break;
     case Op::kRead: s.Add('R'); break;
-    case Op::kWriteZeroes: s.Add('W'); break;  // the kernel prints N; W is
-                                               // what the request does
+    case Op::kWriteZeroes: s.Add('N'); break;  // as the kernel: no case of
+                                               // its own (op says which)
     case Op::kZoneAppend: s.Add('Z'); s.Add('A'); break;
     case Op::kOther: s.Add('N'); break;
   }

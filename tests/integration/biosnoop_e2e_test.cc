@@ -213,6 +213,37 @@ TEST(EndToEnd, AReadCompletedInPartsIsOneEventOfTheWholeRequest) {
   EXPECT_EQ(mine[0]["queue_depth"], 1);
 }
 
+// Discard and write-zeroes requests (blkdiscard, blkdiscard -z): their op,
+// and rwbs as the kernel's own tracepoints print it (write-zeroes has no
+// letter of its own there: N).
+TEST(EndToEnd, DiscardAndWriteZeroesAreNamedAsTheKernelNamesThem) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(16);
+  ASSERT_TRUE(loop.ok());
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(RunCommand({"blkdiscard", "-o", "0", "-l", "1048576", loop.path()}), 0);
+  // tmpfs under the loop device refuses write-zeroes (EOPNOTSUPP) and the
+  // block layer writes zeroes instead: the request is an event either way.
+  RunCommand({"blkdiscard", "-z", "-o", "1048576", "-l", "1048576", loop.path()});
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  int discards = 0, zeroes = 0;
+  for (const json& e : b.Events()) {
+    if (e["op"] == "discard") {
+      ++discards;
+      EXPECT_EQ(e["rwbs"].get<std::string>().substr(0, 1), "D") << e;
+      EXPECT_EQ(e["sector"], 0u) << e;
+      EXPECT_EQ(e["bytes"], 1048576u) << e;
+    } else if (e["op"] == "write_zeroes") {
+      ++zeroes;
+      EXPECT_EQ(e["rwbs"].get<std::string>().substr(0, 1), "N") << e;
+      EXPECT_EQ(e["sector"], 2048u) << e;
+    }
+  }
+  EXPECT_EQ(discards, 1) << b.Stdout();
+  EXPECT_GE(zeroes, 1) << b.Stdout();
+}
+
 TEST(EndToEnd, ThresholdKeepsFastIoOut) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);

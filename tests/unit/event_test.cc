@@ -21,7 +21,8 @@ TEST(RwbsTest, MatchesKernelFlagStrings) {
   EXPECT_EQ(Rwbs(Op::kSecureErase, 0), "DE");
   EXPECT_EQ(Rwbs(Op::kOther, 0), "N");
   EXPECT_EQ(Rwbs(Op::kZoneAppend, kFlagFua), "ZAF");
-  EXPECT_EQ(Rwbs(Op::kWriteZeroes, 0), "W");
+  EXPECT_EQ(Rwbs(Op::kWriteZeroes, 0), "N");
+  EXPECT_EQ(Rwbs(Op::kWriteZeroes, kFlagSync), "NS");  // blkdiscard -z
   EXPECT_EQ(Rwbs(Op::kSecureErase, kFlagPreflush | kFlagFua | kFlagRahead |
                                        kFlagSync | kFlagMeta),
             "FDEFASM");
