@@ -122,6 +122,49 @@ TEST(BioreportBaselineTest, HugeOrNegativeIntervalsDoNotOverflow) {
   EXPECT_EQ(b.intervals()[1].start_ns, b.intervals()[1].end_ns);
 }
 
+// Summaries at both ends of the time range a reader accepts (1678 and
+// 2262): the window is 584 years, more than int64 nanoseconds can hold
+// as a difference, and almost all of it uncovered.
+TEST(BioreportBaselineTest, WindowWiderThanInt64NanosecondsIsMeasuredRight) {
+  test_util::TempDir dir;
+  std::string data;
+  for (int64_t end_s : {int64_t{-9'223'371'000}, int64_t{9'223'372'000}}) {
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    rec.summary = MakeSummary(end_s, 60, 10000);
+    AppendRecordJson(rec, &data);
+  }
+  test_util::WriteFile(dir.Path("s.jsonl"), data);
+  CliResult r = RunCli({"baseline", dir.Path("s.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("(120.0 s in 2 intervals)\nnot covered: 18446742940.0 s "),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
+  EXPECT_NE(r.out.find("\"covered_s\":120.000,"), std::string::npos) << r.out;
+}
+
+// A summary whose interval_s is absurd is a corrupt record: the report
+// never sums it (it made "covered_s":inf, which is not JSON).
+TEST(BioreportBaselineTest, AbsurdIntervalIsACorruptRecord) {
+  test_util::TempDir dir;
+  std::string data;
+  for (double interval_s : {1e308, 1e308, 60.0}) {
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    rec.summary = MakeSummary(1795239900, interval_s, 10000);
+    AppendRecordJson(rec, &data);
+  }
+  test_util::WriteFile(dir.Path("s.jsonl"), data);
+  const CliResult r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"summary_records\":1,\"intervals\":1,"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"covered_s\":60.000,"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("WARNING:   2 corrupt records skipped"), std::string::npos)
+      << r.err;
+}
+
 // The lines of the golden stream that are not summaries.
 std::string WithoutSummaries() {
   const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));

@@ -208,6 +208,14 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
       {with("[0,0,7]", "\"7\""), "expected an array of integers"},
       {with("\"interval_s\":60.5", "\"interval_s\":\"60\""), "\"interval_s\":"},
       {with("\"interval_s\":60.5", "\"interval_s\":1e999"), "out of range"},
+      // Finite but impossible: summed, they would overflow the report's
+      // covered time to inf.
+      {with("\"interval_s\":60.5", "\"interval_s\":1e308"),
+       "interval_s 1e+308 is not a plausible interval (0 to 100 years)"},
+      {with("\"interval_s\":60.5", "\"interval_s\":3155760001"),
+       "not a plausible interval"},
+      {with("\"interval_s\":60.5", "\"interval_s\":-1"),
+       "interval_s -1 is not a plausible interval"},
       {with("}]}", "}]"), "expected ',' or '}'"},
   };
   for (const auto& [line, message_part] : cases) {
@@ -223,6 +231,11 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
   max_hist += "]";
   ParsedRecord rec;
   EXPECT_TRUE(ParseLine(with("[1,0,0,4,0,2]", max_hist), &rec).ok());
+  // 0 s (an interval cut short at once) and 100 years are the bounds.
+  EXPECT_TRUE(ParseLine(with("\"interval_s\":60.5", "\"interval_s\":0"), &rec).ok());
+  EXPECT_TRUE(
+      ParseLine(with("\"interval_s\":60.5", "\"interval_s\":3155760000"), &rec)
+          .ok());
 }
 
 TEST(BioreportProtoTest, SummaryRecordsAreValidatedLikeJson) {
@@ -246,6 +259,12 @@ TEST(BioreportProtoTest, SummaryRecordsAreValidatedLikeJson) {
   st = parser.Parse(record.SerializeAsString(), &rec);
   EXPECT_NE(st.message().find("interval_s is not a finite number"),
             absl::string_view::npos) << st;
+  s->set_interval_s(-0.5);
+  st = parser.Parse(record.SerializeAsString(), &rec);
+  EXPECT_NE(st.message().find("interval_s -0.5 is not a plausible interval"),
+            absl::string_view::npos) << st;
+  s->set_interval_s(1e300);
+  EXPECT_FALSE(parser.Parse(record.SerializeAsString(), &rec).ok());
   s->set_interval_s(1);
   s->mutable_timestamp()->set_nanos(-1);
   EXPECT_FALSE(parser.Parse(record.SerializeAsString(), &rec).ok());

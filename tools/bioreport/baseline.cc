@@ -17,8 +17,9 @@ uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
   return a + b < a ? UINT64_MAX : a + b;
 }
 
-// end - seconds, without overflow: a record's interval_s is only known to
-// be finite.
+// end - seconds, without overflow: a reader's interval_s is at most 100
+// years, but an end in 1678 minus that is before int64 nanoseconds begin
+// (clamped), and a collector fed directly may get any double.
 int64_t StartOf(int64_t end_ns, double interval_s) {
   if (!(interval_s > 0)) return end_ns;
   const double ns = interval_s * 1e9;

@@ -9,6 +9,13 @@
 namespace biosnoop::report {
 namespace {
 
+// The longest interval a summary may cover.  biosnoop's last for seconds
+// to hours (one run at most), so longer is a damaged or forged record;
+// summed as they are, two of 1e308 s overflowed the baseline's covered time
+// to inf (which is not JSON).  Any bound far above a real run and far
+// below overflow would do: 100 years is both, and easy to say.
+constexpr double kMaxIntervalS = 100 * 365.25 * 86400;
+
 // A record's time, which biosnoop always writes: present (absent, it
 // reads as the epoch, which no record of a running system has) and valid.
 absl::Status CheckTimestamp(const char* record, const char* field,
@@ -109,6 +116,11 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       v1::Summary& su = rec->summary;
       if (!std::isfinite(su.interval_s())) {
         return absl::InvalidArgumentError("interval_s is not a finite number");
+      }
+      if (su.interval_s() < 0 || su.interval_s() > kMaxIntervalS) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("interval_s ", su.interval_s(),
+                         " is not a plausible interval (0 to 100 years)"));
       }
       for (const v1::SummaryGroup& g : su.groups()) {
         if (g.latency_us_log2_size() > kMaxSummaryBuckets ||

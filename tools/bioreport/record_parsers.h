@@ -59,7 +59,8 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec);
 
 // Checks and normalizes what both parsers promise (record.h): sets an
 // absent timestamp to the epoch; rejects out-of-range timestamps, a
-// non-finite elapsed_s or interval_s, and over-long summary histograms.
+// non-finite elapsed_s, an interval_s outside 0 to 100 years, and
+// over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 
 }  // namespace biosnoop::report

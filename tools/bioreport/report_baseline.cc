@@ -139,7 +139,7 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                   " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
                   absl::StrFormat("%.1f", b.covered_s()), " s in ",
                   b.intervals().size(), " intervals)\n");
-  const double window_s = (b.window_end_ns() - b.window_start_ns()) / 1e9;
+  const double window_s = SecondsBetween(b.window_start_ns(), b.window_end_ns());
   if (b.covered_s() < 0.99 * window_s) {
     absl::StrAppend(&out, "not covered: ",
                     absl::StrFormat("%.1f", window_s - b.covered_s()),
@@ -250,7 +250,7 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
       ",\"intervals\":", b.intervals().size(),
       ",\"window_start\":", time_or_null(b.window_start_ns()),
       ",\"window_end\":", time_or_null(b.window_end_ns()),
-      ",\"covered_s\":", absl::StrFormat("%.3f", b.covered_s()),
+      ",\"covered_s\":", JsonFixed(b.covered_s(), 3),
       ",\"per_interval\":", opt.per_interval ? "true" : "false", ",\"rows\":[");
   const std::vector<BaselineGroup> merged = b.Merged();
   bool first = true;
@@ -267,7 +267,7 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
     absl::StrAppend(
         &out, ",\"min_us\":", g.min_us, ",\"count\":", g.count,
         ",\"bytes\":", g.bytes, ",\"slow\":", g.slow, ",\"slow_pct\":",
-        pct ? absl::StrFormat("%.4f", *pct) : std::string("null"),
+        pct ? JsonFixed(*pct, 4) : std::string("null"),
         ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
         ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP99)),
         ",\"latency_us_log2\":");

@@ -63,7 +63,7 @@ std::string JsonReport(const ReportInput& in) {
     std::vector<uint64_t> all = a.AllLatencies();
     const std::vector<uint64_t> p = Percentiles(&all, {500, 900, 990, 999});
     absl::StrAppend(&out, "{\"min\":", a.overall().min_us, ",\"mean\":",
-                    absl::StrFormat("%.1f", a.overall().mean_us()),
+                    JsonFixed(a.overall().mean_us(), 1),
                     ",\"p50\":", p[0], ",\"p90\":", p[1], ",\"p99\":", p[2],
                     ",\"p99_9\":", p[3], ",\"max\":", a.overall().max_us, "}");
   }

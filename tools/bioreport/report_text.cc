@@ -3,6 +3,7 @@
 // right-aligned.
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 #include <vector>
@@ -88,6 +89,11 @@ std::string HumanBytes(uint64_t bytes) {
     ++u;
   }
   return absl::StrFormat("%.1f %s", v, kUnits[u]);
+}
+
+std::string JsonFixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  return absl::StrFormat("%.*f", decimals, v);
 }
 
 std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
