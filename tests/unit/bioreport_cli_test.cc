@@ -122,6 +122,34 @@ TEST(BioreportCliTest, NoStatsMeansLossUnknown) {
       << r.out;
 }
 
+// The first event line of the golden stream, at `time` (RFC 3339).
+std::string GoldenEventAt(const std::string& time) {
+  const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  const size_t start = data.find("{\"type\":\"event\"");
+  std::string line = data.substr(start, data.find('\n', start) + 1 - start);
+  const size_t value = line.find("\"timestamp\":\"") + 13;
+  line.replace(value, line.find('"', value) - value, time);
+  return line;
+}
+
+// Records 327 years apart (the reader accepts 1678..2261): more nanoseconds
+// than int64 holds, which made the span negative.
+TEST(BioreportCliTest, SpanOfRecordsCenturiesApartIsRight) {
+  test_util::TempDir dir;
+  const std::string path = dir.Path("old.jsonl");
+  test_util::WriteFile(path, GoldenEventAt("1700-01-01T00:00:00Z") +
+                                 GoldenEventAt("2026-11-21T05:00:00Z"));
+  CliResult r = RunCli({"json", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"duration_s\":10315573200.000,"), std::string::npos)
+      << r.out;
+  r = RunCli({"summary", path});
+  EXPECT_NE(r.out.find("span: 1700-01-01 00:00:00 .. 2026-11-21 05:00:00 UTC "
+                       "(10315573200.0 s)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(BioreportCliTest, ConvertRefusesToOverwrite) {
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("out.pb"), "x");

@@ -37,9 +37,10 @@ std::string JsonReport(const ReportInput& in) {
       time_or_null(a.records() > 0, a.first_record_ns()),
       ",\"last_record\":", time_or_null(a.records() > 0, a.last_record_ns()),
       ",\"duration_s\":",
-      absl::StrFormat("%.3f", a.records() > 0
-                                  ? (a.last_record_ns() - a.first_record_ns()) / 1e9
-                                  : 0.0),
+      JsonFixed(a.records() > 0
+                    ? SecondsBetween(a.first_record_ns(), a.last_record_ns())
+                    : 0.0,
+                3),
       ",\"events\":", a.events(),
       ",\"first_event\":", time_or_null(have_events, a.first_event_ns()),
       ",\"last_event\":", time_or_null(have_events, a.last_event_ns()),

@@ -57,8 +57,8 @@ std::string Heading(const ReportInput& in) {
     absl::StrAppend(
         &out, "span: ", FormatShortTime(a.first_record_ns()), " .. ",
         FormatShortTime(a.last_record_ns()), " UTC (",
-        absl::StrFormat("%.1f",
-                        (a.last_record_ns() - a.first_record_ns()) / 1e9),
+        absl::StrFormat(
+            "%.1f", SecondsBetween(a.first_record_ns(), a.last_record_ns())),
         " s)\n");
   }
   const std::vector<std::string> hosts = a.Hosts();
