@@ -122,14 +122,24 @@ TEST(BioreportCliTest, NoStatsMeansLossUnknown) {
       << r.out;
 }
 
+// The first line of the golden stream with "type" `type` (and '\n').
+std::string GoldenLine(const std::string& type) {
+  const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  const size_t start = data.find("{\"type\":\"" + type + "\"");
+  return data.substr(start, data.find('\n', start) + 1 - start);
+}
+
+// `line` with the value of `key` replaced by `value` (JSON text).
+std::string WithValue(std::string line, const std::string& key,
+                      const std::string& value) {
+  const size_t start = line.find("\"" + key + "\":") + key.size() + 3;
+  line.replace(start, line.find_first_of(",}", start) - start, value);
+  return line;
+}
+
 // The first event line of the golden stream, at `time` (RFC 3339).
 std::string GoldenEventAt(const std::string& time) {
-  const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
-  const size_t start = data.find("{\"type\":\"event\"");
-  std::string line = data.substr(start, data.find('\n', start) + 1 - start);
-  const size_t value = line.find("\"timestamp\":\"") + 13;
-  line.replace(value, line.find('"', value) - value, time);
-  return line;
+  return WithValue(GoldenLine("event"), "timestamp", "\"" + time + "\"");
 }
 
 // Records 327 years apart (the reader accepts 1678..2261): more nanoseconds
@@ -146,6 +156,50 @@ TEST(BioreportCliTest, SpanOfRecordsCenturiesApartIsRight) {
   r = RunCli({"summary", path});
   EXPECT_NE(r.out.find("span: 1700-01-01 00:00:00 .. 2026-11-21 05:00:00 UTC "
                        "(10315573200.0 s)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+// Latencies and loss counters near 2^64 (absurd, but the reader accepts
+// any uint64): their sums are exact, never wrapped or capped, so a mean
+// is never below the minimum and a total never smaller than a part.
+TEST(BioreportCliTest, SumsBeyond64BitsAreExact) {
+  test_util::TempDir dir;
+  const std::string path = dir.Path("big.jsonl");
+  const std::string header = GoldenLine("header");
+  const std::string event = WithValue(GoldenLine("event"), "latency_us",
+                                      "9223372036854775808");  // 2^63
+  const std::string stats =
+      WithValue(GoldenLine("stats"), "lost", "18446744073709551615");
+  std::string data = header + WithValue(event, "seq", "1") + stats;
+  data += WithValue(header, "boot_id", "\"other\"");
+  for (const char* seq : {"1", "2"}) {
+    data += WithValue(WithValue(event, "op", "\"write\""), "seq", seq);
+  }
+  data += stats;
+  test_util::WriteFile(path, data);
+
+  CliResult r = RunCli({"summary", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // min and mean of all three: 2^63.
+  EXPECT_NE(r.out.find("all    all        3  96.0 KiB  9223372036854775808  "
+                       "9223372036854775808"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING:   36893488147419103230 events lost"),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"json", path});
+  EXPECT_NE(r.out.find("\"mean\":9223372036854775808.0,"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"lost\":36893488147419103230,"), std::string::npos)
+      << r.out;
+  r = RunCli({"top", path});
+  // The process's total and the disk's: 3 * 2^63.
+  EXPECT_NE(r.out.find("\n777  a\"b\\\\c\\n\\x7f      3  27670116110564327424  "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nloop3      3  27670116110564327424  "),
             std::string::npos)
       << r.out;
 }

@@ -21,8 +21,9 @@ namespace {
 constexpr int kBarWidth = 40;
 const std::vector<int> kPermilles = {500, 900, 990, 999};
 
-std::string Latency(uint64_t us, bool ms) {
-  if (!ms) return absl::StrCat(us);
+// Also for sums of latencies (top's totals), exact in microseconds.
+std::string Latency(Sum us, bool ms) {
+  if (!ms) return Decimal(us);
   return absl::StrFormat("%.1f", static_cast<double>(us) / 1000);
 }
 
@@ -79,8 +80,8 @@ std::string GroupTitle(HistGroup by, const std::string& disk,
 
 }  // namespace
 
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return absl::StrCat(bytes, " B");
+std::string HumanBytes(Sum bytes) {
+  if (bytes < 1024) return absl::StrCat(Decimal(bytes), " B");
   static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = static_cast<double>(bytes) / 1024;
   int u = 0;
@@ -126,7 +127,7 @@ std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
 std::string WarningBlock(const ReportInput& in) {
   const LossSummary loss = in.agg->Loss();
   std::vector<std::string> lines;
-  const std::pair<uint64_t, const char*> counted[] = {
+  const std::pair<Sum, const char*> counted[] = {
       {loss.lost, " events lost in the kernel (ring buffer full)"},
       {loss.dropped, " events dropped by biosnoop (output write failed)"},
       {loss.missed, " completions missed in the kernel (hook skipped)"},
@@ -144,7 +145,7 @@ std::string WarningBlock(const ReportInput& in) {
        "same log given twice?)"},
   };
   for (const auto& [n, what] : counted) {
-    if (n > 0) lines.push_back(absl::StrCat(n, what));
+    if (n > 0) lines.push_back(absl::StrCat(Decimal(n), what));
   }
   if (in.agg->records() > 0 && !loss.any_stats) {
     lines.push_back("no stats records: loss unknown");
