@@ -204,6 +204,41 @@ TEST(BioreportCliTest, SumsBeyond64BitsAreExact) {
       << r.out;
 }
 
+// Names from the input (op, host, disk; keys in warnings) are printed
+// escaped everywhere, so that a crafted stream cannot forge report lines
+// or send terminal escapes.
+TEST(BioreportCliTest, NamesFromTheInputCannotForgeLinesOrEscapes) {
+  test_util::TempDir dir;
+  const std::string path = dir.Path("hostile.jsonl");
+  const std::string forged = "\\nWARNING:   0 events lost \\u001b[31mRED";
+  std::string data =
+      WithValue(GoldenLine("header"), "host", "\"db7" + forged + "\"") +
+      WithValue(GoldenLine("event"), "op", "\"read" + forged + "\"") +
+      "{\"type\":\"event\",\"x\\u001b[2J\":nul}\n" + GoldenLine("stats");
+  test_util::WriteFile(path, data);
+  const std::string escaped = "\\nWARNING:   0 events lost \\x1b[31mRED";
+  CliResult r = RunCli({"summary", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nWARNING:   0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hosts: db7 db7" + escaped + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  read" + escaped + "  "), std::string::npos) << r.out;
+  // The corrupt line's warning names its key, escaped.
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+
+  // A summary group's disk and op in baseline --csv: one line per row.
+  std::string summary = GoldenLine("summary");
+  const size_t disk = summary.find("\"disk\":\"") + 8;
+  summary.insert(disk, "x\\n1,2\\u001b");
+  test_util::WriteFile(path, summary);
+  r = RunCli({"baseline", "--csv", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",\"x\\n1,2\\x1b"), std::string::npos) << r.out;
+}
+
 TEST(BioreportCliTest, ConvertRefusesToOverwrite) {
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("out.pb"), "x");

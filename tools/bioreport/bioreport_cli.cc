@@ -18,6 +18,7 @@
 #include "aggregator.h"
 #include "convert.h"
 #include "stream_set.h"
+#include "text_table.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
@@ -359,7 +360,7 @@ int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
   absl::Status s = Convert(set, o.filter, o.to, out->get(), &counts);
   if (s.code() == absl::StatusCode::kCancelled) return kExitOk;  // | head
   if (!s.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", s.message());
+    absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
     return s.code() == absl::StatusCode::kDataLoss ||
                    s.code() == absl::StatusCode::kInvalidArgument
                ? kExitData
@@ -389,8 +390,10 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
 
   ReaderOptions reader_options;
   reader_options.strict = o.strict;
+  // Messages about damage quote the input (a key, a record type): escaped,
+  // so that a crafted line cannot forge a warning or send terminal escapes.
   reader_options.warn = [err](absl::string_view message) {
-    absl::FPrintF(err, "bioreport: %s\n", message);
+    absl::FPrintF(err, "bioreport: %s\n", Printable(message));
   };
   std::vector<std::string> inputs = o.inputs;
   if (inputs.empty()) inputs.push_back("-");
@@ -435,7 +438,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
         return absl::OkStatus();
       });
   if (!s.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", s.message());
+    absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
     return ExitCodeFor(s);
   }
 

@@ -97,8 +97,12 @@ void AppendSumArray(const Log2Sums& hist, std::string* out) {
   out->push_back(']');
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+// A name as a CSV field: escaped as in the text forms first (a row stays
+// one line, and no terminal escape reaches whoever cats the file), then
+// quoted when it holds a comma or a quote.
+std::string CsvField(const std::string& name) {
+  const std::string s = Printable(name);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';

@@ -37,7 +37,8 @@ void AddSummaryRow(const std::string& disk, const std::string& op,
                    const LatencyStats& s, std::vector<uint64_t> latencies,
                    bool ms, Table* table) {
   const std::vector<uint64_t> p = Percentiles(&latencies, kPermilles);
-  table->Add({Printable(disk), op, absl::StrCat(s.count), HumanBytes(s.bytes),
+  table->Add({Printable(disk), Printable(op), absl::StrCat(s.count),
+              HumanBytes(s.bytes),
               Latency(s.min_us, ms), Mean(s.mean_us(), ms), Latency(p[0], ms),
               Latency(p[1], ms), Latency(p[2], ms), Latency(p[3], ms),
               Latency(s.max_us, ms), absl::StrCat(s.errors)});
@@ -62,7 +63,8 @@ std::string Heading(const ReportInput& in) {
             "%.1f", SecondsBetween(a.first_record_ns(), a.last_record_ns())),
         " s)\n");
   }
-  const std::vector<std::string> hosts = a.Hosts();
+  std::vector<std::string> hosts = a.Hosts();
+  for (std::string& host : hosts) host = Printable(host);
   if (!hosts.empty()) absl::StrAppend(&out, "hosts: ", absl::StrJoin(hosts, " "), "\n");
   return out;
 }
