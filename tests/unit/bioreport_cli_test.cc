@@ -36,6 +36,12 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
       {"--pid", "1", "-p", "2"},
       {"-c", "dd", "--comm", "fio"},
       {"baseline", "--op", "read", "--op", "write"},
+      {"--min-us", "50000", "--min-us", "10"},
+      {"--since", "2026-11-21T05:00:00Z", "--since", "2026-11-21T06:00:00Z"},
+      {"--until", "2026-11-21T05:00:00Z", "--until", "2026-11-21T06:00:00Z"},
+      {"hist", "-D", "--by", "op"},
+      {"hist", "--by", "op", "--per-disk"},
+      {"hist", "--by", "op", "--by", "disk"},
   };
   for (const auto& args : cases) {
     const CliResult r = RunCli(args);
@@ -51,6 +57,12 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
   EXPECT_EQ(RunCli({"-d", "vda", "--disk", "vdb"}).err,
             "bioreport: --disk given more than once: each filter takes one "
             "value (run one report per value) (see bioreport --help)\n");
+  EXPECT_EQ(RunCli({"--min-us", "1", "--min-us", "2"}).err,
+            "bioreport: --min-us given more than once: each filter takes one "
+            "value (run one report per value) (see bioreport --help)\n");
+  EXPECT_EQ(RunCli({"hist", "-D", "--by", "op"}).err,
+            "bioreport: --by: the grouping is already set: give one of -D "
+            "(--by disk) and --by, once (see bioreport --help)\n");
 }
 
 TEST(BioreportCliTest, HelpAndVersion) {
