@@ -541,6 +541,10 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
       {with("\"seq\":1", "\"seq\":1,\"type\":\"stats\""), "two different"},
       {with("\"partition\":null", "\"partition\":nul"), "expected a string"},
       {R"({"type":"event","comm_raw":"abc"})", "comm_raw is not hex"},
+      // JSON has no space inside a number: "- 5" is not -5.
+      {with("\"error_code\":0", "\"error_code\":- 5"),
+       "\"error_code\": at column 275: expected a digit after '-'"},
+      {with("\"error_code\":0", "\"error_code\":-"), "expected a digit after '-'"},
   };
   for (const Case& c : cases) {
     ParsedRecord rec;
@@ -549,6 +553,14 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
     EXPECT_NE(s.message().find(c.message_part), absl::string_view::npos)
         << c.line << "\n  -> " << s.message();
   }
+}
+
+TEST(BioreportJsonTest, NegativeIntegers) {
+  std::string line = kEvent;
+  line.replace(line.find("\"error_code\":0"), 14, "\"error_code\": -5 ");
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(line, &rec).ok()) << ParseLine(line, &rec);
+  EXPECT_EQ(rec.event.error_code(), -5);
 }
 
 TEST(BioreportReaderTest, EmptyInputIsAnEmptyStream) {
