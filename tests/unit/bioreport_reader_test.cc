@@ -156,10 +156,10 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
   EXPECT_EQ(json, std::string(kSummary) + "\n");
   EXPECT_EQ(ToJsonl(ReadBytes(ToProto({rec})).records), json);
 
-  // Any key order, whitespace, unknown keys (also inside a group), and a
-  // key given twice (the last one wins); the same reused record.
+  // Any key order, whitespace, unknown keys (also inside a group, and
+  // twice); the same reused record.
   ASSERT_TRUE(ParseLine(
-      R"({ "groups" : [ {"x":{"y":[1]},"latency_us_log2":[5],"disk":"a",)"
+      R"({ "groups" : [ {"x":{"y":[1]},"x":0,"disk":"a",)"
       R"("size_log2":[],"slow":0,"bytes":0,"count":3,"op":"read",)"
       R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5,)"
       R"("interval_s":1,"timestamp":"2026-11-21T05:45:00Z"})",
@@ -217,6 +217,11 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
       {with("\"interval_s\":60.5", "\"interval_s\":-1"),
        "interval_s -1 is not a plausible interval"},
       {with("}]}", "}]"), "expected ',' or '}'"},
+      // A key given twice: which value is meant is unknown.
+      {with("\"slow\":2,", "\"slow\":2,\"slow\":3,"),
+       "\"groups\": group 1: group with \"slow\" twice"},
+      {with("\"min_us\":10000,", "\"min_us\":10000,\"min_us\":1,"),
+       "summary with \"min_us\" twice"},
   };
   for (const auto& [line, message_part] : cases) {
     ParsedRecord rec;
@@ -541,6 +546,10 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
       {with("\"seq\":1", "\"seq\":1,\"type\":\"stats\""), "two different"},
       {with("\"partition\":null", "\"partition\":nul"), "expected a string"},
       {R"({"type":"event","comm_raw":"abc"})", "comm_raw is not hex"},
+      // A key given twice: which value is meant is unknown.
+      {with("\"seq\":1", "\"seq\":1,\"latency_us\":1"),
+       "event with \"latency_us\" twice"},
+      {with("\"seq\":1", "\"seq\":1,\"type\":\"event\""), "\"type\" twice"},
       // JSON has no space inside a number: "- 5" is not -5.
       {with("\"error_code\":0", "\"error_code\":- 5"),
        "\"error_code\": at column 275: expected a digit after '-'"},
