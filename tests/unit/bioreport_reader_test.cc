@@ -471,6 +471,29 @@ TEST(BioreportJsonTest, HeaderSummaryOrGroupWithoutAKeyIsRefusedByName) {
             std::string::npos);
 }
 
+// A header of a format this bioreport does not know is refused, in either
+// format, rather than read as version 1.
+TEST(BioreportJsonTest, HeaderOfAnotherFormatVersionIsRefused) {
+  const std::string golden = ReadFile(GoldenPath("events.jsonl"));
+  std::string header = golden.substr(0, golden.find('\n'));
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(header, &rec).ok());
+  ASSERT_EQ(rec.header.format_version(), 1u);
+  v1::Record record;
+  *record.mutable_header() = rec.header;
+  header.replace(header.find("\"format_version\":1"), 18, "\"format_version\":99");
+  EXPECT_EQ(ParseLine(header, &rec).message(),
+            "format_version 99 not supported (this bioreport reads 1)");
+  ProtoRecordParser proto;
+  ASSERT_TRUE(proto.Parse(record.SerializeAsString(), &rec).ok());
+  for (uint32_t version : {0u, 2u}) {
+    record.mutable_header()->set_format_version(version);
+    EXPECT_EQ(proto.Parse(record.SerializeAsString(), &rec).message(),
+              absl::StrCat("format_version ", version,
+                           " not supported (this bioreport reads 1)"));
+  }
+}
+
 // The same refusal for protobuf, where an absent field reads as zero or
 // empty: an event record with no time, disk, device or operation.
 TEST(BioreportProtoTest, EventWithoutTimeDiskOrOperationIsRefused) {

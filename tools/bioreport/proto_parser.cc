@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "record_parsers.h"
+#include "stream_info.h"
 
 namespace biosnoop::report {
 namespace {
@@ -103,6 +104,17 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       return CheckEvent(rec->event);
     }
     case RecordKind::kHeader: {
+      // The version biosnoop writes is the one this bioreport reads: a
+      // stream of another version may mean other things by the same
+      // fields, and read as this one it would be reported wrong.  (0 is an
+      // absent field: biosnoop has always written it.)
+      const uint32_t version = rec->header.format_version();
+      if (version != kStreamFormatVersion) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("format_version ", version,
+                         " not supported (this bioreport reads ",
+                         kStreamFormatVersion, ")"));
+      }
       return CheckTimestamp("header", "start_time", rec->header.start_time());
     }
     case RecordKind::kStats: {

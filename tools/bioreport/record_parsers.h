@@ -59,8 +59,9 @@ class ProtoRecordParser {
 void ResetForKind(RecordKind kind, ParsedRecord* rec);
 
 // Checks and normalizes what both parsers promise (record.h): sets an
-// absent timestamp to the epoch; rejects out-of-range timestamps, a
-// non-finite elapsed_s, an interval_s outside 0 to 100 years, and
+// absent timestamp to the epoch; rejects a header whose format_version is
+// not the one biosnoop writes (kStreamFormatVersion), out-of-range
+// timestamps, a non-finite elapsed_s, an interval_s outside 0 to 100 years, and
 // over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 
