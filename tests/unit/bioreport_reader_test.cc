@@ -785,6 +785,39 @@ TEST(BioreportReaderTest, GzipIsDetectedByMagicIncludingConcatenatedMembers) {
   }
 }
 
+// After the last member: zero bytes (padding, which gzip -d ignores too)
+// are nothing; other bytes are reported as what they are, not as a record
+// cut short.
+TEST(BioreportReaderTest, GzipTrailingZerosAreIgnoredOtherBytesNamed) {
+  const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
+  const std::string gz = test_util::Gzip(jsonl);
+  ReadResult padded = ReadBytes(gz + std::string(4, '\0'));
+  ASSERT_TRUE(ReadPastDamage(padded, kGoldenRecords, 0, 0));
+  EXPECT_FALSE(padded.damaged);
+  // Padding between members too.
+  const size_t half = jsonl.find('\n', jsonl.size() / 2) + 1;
+  padded = ReadBytes(test_util::Gzip(jsonl.substr(0, half)) + std::string(512, '\0') +
+                     test_util::Gzip(jsonl.substr(half)));
+  ASSERT_TRUE(ReadPastDamage(padded, kGoldenRecords, 0, 0));
+
+  ReadResult garbage = ReadBytes(gz + std::string("\0\0junk\n", 7));
+  ASSERT_TRUE(ReadPastDamage(garbage, kGoldenRecords, 0, 1));
+  EXPECT_TRUE(garbage.damaged);
+  EXPECT_EQ(garbage.warnings[0],
+            absl::StrCat("input: the bytes after the gzip data, from compressed "
+                         "byte ", gz.size() + 2, ", are not gzip: ignored"));
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("x.gz"), gz + "junk");
+  const test_util::CliResult r = RunCli({"summary", dir.Path("x.gz")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(dir.Path("x.gz") +
+                       " has bytes after its gzip data that are not gzip "
+                       "(ignored)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("ends inside a record"), std::string::npos) << r.out;
+}
+
 TEST(BioreportReaderTest, RoundTripsAreLossless) {
   const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
   const std::string pb = ReadFile(GoldenPath("events.pb"));

@@ -165,8 +165,8 @@ void AppendDamageLines(const ReportInput& in, std::vector<std::string>* lines) {
     lines->push_back(absl::StrCat(in.damage->records_skipped,
                                   " corrupt records skipped"));
   }
-  for (const std::string& name : in.damage->damaged_inputs) {
-    lines->push_back(absl::StrCat(name, " ends inside a record (truncated)"));
+  for (const DamagedInput& input : in.damage->damaged_inputs) {
+    lines->push_back(absl::StrCat(input.name, " ", input.what));
   }
 }
 
