@@ -122,6 +122,88 @@ TEST(BioreportBaselineTest, HugeOrNegativeIntervalsDoNotOverflow) {
   EXPECT_EQ(b.intervals()[1].start_ns, b.intervals()[1].end_ns);
 }
 
+// Summaries at both ends of the time range a reader accepts (1678 and
+// 2262): the window is 584 years, more than int64 nanoseconds can hold
+// as a difference, and almost all of it uncovered.
+TEST(BioreportBaselineTest, WindowWiderThanInt64NanosecondsIsMeasuredRight) {
+  test_util::TempDir dir;
+  std::string data;
+  for (int64_t end_s : {int64_t{-9'223'371'000}, int64_t{9'223'372'000}}) {
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    rec.summary = MakeSummary(end_s, 60, 10000);
+    AppendRecordJson(rec, &data);
+  }
+  test_util::WriteFile(dir.Path("s.jsonl"), data);
+  CliResult r = RunCli({"baseline", dir.Path("s.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("(120.0 s in 2 intervals)\nnot covered: 18446742940.0 s "),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
+  EXPECT_NE(r.out.find("\"covered_s\":120.000,"), std::string::npos) << r.out;
+}
+
+// A summary whose interval_s is absurd is a corrupt record: the report
+// never sums it (it made "covered_s":inf, which is not JSON).
+TEST(BioreportBaselineTest, AbsurdIntervalIsACorruptRecord) {
+  test_util::TempDir dir;
+  std::string data;
+  for (double interval_s : {1e308, 1e308, 60.0}) {
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    rec.summary = MakeSummary(1795239900, interval_s, 10000);
+    AppendRecordJson(rec, &data);
+  }
+  test_util::WriteFile(dir.Path("s.jsonl"), data);
+  const CliResult r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"summary_records\":1,\"intervals\":1,"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"covered_s\":60.000,"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("WARNING:   2 corrupt records skipped"), std::string::npos)
+      << r.err;
+}
+
+// Summary counters near 2^64 (absurd, but the reader accepts any uint64):
+// summed over intervals, exactly, not capped at 2^64 - 1.
+TEST(BioreportBaselineTest, SumsBeyond64BitsAreExact) {
+  test_util::TempDir dir;
+  std::string data;
+  for (int64_t end_s : {1795239900, 1795239960}) {
+    ParsedRecord rec;
+    rec.kind = RecordKind::kSummary;
+    rec.summary = MakeSummary(end_s, 60, 10000);
+    rec.summary.mutable_groups()->DeleteSubrange(1, 3);  // sda read only
+    v1::SummaryGroup* g = rec.summary.mutable_groups(0);
+    g->set_count(std::numeric_limits<uint64_t>::max());
+    g->set_bytes(std::numeric_limits<uint64_t>::max());
+    g->set_slow(std::numeric_limits<uint64_t>::max() - 1);
+    g->set_latency_us_log2(6, std::numeric_limits<uint64_t>::max() - 1);
+    AppendRecordJson(rec, &data);
+  }
+  test_util::WriteFile(dir.Path("s.jsonl"), data);
+  CliResult r = RunCli({"baseline", "--csv", dir.Path("s.jsonl")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(",sda,read,10000,36893488147419103230,"
+                       "36893488147419103230,36893488147419103228,100.0000,"),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
+  EXPECT_NE(r.out.find("\"count\":36893488147419103230,\"bytes\":"
+                       "36893488147419103230,\"slow\":36893488147419103228,"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"latency_us_log2\":[0,0,0,0,0,0,36893488147419103228,"
+                       "0,0,0,2]"),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"baseline", dir.Path("s.jsonl")});
+  EXPECT_NE(r.out.find("(36893488147419103228 of 36893488147419103230)"),
+            std::string::npos)
+      << r.out;
+}
+
 // The lines of the golden stream that are not summaries.
 std::string WithoutSummaries() {
   const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));

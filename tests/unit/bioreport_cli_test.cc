@@ -42,6 +42,12 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
       {"--pid", "1", "-p", "2"},
       {"-c", "dd", "--comm", "fio"},
       {"baseline", "--op", "read", "--op", "write"},
+      {"--min-us", "50000", "--min-us", "10"},
+      {"--since", "2026-11-21T05:00:00Z", "--since", "2026-11-21T06:00:00Z"},
+      {"--until", "2026-11-21T05:00:00Z", "--until", "2026-11-21T06:00:00Z"},
+      {"hist", "-D", "--by", "op"},
+      {"hist", "--by", "op", "--per-disk"},
+      {"hist", "--by", "op", "--by", "disk"},
   };
   for (const auto& args : cases) {
     const CliResult r = RunCli(args);
@@ -57,6 +63,12 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
   EXPECT_EQ(RunCli({"-d", "vda", "--disk", "vdb"}).err,
             "bioreport: --disk given more than once: each filter takes one "
             "value (run one report per value) (see bioreport --help)\n");
+  EXPECT_EQ(RunCli({"--min-us", "1", "--min-us", "2"}).err,
+            "bioreport: --min-us given more than once: each filter takes one "
+            "value (run one report per value) (see bioreport --help)\n");
+  EXPECT_EQ(RunCli({"hist", "-D", "--by", "op"}).err,
+            "bioreport: --by: the grouping is already set: give one of -D "
+            "(--by disk) and --by, once (see bioreport --help)\n");
 }
 
 TEST(BioreportCliTest, HelpAndVersion) {
@@ -221,6 +233,123 @@ TEST(BioreportCliTest, ARunWithoutItsFinalStatsRecordHasLossUnknownAfterIt) {
   // With the final record there is no such line.
   test_util::WriteFile(dir.Path("whole.jsonl"), Lines(lines, 1, 408));
   EXPECT_FALSE(Has(RunCli({dir.Path("whole.jsonl")}).out, "no final stats"));
+}
+
+// The first line of the golden stream with "type" `type` (and '\n').
+std::string GoldenLine(const std::string& type) {
+  const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));
+  const size_t start = data.find("{\"type\":\"" + type + "\"");
+  return data.substr(start, data.find('\n', start) + 1 - start);
+}
+
+// `line` with the value of `key` replaced by `value` (JSON text).
+std::string WithValue(std::string line, const std::string& key,
+                      const std::string& value) {
+  const size_t start = line.find("\"" + key + "\":") + key.size() + 3;
+  line.replace(start, line.find_first_of(",}", start) - start, value);
+  return line;
+}
+
+// The first event line of the golden stream, at `time` (RFC 3339).
+std::string GoldenEventAt(const std::string& time) {
+  return WithValue(GoldenLine("event"), "timestamp", "\"" + time + "\"");
+}
+
+// Records 327 years apart (the reader accepts 1678..2261): more nanoseconds
+// than int64 holds, which made the span negative.
+TEST(BioreportCliTest, SpanOfRecordsCenturiesApartIsRight) {
+  test_util::TempDir dir;
+  const std::string path = dir.Path("old.jsonl");
+  test_util::WriteFile(path, GoldenEventAt("1700-01-01T00:00:00Z") +
+                                 GoldenEventAt("2026-11-21T05:00:00Z"));
+  CliResult r = RunCli({"json", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"duration_s\":10315573200.000,"), std::string::npos)
+      << r.out;
+  r = RunCli({"summary", path});
+  EXPECT_NE(r.out.find("span: 1700-01-01 00:00:00 .. 2026-11-21 05:00:00 UTC "
+                       "(10315573200.0 s)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+// Latencies and loss counters near 2^64 (absurd, but the reader accepts
+// any uint64): their sums are exact, never wrapped or capped, so a mean
+// is never below the minimum and a total never smaller than a part.
+TEST(BioreportCliTest, SumsBeyond64BitsAreExact) {
+  test_util::TempDir dir;
+  const std::string path = dir.Path("big.jsonl");
+  const std::string header = GoldenLine("header");
+  const std::string event = WithValue(GoldenLine("event"), "latency_us",
+                                      "9223372036854775808");  // 2^63
+  const std::string stats =
+      WithValue(GoldenLine("stats"), "lost", "18446744073709551615");
+  std::string data = header + WithValue(event, "seq", "1") + stats;
+  data += WithValue(header, "boot_id", "\"other\"");
+  for (const char* seq : {"1", "2"}) {
+    data += WithValue(WithValue(event, "op", "\"write\""), "seq", seq);
+  }
+  data += stats;
+  test_util::WriteFile(path, data);
+
+  CliResult r = RunCli({"summary", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // min and mean of all three: 2^63.
+  EXPECT_NE(r.out.find("all    all        3  96.0 KiB  9223372036854775808  "
+                       "9223372036854775808"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING:   36893488147419103230 events lost"),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"json", path});
+  EXPECT_NE(r.out.find("\"mean\":9223372036854775808.0,"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"lost\":36893488147419103230,"), std::string::npos)
+      << r.out;
+  r = RunCli({"top", path});
+  // The process's total and the disk's: 3 * 2^63.
+  EXPECT_NE(r.out.find("\n777  a\"b\\\\c\\n\\x7f      3  27670116110564327424  "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nloop3      3  27670116110564327424  "),
+            std::string::npos)
+      << r.out;
+}
+
+// Names from the input (op, host, disk; keys in warnings) are printed
+// escaped everywhere, so that a crafted stream cannot forge report lines
+// or send terminal escapes.
+TEST(BioreportCliTest, NamesFromTheInputCannotForgeLinesOrEscapes) {
+  test_util::TempDir dir;
+  const std::string path = dir.Path("hostile.jsonl");
+  const std::string forged = "\\nWARNING:   0 events lost \\u001b[31mRED";
+  std::string data =
+      WithValue(GoldenLine("header"), "host", "\"db7" + forged + "\"") +
+      WithValue(GoldenLine("event"), "op", "\"read" + forged + "\"") +
+      "{\"type\":\"event\",\"x\\u001b[2J\":nul}\n" + GoldenLine("stats");
+  test_util::WriteFile(path, data);
+  const std::string escaped = "\\nWARNING:   0 events lost \\x1b[31mRED";
+  CliResult r = RunCli({"summary", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nWARNING:   0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hosts: db7 db7" + escaped + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  read" + escaped + "  "), std::string::npos) << r.out;
+  // The corrupt line's warning names its key, escaped.
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+
+  // A summary group's disk and op in baseline --csv: one line per row.
+  std::string summary = GoldenLine("summary");
+  const size_t disk = summary.find("\"disk\":\"") + 8;
+  summary.insert(disk, "x\\n1,2\\u001b");
+  test_util::WriteFile(path, summary);
+  r = RunCli({"baseline", "--csv", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",\"x\\n1,2\\x1b"), std::string::npos) << r.out;
 }
 
 TEST(BioreportCliTest, ConvertRefusesToOverwrite) {

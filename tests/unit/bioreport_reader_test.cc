@@ -194,10 +194,10 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
   EXPECT_EQ(json, std::string(kSummary) + "\n");
   EXPECT_EQ(ToJsonl(ReadBytes(ToProto({rec})).records), json);
 
-  // Any key order, whitespace, unknown keys (also inside a group), and a
-  // key given twice (the last one wins); the same reused record.
+  // Any key order, whitespace, unknown keys (also inside a group, and
+  // twice); the same reused record.
   ASSERT_TRUE(ParseLine(
-      R"({ "groups" : [ {"x":{"y":[1]},"latency_us_log2":[5],"disk":"a",)"
+      R"({ "groups" : [ {"x":{"y":[1]},"x":0,"disk":"a",)"
       R"("size_log2":[],"slow":0,"bytes":0,"count":3,"op":"read",)"
       R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5,)"
       R"("interval_s":1,"timestamp":"2026-11-21T05:45:00Z"})",
@@ -246,7 +246,20 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
       {with("[0,0,7]", "\"7\""), "expected an array of integers"},
       {with("\"interval_s\":60.5", "\"interval_s\":\"60\""), "\"interval_s\":"},
       {with("\"interval_s\":60.5", "\"interval_s\":1e999"), "out of range"},
+      // Finite but impossible: summed, they would overflow the report's
+      // covered time to inf.
+      {with("\"interval_s\":60.5", "\"interval_s\":1e308"),
+       "interval_s 1e+308 is not a plausible interval (0 to 100 years)"},
+      {with("\"interval_s\":60.5", "\"interval_s\":3155760001"),
+       "not a plausible interval"},
+      {with("\"interval_s\":60.5", "\"interval_s\":-1"),
+       "interval_s -1 is not a plausible interval"},
       {with("}]}", "}]"), "expected ',' or '}'"},
+      // A key given twice: which value is meant is unknown.
+      {with("\"slow\":2,", "\"slow\":2,\"slow\":3,"),
+       "\"groups\": group 1: group with \"slow\" twice"},
+      {with("\"min_us\":10000,", "\"min_us\":10000,\"min_us\":1,"),
+       "summary with \"min_us\" twice"},
   };
   for (const auto& [line, message_part] : cases) {
     ParsedRecord rec;
@@ -261,6 +274,11 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
   max_hist += "]";
   ParsedRecord rec;
   EXPECT_TRUE(ParseLine(with("[1,0,0,4,0,2]", max_hist), &rec).ok());
+  // 0 s (an interval cut short at once) and 100 years are the bounds.
+  EXPECT_TRUE(ParseLine(with("\"interval_s\":60.5", "\"interval_s\":0"), &rec).ok());
+  EXPECT_TRUE(
+      ParseLine(with("\"interval_s\":60.5", "\"interval_s\":3155760000"), &rec)
+          .ok());
 }
 
 TEST(BioreportProtoTest, SummaryRecordsAreValidatedLikeJson) {
@@ -284,6 +302,12 @@ TEST(BioreportProtoTest, SummaryRecordsAreValidatedLikeJson) {
   st = parser.Parse(record.SerializeAsString(), &rec);
   EXPECT_NE(st.message().find("interval_s is not a finite number"),
             absl::string_view::npos) << st;
+  s->set_interval_s(-0.5);
+  st = parser.Parse(record.SerializeAsString(), &rec);
+  EXPECT_NE(st.message().find("interval_s -0.5 is not a plausible interval"),
+            absl::string_view::npos) << st;
+  s->set_interval_s(1e300);
+  EXPECT_FALSE(parser.Parse(record.SerializeAsString(), &rec).ok());
   s->set_interval_s(1);
   s->mutable_timestamp()->set_nanos(-1);
   EXPECT_FALSE(parser.Parse(record.SerializeAsString(), &rec).ok());
@@ -485,6 +509,29 @@ TEST(BioreportJsonTest, HeaderSummaryOrGroupWithoutAKeyIsRefusedByName) {
             std::string::npos);
 }
 
+// A header of a format this bioreport does not know is refused, in either
+// format, rather than read as version 1.
+TEST(BioreportJsonTest, HeaderOfAnotherFormatVersionIsRefused) {
+  const std::string golden = ReadFile(GoldenPath("events.jsonl"));
+  std::string header = golden.substr(0, golden.find('\n'));
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(header, &rec).ok());
+  ASSERT_EQ(rec.header.format_version(), 1u);
+  v1::Record record;
+  *record.mutable_header() = rec.header;
+  header.replace(header.find("\"format_version\":1"), 18, "\"format_version\":99");
+  EXPECT_EQ(ParseLine(header, &rec).message(),
+            "format_version 99 not supported (this bioreport reads 1)");
+  ProtoRecordParser proto;
+  ASSERT_TRUE(proto.Parse(record.SerializeAsString(), &rec).ok());
+  for (uint32_t version : {0u, 2u}) {
+    record.mutable_header()->set_format_version(version);
+    EXPECT_EQ(proto.Parse(record.SerializeAsString(), &rec).message(),
+              absl::StrCat("format_version ", version,
+                           " not supported (this bioreport reads 1)"));
+  }
+}
+
 // The same refusal for protobuf, where an absent field reads as zero or
 // empty: an event record with no time, disk, device or operation.
 TEST(BioreportProtoTest, EventWithoutTimeDiskOrOperationIsRefused) {
@@ -560,6 +607,14 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
       {with("\"seq\":1", "\"seq\":1,\"type\":\"stats\""), "two different"},
       {with("\"partition\":null", "\"partition\":nul"), "expected a string"},
       {R"({"type":"event","comm_raw":"abc"})", "comm_raw is not hex"},
+      // A key given twice: which value is meant is unknown.
+      {with("\"seq\":1", "\"seq\":1,\"latency_us\":1"),
+       "event with \"latency_us\" twice"},
+      {with("\"seq\":1", "\"seq\":1,\"type\":\"event\""), "\"type\" twice"},
+      // JSON has no space inside a number: "- 5" is not -5.
+      {with("\"error_code\":0", "\"error_code\":- 5"),
+       "\"error_code\": at column 275: expected a digit after '-'"},
+      {with("\"error_code\":0", "\"error_code\":-"), "expected a digit after '-'"},
   };
   for (const Case& c : cases) {
     ParsedRecord rec;
@@ -568,6 +623,14 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
     EXPECT_NE(s.message().find(c.message_part), absl::string_view::npos)
         << c.line << "\n  -> " << s.message();
   }
+}
+
+TEST(BioreportJsonTest, NegativeIntegers) {
+  std::string line = kEvent;
+  line.replace(line.find("\"error_code\":0"), 14, "\"error_code\": -5 ");
+  ParsedRecord rec;
+  ASSERT_TRUE(ParseLine(line, &rec).ok()) << ParseLine(line, &rec);
+  EXPECT_EQ(rec.event.error_code(), -5);
 }
 
 TEST(BioreportReaderTest, EmptyInputIsAnEmptyStream) {
@@ -758,6 +821,39 @@ TEST(BioreportReaderTest, GzipIsDetectedByMagicIncludingConcatenatedMembers) {
     EXPECT_NE(cut.warnings[0].find("gzip data ends mid-stream"), std::string::npos)
         << cut.warnings[0];
   }
+}
+
+// After the last member: zero bytes (padding, which gzip -d ignores too)
+// are nothing; other bytes are reported as what they are, not as a record
+// cut short.
+TEST(BioreportReaderTest, GzipTrailingZerosAreIgnoredOtherBytesNamed) {
+  const std::string jsonl = ReadFile(GoldenPath("events.jsonl"));
+  const std::string gz = test_util::Gzip(jsonl);
+  ReadResult padded = ReadBytes(gz + std::string(4, '\0'));
+  ASSERT_TRUE(ReadPastDamage(padded, kGoldenRecords, 0, 0));
+  EXPECT_FALSE(padded.damaged);
+  // Padding between members too.
+  const size_t half = jsonl.find('\n', jsonl.size() / 2) + 1;
+  padded = ReadBytes(test_util::Gzip(jsonl.substr(0, half)) + std::string(512, '\0') +
+                     test_util::Gzip(jsonl.substr(half)));
+  ASSERT_TRUE(ReadPastDamage(padded, kGoldenRecords, 0, 0));
+
+  ReadResult garbage = ReadBytes(gz + std::string("\0\0junk\n", 7));
+  ASSERT_TRUE(ReadPastDamage(garbage, kGoldenRecords, 0, 1));
+  EXPECT_TRUE(garbage.damaged);
+  EXPECT_EQ(garbage.warnings[0],
+            absl::StrCat("input: the bytes after the gzip data, from compressed "
+                         "byte ", gz.size() + 2, ", are not gzip: ignored"));
+  test_util::TempDir dir;
+  test_util::WriteFile(dir.Path("x.gz"), gz + "junk");
+  const test_util::CliResult r = RunCli({"summary", dir.Path("x.gz")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(dir.Path("x.gz") +
+                       " has bytes after its gzip data that are not gzip "
+                       "(ignored)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("ends inside a record"), std::string::npos) << r.out;
 }
 
 TEST(BioreportReaderTest, RoundTripsAreLossless) {

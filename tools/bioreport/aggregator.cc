@@ -11,11 +11,17 @@ namespace {
 
 constexpr char kAnonymousRun[] = "\x01 before any header";
 
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  return a + b < a ? UINT64_MAX : a + b;
-}
-
 }  // namespace
+
+std::string Decimal(Sum v) {
+  char buf[40];  // 2^128 has 39 digits
+  char* p = buf + sizeof(buf);
+  do {
+    *--p = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  return std::string(p, buf + sizeof(buf));
+}
 
 int Log2Bucket(uint64_t v) {
   return v < 2 ? 0 : 63 - std::countl_zero(v);
@@ -30,9 +36,9 @@ uint64_t BucketHigh(int b) {
 void LatencyStats::Add(uint64_t latency_us, uint64_t io_bytes, bool error,
                        bool keep) {
   ++count;
-  bytes = SaturatingAdd(bytes, io_bytes);
+  bytes += io_bytes;
   if (error) ++errors;
-  sum_us = SaturatingAdd(sum_us, latency_us);
+  sum_us += latency_us;
   min_us = std::min(min_us, latency_us);
   max_us = std::max(max_us, latency_us);
   ++hist[Log2Bucket(latency_us)];
@@ -42,9 +48,9 @@ void LatencyStats::Add(uint64_t latency_us, uint64_t io_bytes, bool error,
 
 void LatencyStats::Merge(const LatencyStats& other) {
   count += other.count;
-  bytes = SaturatingAdd(bytes, other.bytes);
+  bytes += other.bytes;
   errors += other.errors;
-  sum_us = SaturatingAdd(sum_us, other.sum_us);
+  sum_us += other.sum_us;
   min_us = std::min(min_us, other.min_us);
   max_us = std::max(max_us, other.max_us);
   for (int b = 0; b < kBuckets; ++b) {
@@ -112,9 +118,9 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   }
   ProcessTotals& p = it->second;
   ++p.count;
-  p.total_us = SaturatingAdd(p.total_us, latency);
+  p.total_us += latency;
   p.max_us = std::max(p.max_us, latency);
-  p.bytes = SaturatingAdd(p.bytes, e.bytes());
+  p.bytes += e.bytes();
 
   if (e.bytes() == 0) {
     ++zero_byte_events_;
@@ -220,7 +226,7 @@ LossSummary Aggregator::Loss() const {
   LossSummary loss;
   for (const auto& [key, run] : runs_) {
     ++loss.runs;
-    loss.duplicates = SaturatingAdd(loss.duplicates, run.duplicates);
+    loss.duplicates += run.duplicates;
     // Numbers 1..before are in earlier files; the others up to the last
     // `written` should be here.
     const SeqRanges& q = run.seqs;
@@ -230,19 +236,19 @@ LossSummary Aggregator::Loss() const {
     }
     const uint64_t expected = std::max(run.written, q.empty() ? 0 : q.last());
     const uint64_t absent = expected - before - q.count();
-    loss.before_input = SaturatingAdd(loss.before_input, before);
-    loss.not_in_input = SaturatingAdd(loss.not_in_input, absent);
+    loss.before_input += before;
+    loss.not_in_input += absent;
     if (!run.has_stats) {
       ++loss.runs_without_stats;
       continue;
     }
     loss.any_stats = true;
     if (!run.final) ++loss.runs_not_final;
-    loss.lost = SaturatingAdd(loss.lost, run.lost);
-    loss.dropped = SaturatingAdd(loss.dropped, run.dropped);
-    loss.missed = SaturatingAdd(loss.missed, run.missed);
-    loss.unfinished = SaturatingAdd(loss.unfinished, run.unfinished);
-    loss.decode_errors = SaturatingAdd(loss.decode_errors, run.decode_errors);
+    loss.lost += run.lost;
+    loss.dropped += run.dropped;
+    loss.missed += run.missed;
+    loss.unfinished += run.unfinished;
+    loss.decode_errors += run.decode_errors;
   }
   return loss;
 }

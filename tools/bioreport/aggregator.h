@@ -21,6 +21,16 @@
 
 namespace biosnoop::report {
 
+// Sums of values read from a stream: 128 bits, so that no sum wraps or
+// saturates (2^64 values of up to 2^64 - 1 each fit) and every total and
+// mean is exact, however absurd the input: the readers accept any uint64,
+// and a capped sum printed as a number would be a wrong figure (a mean
+// below the minimum).  Counts of records and events stay 64-bit: no input
+// has 2^64 of them.
+using Sum = unsigned __int128;
+// "36893488147419103230".
+std::string Decimal(Sum v);
+
 // log2 buckets: 0 holds 0 and 1; bucket b >= 1 holds [2^b, 2^(b+1) - 1].
 inline constexpr int kBuckets = 64;
 using Log2Hist = std::array<uint64_t, kBuckets>;
@@ -31,9 +41,9 @@ uint64_t BucketHigh(int b);
 // Latency figures of a set of events, exact.
 struct LatencyStats {
   uint64_t count = 0;
-  uint64_t bytes = 0;
+  Sum bytes = 0;
   uint64_t errors = 0;
-  uint64_t sum_us = 0;  // saturating
+  Sum sum_us = 0;
   uint64_t min_us = UINT64_MAX;
   uint64_t max_us = 0;
   Log2Hist hist{};     // of latency_us
@@ -42,7 +52,9 @@ struct LatencyStats {
 
   void Add(uint64_t latency_us, uint64_t bytes, bool error, bool keep);
   void Merge(const LatencyStats& other);
-  double mean_us() const { return count == 0 ? 0 : double(sum_us) / count; }
+  double mean_us() const {
+    return count == 0 ? 0 : static_cast<double>(sum_us) / count;
+  }
 };
 
 // Nearest-rank percentiles of `latencies` (reordered in place): for each
@@ -55,9 +67,9 @@ struct ProcessTotals {
   uint32_t pid = 0;
   std::string comm;
   uint64_t count = 0;
-  uint64_t total_us = 0;
+  Sum total_us = 0;
   uint64_t max_us = 0;
-  uint64_t bytes = 0;
+  Sum bytes = 0;
 };
 
 struct ErrorTotals {
@@ -93,11 +105,12 @@ struct LossSummary {
   uint64_t runs_without_stats = 0;  // their loss is unknown
   uint64_t runs_not_final = 0;  // with stats, none marked final: loss
                                 // after their last one is unknown
-  uint64_t lost = 0;
-  uint64_t dropped = 0;
-  uint64_t missed = 0;
-  uint64_t unfinished = 0;
-  uint64_t decode_errors = 0;
+  // Sums over runs of each run's counter.
+  Sum lost = 0;
+  Sum dropped = 0;
+  Sum missed = 0;
+  Sum unfinished = 0;
+  Sum decode_errors = 0;
   bool any_stats = false;
   // From the events' seq numbers, whatever the stats say: events of a run
   // absent from the input between its first and last event there, or
@@ -105,14 +118,14 @@ struct LossSummary {
   // dropped on the way to the log store, a copytruncate rotation, a
   // filtered input); numbers up to the count of a stats record that opens
   // the run's part of the input are not among them (before_input).
-  uint64_t not_in_input = 0;
+  Sum not_in_input = 0;
   // Events of a run numbered before its first one in the input, or up to
   // the count of a stats record that opens its part of the input (its
   // earlier log files not given).
-  uint64_t before_input = 0;
+  Sum before_input = 0;
   // Events present more than once (the same log given twice), so counted
   // twice in the report.
-  uint64_t duplicates = 0;
+  Sum duplicates = 0;
 };
 
 struct AggregatorOptions {

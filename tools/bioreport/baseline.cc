@@ -13,12 +13,27 @@ namespace {
 static_assert(kMaxSummaryBuckets <= kBuckets,
               "every bucket a reader accepts must fit a Log2Hist");
 
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  return a + b < a ? UINT64_MAX : a + b;
+// The estimate for either bucket width.  The total in 128 bits: uint64
+// buckets may each be near 2^64; Sum buckets are each at most one uint64
+// per summary record, so 64 of them overflow only past 2^58 records.
+template <typename Hist>
+std::optional<uint64_t> Estimate(const Hist& hist, int permille) {
+  Sum total = 0;
+  for (const auto n : hist) total += n;
+  if (total == 0) return std::nullopt;
+  Sum rank = (total * static_cast<unsigned>(permille) + 999) / 1000;
+  if (rank == 0) rank = 1;
+  Sum seen = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    seen += hist[b];
+    if (seen >= rank) return BucketHigh(b);
+  }
+  return BucketHigh(kBuckets - 1);  // not reached: seen ends at total
 }
 
-// end - seconds, without overflow: a record's interval_s is only known to
-// be finite.
+// end - seconds, without overflow: a reader's interval_s is at most 100
+// years, but an end in 1678 minus that is before int64 nanoseconds begin
+// (clamped), and a collector fed directly may get any double.
 int64_t StartOf(int64_t end_ns, double interval_s) {
   if (!(interval_s > 0)) return end_ns;
   const double ns = interval_s * 1e9;
@@ -34,28 +49,20 @@ int64_t StartOf(int64_t end_ns, double interval_s) {
 }  // namespace
 
 void BaselineGroup::Add(const BaselineGroup& o) {
-  count = SaturatingAdd(count, o.count);
-  bytes = SaturatingAdd(bytes, o.bytes);
-  slow = SaturatingAdd(slow, o.slow);
-  for (int b = 0; b < kBuckets; ++b) {
-    latency[b] = SaturatingAdd(latency[b], o.latency[b]);
-  }
+  count += o.count;
+  bytes += o.bytes;
+  slow += o.slow;
+  for (int b = 0; b < kBuckets; ++b) latency[b] += o.latency[b];
 }
 
 std::optional<uint64_t> EstimatePercentileUs(const Log2Hist& hist,
                                              int permille) {
-  // The total in 128 bits: buckets may each be near 2^64.
-  unsigned __int128 total = 0;
-  for (uint64_t n : hist) total += n;
-  if (total == 0) return std::nullopt;
-  unsigned __int128 rank = (total * static_cast<unsigned>(permille) + 999) / 1000;
-  if (rank == 0) rank = 1;
-  unsigned __int128 seen = 0;
-  for (int b = 0; b < kBuckets; ++b) {
-    seen += hist[b];
-    if (seen >= rank) return BucketHigh(b);
-  }
-  return BucketHigh(kBuckets - 1);  // not reached: seen ends at total
+  return Estimate(hist, permille);
+}
+
+std::optional<uint64_t> EstimatePercentileUs(const Log2Sums& hist,
+                                             int permille) {
+  return Estimate(hist, permille);
 }
 
 void BaselineCollector::Add(const v1::Summary& s) {

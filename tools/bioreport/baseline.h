@@ -9,6 +9,7 @@
 // name whole disks only) and its op equals --op.  The other event filters
 // (--pid, --comm, --min-us) have no meaning here.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,17 +21,21 @@
 
 namespace biosnoop::report {
 
+// A log2 histogram summed over summary records (Sum: exact).
+using Log2Sums = std::array<Sum, kBuckets>;
+
 // One (disk, op) of one interval, or their sum over several intervals.
+// Counts are Sums: the sum of several intervals' uint64 counters is exact.
 struct BaselineGroup {
   std::string disk;
   std::string op;
   uint64_t min_us = 0;  // the threshold `slow` was counted against
-  uint64_t count = 0;
-  uint64_t bytes = 0;
-  uint64_t slow = 0;
-  Log2Hist latency{};  // log2 microseconds, as SummaryGroup.latency_us_log2
+  Sum count = 0;
+  Sum bytes = 0;
+  Sum slow = 0;
+  Log2Sums latency{};  // log2 microseconds, as SummaryGroup.latency_us_log2
 
-  // Adds counts and buckets (saturating); labels are left alone.
+  // Adds counts and buckets; labels are left alone.
   void Add(const BaselineGroup& other);
 };
 
@@ -48,6 +53,8 @@ struct BaselineInterval {
 // lies between half of that (the bucket's lower bound) and that.  nullopt
 // for an empty histogram.
 std::optional<uint64_t> EstimatePercentileUs(const Log2Hist& hist,
+                                             int permille);
+std::optional<uint64_t> EstimatePercentileUs(const Log2Sums& hist,
                                              int permille);
 
 class BaselineCollector {

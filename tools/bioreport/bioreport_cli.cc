@@ -18,6 +18,7 @@
 #include "aggregator.h"
 #include "convert.h"
 #include "stream_set.h"
+#include "text_table.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
@@ -42,7 +43,7 @@ constexpr char kUsage[] =
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
     "Filters (events; for baseline, --since/--until select summary\n"
-    "intervals by their end, -d/--op their groups; each once):\n"
+    "intervals by their end, -d/--op their groups; each at most once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
@@ -53,7 +54,8 @@ constexpr char kUsage[] =
     "Report options:\n"
     "  -m, --ms                     latencies in milliseconds\n"
     "  -D, --per-disk               hist: one histogram per disk\n"
-    "  --by disk|op|disk-op         hist: one histogram per group\n"
+    "  --by disk|op|disk-op         hist: one histogram per group (one of\n"
+    "                               -D and --by)\n"
     "  --top N                      top: rows per table (default 10)\n"
     "  --tail-us N                  json: tail threshold (default 100000)\n"
     "  --per-interval               baseline: a row per summary interval\n"
@@ -170,10 +172,12 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       }
       return absl::OkStatus();
     };
-    // A filter takes one value.  Given twice it reads as "this or that",
-    // which the report does not do; taking the last would silently count
-    // less than the user asked for.
-    if (c == 'd' || c == 'p' || c == 'c' || c == kOp) {
+    // A filter takes one value.  Given twice it reads as "this or that"
+    // (or, for --since, --until and --min-us, as "both bounds"), which the
+    // report does not do; taking the last would silently count other
+    // events than the user asked for.
+    if (c == 'd' || c == 'p' || c == 'c' || c == kOp || c == kSince ||
+        c == kUntil || c == kMinUs) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
           filters_seen.end()) {
         return Usage(absl::StrCat(
@@ -222,11 +226,15 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.report_options.ms = true;
         break;
       case 'D':
-        o.report_options.by = HistGroup::kDisk;
-        by_set = true;
-        break;
       case kBy:
-        if (arg == "disk") {
+        // One grouping: with two ("-D --by op") one would be ignored.
+        if (by_set) {
+          return Usage(absl::StrCat(name,
+                                    ": the grouping is already set: give one "
+                                    "of -D (--by disk) and --by, once"));
+        }
+        by_set = true;
+        if (c == 'D' || arg == "disk") {
           o.report_options.by = HistGroup::kDisk;
         } else if (arg == "op") {
           o.report_options.by = HistGroup::kOp;
@@ -236,7 +244,6 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
           return Usage(absl::StrCat("--by: expected disk, op or disk-op, got \"",
                                     arg, "\""));
         }
-        by_set = true;
         break;
       case kTop:
         if (absl::Status s = number(1000000, &v); !s.ok()) return s;
@@ -359,7 +366,7 @@ int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
   absl::Status s = Convert(set, o.filter, o.to, out->get(), &counts);
   if (s.code() == absl::StatusCode::kCancelled) return kExitOk;  // | head
   if (!s.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", s.message());
+    absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
     return s.code() == absl::StatusCode::kDataLoss ||
                    s.code() == absl::StatusCode::kInvalidArgument
                ? kExitData
@@ -389,8 +396,10 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
 
   ReaderOptions reader_options;
   reader_options.strict = o.strict;
+  // Messages about damage quote the input (a key, a record type): escaped,
+  // so that a crafted line cannot forge a warning or send terminal escapes.
   reader_options.warn = [err](absl::string_view message) {
-    absl::FPrintF(err, "bioreport: %s\n", message);
+    absl::FPrintF(err, "bioreport: %s\n", Printable(message));
   };
   std::vector<std::string> inputs = o.inputs;
   if (inputs.empty()) inputs.push_back("-");
@@ -435,7 +444,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
         return absl::OkStatus();
       });
   if (!s.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", s.message());
+    absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
     return ExitCodeFor(s);
   }
 

@@ -83,7 +83,10 @@ class PrefixedSource : public ByteSource {
 // a.gz b.gz` or some rotation tools produce) are read as one stream, as
 // gzip -d does.  Corrupt or truncated compressed data ends the stream with
 // a note naming the compressed byte offset: what was decompressed before
-// it is still delivered, since whole records in it are good.
+// it is still delivered, since whole records in it are good.  After a
+// member, zero bytes are padding (tape blocks, some copy tools), skipped
+// as gzip -d does; other bytes that do not start a member end the stream
+// with a note saying so: the data before them is whole.
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::string name, std::unique_ptr<ByteSource> inner)
@@ -113,12 +116,28 @@ class GzipSource : public ByteSource {
         z_.next_in = reinterpret_cast<Bytef*>(in_.data());
         z_.avail_in = static_cast<uInt>(*got);
       }
+      if (!in_member_ && members_ > 0) {
+        while (z_.avail_in > 0 && *z_.next_in == 0) {
+          ++z_.next_in;
+          --z_.avail_in;
+          ++consumed_;
+        }
+        if (z_.avail_in == 0) continue;
+        if (*z_.next_in != 0x1f) {  // not the gzip magic
+          note_ = absl::StrCat("the bytes after the gzip data, from compressed "
+                               "byte ", consumed_, ", are not gzip: ignored");
+          damage_ = "has bytes after its gzip data that are not gzip (ignored)";
+          done_ = true;
+          break;
+        }
+      }
       const uInt avail_before = z_.avail_in;
       in_member_ = true;
       const int rc = inflate(&z_, Z_NO_FLUSH);
       consumed_ += avail_before - z_.avail_in;
       if (rc == Z_STREAM_END) {
         in_member_ = false;
+        ++members_;
         inflateReset(&z_);  // another member may follow
         continue;
       }
@@ -135,6 +154,9 @@ class GzipSource : public ByteSource {
   }
 
   std::string EndNote() const override { return note_; }
+  std::string EndDamage() const override {
+    return damage_.empty() ? ByteSource::EndDamage() : damage_;
+  }
 
  private:
   std::string name_;
@@ -144,8 +166,10 @@ class GzipSource : public ByteSource {
   bool ok_ = false;
   bool done_ = false;
   bool in_member_ = false;
+  uint64_t members_ = 0;  // complete members read
   uint64_t consumed_ = 0;
   std::string note_;
+  std::string damage_;  // EndDamage(), when not the default
 };
 
 // Reads up to two bytes; wraps in gzip when they are the magic.

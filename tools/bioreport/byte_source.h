@@ -26,6 +26,12 @@ class ByteSource {
   // stream cut short): empty when the end was clean.  Valid after Read()
   // returned 0.
   virtual std::string EndNote() const { return ""; }
+
+  // How a report names the damage when EndNote() is not empty, after the
+  // input's name.
+  virtual std::string EndDamage() const {
+    return "ends inside a record (truncated)";
+  }
 };
 
 // Opens `path` ("-" is stdin), and wraps it in a gzip decompressor when its

@@ -283,6 +283,12 @@ absl::Status JsonLexer::Int(int64_t min, int64_t max, int64_t* out) {
   }
   const size_t start = pos_;
   ++pos_;
+  // The digits must follow at once: Uint() skips whitespace, and "- 5" is
+  // not a JSON number.
+  if (pos_ == text_.size() || text_[pos_] < '0' || text_[pos_] > '9') {
+    pos_ = start;
+    return Error("expected a digit after '-'");
+  }
   uint64_t magnitude;
   const uint64_t limit = static_cast<uint64_t>(-(min + 1)) + 1;
   if (absl::Status s = Uint(limit, &magnitude); !s.ok()) {

@@ -106,6 +106,15 @@ const Schema& SchemaOf(RecordKind kind) {
   return kEventSchema;
 }
 
+// "<what> with \"key\" twice".  A key given twice in one object is
+// refused rather than read as its last value: which one the writer meant
+// is unknown, and a pipeline that appended a field would otherwise
+// silently replace one (a second "latency_us").
+absl::Status Twice(const Schema& schema, absl::string_view key) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(schema.what, " with \"", key, "\" twice"));
+}
+
 // OK, or "<what> without \"a\", \"b\"" for the required keys not in
 // `seen`.
 absl::Status CheckKeys(const Schema& schema, uint32_t seen) {
@@ -317,8 +326,7 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
   return s;
 }
 
-// An array of integers (a log2 histogram), replacing `out`'s content: a
-// key given twice keeps the last value, as for every other field.
+// An array of integers (a log2 histogram), replacing `out`'s content.
 absl::Status HistogramArray(JsonLexer& lex,
                             google::protobuf::RepeatedField<uint64_t>* out) {
   out->Clear();
@@ -365,6 +373,10 @@ absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
     absl::string_view key;
     if (absl::Status s = r.NestedKey(&key); !s.ok()) return s;
     const int field = Lookup(kSummaryGroupSchema.keys, key, &next);
+    // Field 0 (keys not in the schema, skipped) may repeat.
+    if (field != 0 && (seen & (1u << field))) {
+      return Twice(kSummaryGroupSchema, key);
+    }
     seen |= 1u << field;
     if (absl::Status s = SummaryGroupField(field, r, g); !s.ok()) {
       return absl::InvalidArgumentError(
@@ -389,7 +401,7 @@ absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
     case 3: s = r.U64(kU64, &u); su->set_min_us(u); return s;
     case 4: {
       JsonLexer& lex = r.lex();
-      su->clear_groups();  // last one wins, as for any key given twice
+      su->clear_groups();
       if (!lex.Consume('[')) return lex.Error("expected an array of objects");
       if (lex.Consume(']')) return absl::OkStatus();
       do {
@@ -472,6 +484,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   const Schema& schema = SchemaOf(kind);
   size_t next = 0;
   uint32_t fields_seen = 0;  // bit n: field n (0: keys not in the schema)
+  bool type_seen = false;
   do {
     absl::string_view key;
     if (absl::Status s = lex.String(&key_scratch_, &key); !s.ok()) return s;
@@ -482,9 +495,17 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
       s = lex.String(&scratch_, &name);
       if (s.ok() && name != RecordKindName(kind)) {
         s = absl::InvalidArgumentError("two different \"type\" values");
+      } else if (s.ok() && type_seen) {
+        return absl::InvalidArgumentError("\"type\" twice");
       }
+      type_seen = true;
     } else {
       const int field = Lookup(schema.keys, key, &next);
+      // One test per key: the bit of a key already read is set.  Field 0
+      // (keys not in the schema, skipped) may repeat.
+      if (field != 0 && (fields_seen & (1u << field))) {
+        return Twice(schema, key);
+      }
       switch (kind) {
         case RecordKind::kEvent:
           s = EventField(field, reader, &rec->event);

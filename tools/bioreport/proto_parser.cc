@@ -5,9 +5,17 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "record_parsers.h"
+#include "stream_info.h"
 
 namespace biosnoop::report {
 namespace {
+
+// The longest interval a summary may cover.  biosnoop's last for seconds
+// to hours (one run at most), so longer is a damaged or forged record;
+// summed as they are, two of 1e308 s overflowed the baseline's covered time
+// to inf (which is not JSON).  Any bound far above a real run and far
+// below overflow would do: 100 years is both, and easy to say.
+constexpr double kMaxIntervalS = 100 * 365.25 * 86400;
 
 // A record's time, which biosnoop always writes: present (absent, it
 // reads as the epoch, which no record of a running system has) and valid.
@@ -96,6 +104,17 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       return CheckEvent(rec->event);
     }
     case RecordKind::kHeader: {
+      // The version biosnoop writes is the one this bioreport reads: a
+      // stream of another version may mean other things by the same
+      // fields, and read as this one it would be reported wrong.  (0 is an
+      // absent field: biosnoop has always written it.)
+      const uint32_t version = rec->header.format_version();
+      if (version != kStreamFormatVersion) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("format_version ", version,
+                         " not supported (this bioreport reads ",
+                         kStreamFormatVersion, ")"));
+      }
       return CheckTimestamp("header", "start_time", rec->header.start_time());
     }
     case RecordKind::kStats: {
@@ -109,6 +128,11 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       v1::Summary& su = rec->summary;
       if (!std::isfinite(su.interval_s())) {
         return absl::InvalidArgumentError("interval_s is not a finite number");
+      }
+      if (su.interval_s() < 0 || su.interval_s() > kMaxIntervalS) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("interval_s ", su.interval_s(),
+                         " is not a plausible interval (0 to 100 years)"));
       }
       for (const v1::SummaryGroup& g : su.groups()) {
         if (g.latency_us_log2_size() > kMaxSummaryBuckets ||

@@ -15,7 +15,8 @@ enum class RecordKind { kHeader, kEvent, kStats, kSummary };
 //
 // Every record a reader returns has been validated: its timestamp (always
 // set; an absent one reads as the epoch) is within the int64-nanosecond
-// range, a Stats' elapsed_s and a Summary's interval_s are finite, a
+// range, a Stats' elapsed_s is finite, a Summary's interval_s is between 0
+// and 100 years (record_parsers.h), a
 // SummaryGroup's histograms have at most kMaxSummaryBuckets buckets, and all
 // strings are valid UTF-8.
 struct ParsedRecord {

@@ -18,8 +18,9 @@ namespace biosnoop::report {
 // The line is one JSON object.  Its "type" ("event", "header", "stats",
 // "summary") names the Record member; a line without "type" is an event (the format
 // before typed lines).  Every other key is a field of that message, in any
-// order; unknown keys are skipped (after checking they are valid JSON), so
-// newer streams stay readable.  Values must have their field's JSON type:
+// order, each at most once (a known key or "type" given twice is an
+// error: which value was meant is unknown); unknown keys are skipped
+// (after checking they are valid JSON), so newer streams stay readable.  Values must have their field's JSON type:
 // strings (timestamps as RFC 3339; comm_raw as hex), integers in the
 // field's range (no fraction, no exponent), true/false, and null for
 // the optional fields (partition, queue_us, comm_raw, error), meaning unset;
@@ -58,8 +59,10 @@ class ProtoRecordParser {
 void ResetForKind(RecordKind kind, ParsedRecord* rec);
 
 // Checks and normalizes what both parsers promise (record.h): sets an
-// absent timestamp to the epoch; rejects out-of-range timestamps, a
-// non-finite elapsed_s or interval_s, and over-long summary histograms.
+// absent timestamp to the epoch; rejects a header whose format_version is
+// not the one biosnoop writes (kStreamFormatVersion), out-of-range
+// timestamps, a non-finite elapsed_s, an interval_s outside 0 to 100 years, and
+// over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 
 }  // namespace biosnoop::report

@@ -116,6 +116,7 @@ absl::Status RecordReader::Fill() {
     const std::string note = source_->EndNote();
     if (!note.empty()) {
       damaged_end_ = true;
+      damage_ = source_->EndDamage();
       return Problem(absl::StrCat(name_, ": ", note));
     }
   }

@@ -10,6 +10,8 @@
 //     byte offset where the partial record starts;
 //   - a protobuf length that cannot be right (over 1 MiB) means the framing
 //     is lost: reported, and the rest of that input is not read;
+//   - bytes after a gzip stream that are not gzip (zero padding is
+//     skipped) are reported and ignored;
 //   - an empty input is simply an empty stream.
 // With `strict`, the first such problem is returned as an error instead.
 
@@ -75,6 +77,9 @@ class RecordReader {
   uint64_t records_skipped() const { return records_skipped_; }
   // The input ended inside a record, or the rest of it could not be read.
   bool damaged_end() const { return damaged_end_; }
+  // What damaged_end() was, for a report: "ends inside a record
+  // (truncated)", ...
+  const std::string& damage() const { return damage_; }
 
  private:
   // Reads more bytes after end_, moving or growing the buffer as needed.
@@ -111,6 +116,7 @@ class RecordReader {
   uint64_t records_read_ = 0;
   uint64_t records_skipped_ = 0;
   bool damaged_end_ = false;
+  std::string damage_ = "ends inside a record (truncated)";
 
   JsonRecordParser json_;
   ProtoRecordParser proto_;

@@ -97,7 +97,10 @@ std::string BaselineWarningBlock(const ReportInput& in);
 std::string BaselineEmptyReason(const ReportInput& in);
 
 // Helpers shared by the forms (report_text.cc).
-std::string HumanBytes(uint64_t bytes);
+std::string HumanBytes(Sum bytes);
+// A JSON number with `decimals` fixed decimals ("1.500"), or null when
+// `v` is not finite: printf's "inf" and "nan" are not JSON.
+std::string JsonFixed(double v, int decimals);
 std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label);
 
 }  // namespace biosnoop::report

@@ -84,8 +84,25 @@ std::string SpanEnd(int64_t start_ns, int64_t end_ns) {
   return start.substr(0, 11) == end.substr(0, 11) ? end.substr(11) : end;
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+// A JSON array of the buckets up to the last non-empty one, as biosnoop
+// writes its histograms.
+void AppendSumArray(const Log2Sums& hist, std::string* out) {
+  size_t n = hist.size();
+  while (n > 0 && hist[n - 1] == 0) --n;
+  out->push_back('[');
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) out->push_back(',');
+    out->append(Decimal(hist[i]));
+  }
+  out->push_back(']');
+}
+
+// A name as a CSV field: escaped as in the text forms first (a row stays
+// one line, and no terminal escape reaches whoever cats the file), then
+// quoted when it holds a comma or a quote.
+std::string CsvField(const std::string& name) {
+  const std::string s = Printable(name);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -139,7 +156,7 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                   " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
                   absl::StrFormat("%.1f", b.covered_s()), " s in ",
                   b.intervals().size(), " intervals)\n");
-  const double window_s = (b.window_end_ns() - b.window_start_ns()) / 1e9;
+  const double window_s = SecondsBetween(b.window_start_ns(), b.window_end_ns());
   if (b.covered_s() < 0.99 * window_s) {
     absl::StrAppend(&out, "not covered: ",
                     absl::StrFormat("%.1f", window_s - b.covered_s()),
@@ -181,7 +198,7 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     cells.push_back(all ? "all" : Printable(g.op));
     if (!one_threshold) cells.push_back(absl::StrCat(g.min_us));
     cells.insert(cells.end(),
-                 {absl::StrCat(g.count), absl::StrCat(g.slow), PercentText(g),
+                 {Decimal(g.count), Decimal(g.slow), PercentText(g),
                   HumanBytes(g.bytes),
                   LatencyText(EstimatePercentileUs(g.latency, kP50), opt.ms),
                   LatencyText(EstimatePercentileUs(g.latency, kP99), opt.ms)});
@@ -209,7 +226,8 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     if (g.count == 0) continue;
     absl::StrAppend(&out, "  ", PercentText(g), " of ", OpPlural(g.op), " on ",
                     Printable(g.disk), " took ", Threshold(g.min_us),
-                    " or more (", g.slow, " of ", g.count, ")\n");
+                    " or more (", Decimal(g.slow), " of ", Decimal(g.count),
+                    ")\n");
   }
   return out;
 }
@@ -227,8 +245,8 @@ std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
     const std::optional<uint64_t> p99 = EstimatePercentileUs(g.latency, kP99);
     absl::StrAppend(&out, FormatRfc3339(row.start_ns), ",",
                     FormatRfc3339(row.end_ns), ",", CsvField(g.disk), ",",
-                    CsvField(g.op), ",", g.min_us, ",", g.count, ",", g.bytes,
-                    ",", g.slow, ",",
+                    CsvField(g.op), ",", g.min_us, ",", Decimal(g.count), ",",
+                    Decimal(g.bytes), ",", Decimal(g.slow), ",",
                     pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
                     p50 ? absl::StrCat(*p50) : std::string(), ",",
                     p99 ? absl::StrCat(*p99) : std::string(), "\n");
@@ -250,7 +268,7 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
       ",\"intervals\":", b.intervals().size(),
       ",\"window_start\":", time_or_null(b.window_start_ns()),
       ",\"window_end\":", time_or_null(b.window_end_ns()),
-      ",\"covered_s\":", absl::StrFormat("%.3f", b.covered_s()),
+      ",\"covered_s\":", JsonFixed(b.covered_s(), 3),
       ",\"per_interval\":", opt.per_interval ? "true" : "false", ",\"rows\":[");
   const std::vector<BaselineGroup> merged = b.Merged();
   bool first = true;
@@ -265,14 +283,14 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
     out += ",\"op\":";
     AppendJsonString(g.op, &out);
     absl::StrAppend(
-        &out, ",\"min_us\":", g.min_us, ",\"count\":", g.count,
-        ",\"bytes\":", g.bytes, ",\"slow\":", g.slow, ",\"slow_pct\":",
-        pct ? absl::StrFormat("%.4f", *pct) : std::string("null"),
+        &out, ",\"min_us\":", g.min_us, ",\"count\":", Decimal(g.count),
+        ",\"bytes\":", Decimal(g.bytes), ",\"slow\":", Decimal(g.slow),
+        ",\"slow_pct\":",
+        pct ? JsonFixed(*pct, 4) : std::string("null"),
         ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
         ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP99)),
         ",\"latency_us_log2\":");
-    const absl::Span<const uint64_t> hist(g.latency);
-    AppendJsonUintArray(hist.first(LengthWithoutTrailingZeros(hist)), &out);
+    AppendSumArray(g.latency, &out);
     out += "}";
   }
   out += "]}\n";

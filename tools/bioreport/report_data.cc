@@ -37,9 +37,10 @@ std::string JsonReport(const ReportInput& in) {
       time_or_null(a.records() > 0, a.first_record_ns()),
       ",\"last_record\":", time_or_null(a.records() > 0, a.last_record_ns()),
       ",\"duration_s\":",
-      absl::StrFormat("%.3f", a.records() > 0
-                                  ? (a.last_record_ns() - a.first_record_ns()) / 1e9
-                                  : 0.0),
+      JsonFixed(a.records() > 0
+                    ? SecondsBetween(a.first_record_ns(), a.last_record_ns())
+                    : 0.0,
+                3),
       ",\"events\":", a.events(),
       ",\"first_event\":", time_or_null(have_events, a.first_event_ns()),
       ",\"last_event\":", time_or_null(have_events, a.last_event_ns()),
@@ -63,7 +64,7 @@ std::string JsonReport(const ReportInput& in) {
     std::vector<uint64_t> all = a.AllLatencies();
     const std::vector<uint64_t> p = Percentiles(&all, {500, 900, 990, 999});
     absl::StrAppend(&out, "{\"min\":", a.overall().min_us, ",\"mean\":",
-                    absl::StrFormat("%.1f", a.overall().mean_us()),
+                    JsonFixed(a.overall().mean_us(), 1),
                     ",\"p50\":", p[0], ",\"p90\":", p[1], ",\"p99\":", p[2],
                     ",\"p99_9\":", p[3], ",\"max\":", a.overall().max_us, "}");
   }
@@ -76,12 +77,13 @@ std::string JsonReport(const ReportInput& in) {
        loss.runs_not_final == 0)
           ? "true"
           : "false",
-      ",\"lost\":", loss.lost, ",\"dropped\":", loss.dropped,
-      ",\"missed\":", loss.missed, ",\"unfinished\":", loss.unfinished,
-      ",\"decode_errors\":", loss.decode_errors,
-      ",\"not_in_input\":", loss.not_in_input,
-      ",\"before_input\":", loss.before_input,
-      ",\"duplicate_events\":", loss.duplicates,
+      ",\"lost\":", Decimal(loss.lost), ",\"dropped\":", Decimal(loss.dropped),
+      ",\"missed\":", Decimal(loss.missed),
+      ",\"unfinished\":", Decimal(loss.unfinished),
+      ",\"decode_errors\":", Decimal(loss.decode_errors),
+      ",\"not_in_input\":", Decimal(loss.not_in_input),
+      ",\"before_input\":", Decimal(loss.before_input),
+      ",\"duplicate_events\":", Decimal(loss.duplicates),
       ",\"corrupt_records\":", skipped, ",\"truncated_inputs\":", truncated,
       "}\n");
   return out;

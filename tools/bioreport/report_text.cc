@@ -3,6 +3,7 @@
 // right-aligned.
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 #include <vector>
@@ -20,8 +21,9 @@ namespace {
 constexpr int kBarWidth = 40;
 const std::vector<int> kPermilles = {500, 900, 990, 999};
 
-std::string Latency(uint64_t us, bool ms) {
-  if (!ms) return absl::StrCat(us);
+// Also for sums of latencies (top's totals), exact in microseconds.
+std::string Latency(Sum us, bool ms) {
+  if (!ms) return Decimal(us);
   return absl::StrFormat("%.1f", static_cast<double>(us) / 1000);
 }
 
@@ -35,7 +37,8 @@ void AddSummaryRow(const std::string& disk, const std::string& op,
                    const LatencyStats& s, std::vector<uint64_t> latencies,
                    bool ms, Table* table) {
   const std::vector<uint64_t> p = Percentiles(&latencies, kPermilles);
-  table->Add({Printable(disk), op, absl::StrCat(s.count), HumanBytes(s.bytes),
+  table->Add({Printable(disk), Printable(op), absl::StrCat(s.count),
+              HumanBytes(s.bytes),
               Latency(s.min_us, ms), Mean(s.mean_us(), ms), Latency(p[0], ms),
               Latency(p[1], ms), Latency(p[2], ms), Latency(p[3], ms),
               Latency(s.max_us, ms), absl::StrCat(s.errors)});
@@ -56,11 +59,12 @@ std::string Heading(const ReportInput& in) {
     absl::StrAppend(
         &out, "span: ", FormatShortTime(a.first_record_ns()), " .. ",
         FormatShortTime(a.last_record_ns()), " UTC (",
-        absl::StrFormat("%.1f",
-                        (a.last_record_ns() - a.first_record_ns()) / 1e9),
+        absl::StrFormat(
+            "%.1f", SecondsBetween(a.first_record_ns(), a.last_record_ns())),
         " s)\n");
   }
-  const std::vector<std::string> hosts = a.Hosts();
+  std::vector<std::string> hosts = a.Hosts();
+  for (std::string& host : hosts) host = Printable(host);
   if (!hosts.empty()) absl::StrAppend(&out, "hosts: ", absl::StrJoin(hosts, " "), "\n");
   return out;
 }
@@ -78,8 +82,8 @@ std::string GroupTitle(HistGroup by, const std::string& disk,
 
 }  // namespace
 
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return absl::StrCat(bytes, " B");
+std::string HumanBytes(Sum bytes) {
+  if (bytes < 1024) return absl::StrCat(Decimal(bytes), " B");
   static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = static_cast<double>(bytes) / 1024;
   int u = 0;
@@ -88,6 +92,11 @@ std::string HumanBytes(uint64_t bytes) {
     ++u;
   }
   return absl::StrFormat("%.1f %s", v, kUnits[u]);
+}
+
+std::string JsonFixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  return absl::StrFormat("%.*f", decimals, v);
 }
 
 std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
@@ -120,7 +129,7 @@ std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
 std::string WarningBlock(const ReportInput& in) {
   const LossSummary loss = in.agg->Loss();
   std::vector<std::string> lines;
-  const std::pair<uint64_t, const char*> counted[] = {
+  const std::pair<Sum, const char*> counted[] = {
       {loss.lost, " events lost in the kernel (ring buffer full)"},
       {loss.dropped, " events dropped by biosnoop (output write failed)"},
       {loss.missed, " completions missed in the kernel (hook skipped)"},
@@ -138,7 +147,7 @@ std::string WarningBlock(const ReportInput& in) {
        "same log given twice?)"},
   };
   for (const auto& [n, what] : counted) {
-    if (n > 0) lines.push_back(absl::StrCat(n, what));
+    if (n > 0) lines.push_back(absl::StrCat(Decimal(n), what));
   }
   if (in.agg->records() > 0 && !loss.any_stats) {
     lines.push_back("no stats records: loss unknown");
@@ -165,8 +174,8 @@ void AppendDamageLines(const ReportInput& in, std::vector<std::string>* lines) {
     lines->push_back(absl::StrCat(in.damage->records_skipped,
                                   " corrupt records skipped"));
   }
-  for (const std::string& name : in.damage->damaged_inputs) {
-    lines->push_back(absl::StrCat(name, " ends inside a record (truncated)"));
+  for (const DamagedInput& input : in.damage->damaged_inputs) {
+    lines->push_back(absl::StrCat(input.name, " ", input.what));
   }
 }
 

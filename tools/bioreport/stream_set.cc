@@ -102,7 +102,7 @@ absl::Status StreamSet::ForEach(
     if (r.format() == StreamFormat::kJsonLines) saw_jsonl_ = true;
     if (r.format() == StreamFormat::kProtobuf) saw_proto_ = true;
     damage_.records_skipped += r.records_skipped();
-    if (r.damaged_end()) damage_.damaged_inputs.push_back(r.name());
+    if (r.damaged_end()) damage_.damaged_inputs.push_back({r.name(), r.damage()});
   }
   return absl::OkStatus();
 }

@@ -19,9 +19,14 @@
 
 namespace biosnoop::report {
 
+struct DamagedInput {
+  std::string name;
+  std::string what;  // RecordReader::damage()
+};
+
 struct InputDamage {
   uint64_t records_skipped = 0;  // corrupt records, all inputs
-  std::vector<std::string> damaged_inputs;  // ended inside a record, etc.
+  std::vector<DamagedInput> damaged_inputs;  // ended inside a record, etc.
 };
 
 class StreamSet {

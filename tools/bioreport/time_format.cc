@@ -131,6 +131,12 @@ absl::StatusOr<int64_t> TimestampToNs(const google::protobuf::Timestamp& ts) {
   return ts.seconds() * kNsPerSecond + ts.nanos();
 }
 
+double SecondsBetween(int64_t from_ns, int64_t to_ns) {
+  // 128 bits hold any difference of two int64 values exactly.
+  const __int128 ns = static_cast<__int128>(to_ns) - from_ns;
+  return static_cast<double>(ns) / 1e9;
+}
+
 std::string FormatRfc3339(int64_t ns) {
   std::string out;
   Rfc3339Formatter formatter;

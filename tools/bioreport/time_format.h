@@ -34,6 +34,11 @@ class Rfc3339Parser {
 // outside [0, 1e9) or the instant is outside the int64 ns range.
 absl::StatusOr<int64_t> TimestampToNs(const google::protobuf::Timestamp& ts);
 
+// The seconds from `from_ns` to `to_ns` (negative when `to_ns` is
+// earlier), without overflow: two instants of the range can be further
+// apart than int64 nanoseconds hold (1678 to 2261 is 584 years).
+double SecondsBetween(int64_t from_ns, int64_t to_ns);
+
 // "2026-11-21T05:44:01.123456789Z".
 std::string FormatRfc3339(int64_t ns);
 
