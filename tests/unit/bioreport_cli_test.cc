@@ -140,16 +140,6 @@ TEST(BioreportCliTest, NoStatsMeansLossUnknown) {
       << r.out;
 }
 
-// The golden stream's lines (tests/golden/events.jsonl): a header, events
-// 1..400, stats records at lines 153 (written 150), 306 (written 300, lost
-// 0) and 408 (written 400, lost 3, final).
-std::vector<std::string> GoldenLines() {
-  std::vector<std::string> lines =
-      absl::StrSplit(test_util::ReadFile(GoldenPath("events.jsonl")), '\n');
-  if (!lines.empty() && lines.back().empty()) lines.pop_back();
-  return lines;
-}
-
 // Lines [from, to] (1-based, inclusive) of `lines`, newline-terminated.
 std::string Lines(const std::vector<std::string>& lines, size_t from, size_t to) {
   std::string out;
@@ -191,7 +181,7 @@ TEST(BioreportCliTest, APipeIsReadOnceAndWhole) {
 TEST(BioreportCliTest, RotatedFilesNamedNewestFirstKeepTheRunsLatestCounters) {
   // biosnoop -o slow.jsonl, SIGHUP after line 306: the new file starts
   // with the run's header and a stats record; `slow.jsonl*` names it first.
-  const std::vector<std::string> lines = GoldenLines();
+  const std::vector<std::string> lines = test_util::GoldenLines();
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("slow.jsonl"),
                        lines[0] + "\n" + Lines(lines, 306, 408));
@@ -217,7 +207,7 @@ TEST(BioreportCliTest, RotatedFilesNamedNewestFirstKeepTheRunsLatestCounters) {
 TEST(BioreportCliTest, ARunWithoutItsFinalStatsRecordHasLossUnknownAfterIt) {
   // Kernel loss leaves no gap in seq: after the last stats record (here
   // written 300, lost 0) nothing tells whether events were lost.
-  const std::vector<std::string> lines = GoldenLines();
+  const std::vector<std::string> lines = test_util::GoldenLines();
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("cut.jsonl"), Lines(lines, 1, 306));
   const CliResult r = RunCli({"json", dir.Path("cut.jsonl")});

@@ -19,6 +19,7 @@ namespace biosnoop::report {
 namespace {
 
 using test_util::CliResult;
+using test_util::GoldenLines;
 using test_util::GoldenPath;
 using test_util::RunCli;
 
@@ -59,16 +60,6 @@ TEST(SeqRangesTest, JoinsNeighboursFromEitherSide) {
   EXPECT_EQ(r.count(), 6u);
   EXPECT_EQ(r.first(), 1u);
   EXPECT_EQ(r.last(), 6u);
-}
-
-// tests/golden/events.jsonl: a header, events 1..400 with a stats record
-// after 150, 300 (written 150, 300) and 400 (written 400, final), and
-// summaries in between.
-std::vector<std::string> GoldenLines() {
-  std::vector<std::string> lines =
-      absl::StrSplit(test_util::ReadFile(GoldenPath("events.jsonl")), '\n');
-  if (!lines.empty() && lines.back().empty()) lines.pop_back();
-  return lines;
 }
 
 uint64_t SeqOf(const std::string& line) {

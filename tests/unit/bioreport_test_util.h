@@ -33,6 +33,17 @@ inline std::string GoldenPath(const std::string& name) {
   return std::string(BIOREPORT_GOLDEN_DIR) + "/" + name;
 }
 
+// The lines of tests/golden/events.jsonl, without their '\n': a header,
+// events 1..400 with a stats record after 150 (line 153, written 150), 300
+// (line 306, written 300, lost 0) and 400 (line 408, written 400, lost 3,
+// final), and summaries in between.
+inline std::vector<std::string> GoldenLines() {
+  std::vector<std::string> lines;
+  std::istringstream in(ReadFile(GoldenPath("events.jsonl")));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 // gzip (one member) of `data`.
 inline std::string Gzip(const std::string& data) {
   z_stream z{};
