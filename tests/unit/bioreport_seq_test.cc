@@ -20,7 +20,6 @@ namespace {
 
 using test_util::CliResult;
 using test_util::GoldenLines;
-using test_util::GoldenPath;
 using test_util::RunCli;
 
 // Against a std::set, on numbers that come mostly in order with gaps,
