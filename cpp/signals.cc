@@ -22,6 +22,7 @@ void InstallSignalHandlers() {
   sa.sa_handler = OnHangup;
   sigaction(SIGHUP, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 bool StopRequested() { return g_stop != 0; }

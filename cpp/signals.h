@@ -1,7 +1,10 @@
 #pragma once
 
 // The run's signals: SIGINT/SIGTERM ask it to stop, SIGHUP to reopen the
-// output, SIGPIPE is ignored (a closed pipe shows up as EPIPE).
+// output.  SIGPIPE and SIGXFSZ are ignored: a closed pipe shows up as
+// EPIPE and a file size limit (ulimit -f) as EFBIG, errors the output
+// handles (whole records, loss counted), where the signals' default would
+// kill the process mid-line.
 
 namespace biosnoop {
 

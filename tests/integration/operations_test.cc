@@ -192,6 +192,40 @@ TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
   umount2(dir.path().c_str(), MNT_DETACH);
 }
 
+// A file size limit (`ulimit -f`, systemd's LimitFSIZE=) is a full disk
+// by another name: the write fails with EFBIG instead of the kernel
+// killing biosnoop with SIGXFSZ mid-line, so the file is cut back to whole
+// lines, the loss is counted and biosnoop says why (exit 74).
+TEST(Operations, FileSizeLimitIsAnOutputErrorWithWholeLines) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  constexpr off_t kLimit = 100 * 1024;  // ulimit -f 100
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log},
+             {"prlimit", "--fsize=" + std::to_string(kLimit)});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // ~330 bytes a line: 2000 events are several times what the limit allows.
+  Workload dd = DirectDd(loop.path(), true, 4096, 2000);
+  ASSERT_EQ(dd.exit_code, 0);
+  int rc = b.Wait(10000);
+  if (rc == -2) rc = b.Stop();
+  EXPECT_EQ(rc, 74) << "killed by a signal (SIGXFSZ)?\n" << b.Stderr();
+  EXPECT_NE(b.Stderr().find("File too large"), std::string::npos) << b.Stderr();
+  EXPECT_NE(b.Stderr().find(log), std::string::npos) << b.Stderr();
+  struct stat st;
+  ASSERT_EQ(stat(log.c_str(), &st), 0);
+  EXPECT_LE(st.st_size, kLimit);
+  std::vector<json> lines = ParseLines(log);  // every line whole and valid
+  EXPECT_GT(lines.size(), 10u);
+  std::map<std::string, double> s = b.Summary();
+  ASSERT_TRUE(s.count("dropped")) << "no summary line:\n" << b.Stderr();
+  EXPECT_EQ(s["written"], lines.size()) << b.Stderr();
+  EXPECT_GT(s["dropped"], 0) << b.Stderr();
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
+}
+
 // A process name made of every kind of trouble.
 constexpr char kHostileComm[] = "\"q\\\n\x01\x7f\xff\xfe\xc3x";
 
