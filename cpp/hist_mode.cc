@@ -107,7 +107,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       break;
     }
     if (TakeReopenRequest()) {
-      if (result = file.Reopen(); !result.ok()) break;
+      if (result = file.Flush(); !result.ok()) break;
+      // On failure the old file stays open: the next report goes there.
+      if (absl::Status reopened = file.Reopen(); !reopened.ok()) {
+        ReportFailedReopen(reopened, diag);
+      }
     }
     uint64_t now = MonotonicNs();
     if (now >= next_tick) {

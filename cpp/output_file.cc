@@ -33,7 +33,9 @@ struct OpenedFd {
   bool is_regular;
 };
 
-absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path) {
+// `verb` is "open", or "reopen" for SIGHUP's, for the error message.
+absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path,
+                                       absl::string_view verb = "open") {
   int fd;
   do {
     fd = open(path.c_str(), kOpenFlags, kCreateMode);
@@ -45,12 +47,12 @@ absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path) {
     struct stat st;
     if (err == ELOOP && lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "cannot open output ", Quoted(path),
+          "cannot ", verb, " output ", Quoted(path),
           ": it is a symbolic link, which is never followed; give the path "
           "of the real file"));
     }
     return absl::ErrnoToStatus(
-        err, absl::StrCat("cannot open output ", Quoted(path)));
+        err, absl::StrCat("cannot ", verb, " output ", Quoted(path)));
   }
   struct stat st;
   const bool is_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -296,7 +298,7 @@ absl::Status OutputFile::TrimPartialRecord(size_t partial_bytes) {
 absl::Status OutputFile::Reopen() {
   absl::Status flushed = Flush();  // these records belong in the rotated file
   if (!owns_fd_) return flushed;
-  absl::StatusOr<OpenedFd> opened = OpenForAppend(path_);
+  absl::StatusOr<OpenedFd> opened = OpenForAppend(path_, "reopen");
   if (!opened.ok()) return opened.status();
   close(fd_);
   fd_ = opened->fd;

@@ -99,7 +99,10 @@ class OutputFile {
   // For log rotation (SIGHUP after logrotate renamed the file, "create"
   // mode): flushes to the old file, then opens the path again with the same
   // flags and mode and closes the old one.  If the new open fails, output
-  // keeps going to the old file and the open error is returned.
+  // keeps going to the old file, which stays open, and the open error is
+  // returned ("cannot reopen output ...": the messages of Open()); a later
+  // Reopen() tries again.  Call Flush() first to tell its write errors
+  // from the open error.
   // For stdout, only flushes.
   absl::Status Reopen();
 

@@ -186,12 +186,23 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       if (!keep(sink->Flush())) break;
     }
     if (TakeReopenRequest()) {
-      // A rotated file starts with its own header, so it reads alone, and
-      // with a stats record: how many events the files before it hold (a
-      // reader of this file alone tells them from events lost on the way).
-      if (!keep(sink->Reopen()) || !keep(sink->WriteHeader(info))) break;
-      ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
-      if (!keep(sink->WriteStats(s))) break;
+      // What is buffered belongs in the rotated file; a write error here
+      // is the old file's, and fatal as anywhere else.
+      if (!keep(sink->Flush())) break;
+      if (absl::Status reopened = sink->Reopen(); !reopened.ok()) {
+        // Still writing to the old file: nothing is lost, and the stream
+        // in it goes on with no gap (no header or stats record, which
+        // start a new file).
+        ReportFailedReopen(reopened, diag);
+      } else {
+        // A rotated file starts with its own header, so it reads alone,
+        // and with a stats record: how many events the files before it
+        // hold (a reader of this file alone tells them from events lost
+        // on the way).
+        if (!keep(sink->WriteHeader(info))) break;
+        ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
+        if (!keep(sink->WriteStats(s))) break;
+      }
     }
     if (now >= end_ns) break;
     if (now >= next_tick) {

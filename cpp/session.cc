@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <vector>
@@ -83,6 +84,29 @@ absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
                   skipped);
   }
   return absl::OkStatus();
+}
+
+void ReportFailedReopen(const absl::Status& error, std::FILE* diag) {
+  // The old file is still open and writable, and events in it are not
+  // lost: a rotation that cannot happen yet is no reason to end the run
+  // (the next SIGHUP, logrotate's next run, tries again).
+  std::string why;
+  if (error.code() == absl::StatusCode::kPermissionDenied) {
+    // The uid stays, so a file its owner may write is fine; but logrotate's
+    // `create MODE OWNER GROUP` with another owner gives a file that only
+    // capabilities biosnoop no longer has could open.
+    const uid_t uid = geteuid();
+    const std::string who =
+        uid == 0 ? std::string("root") : absl::StrCat("uid ", uid);
+    why = absl::StrCat(
+        " (biosnoop dropped its capabilities after loading: it runs as ", who,
+        " without CAP_DAC_OVERRIDE, so the new file must be writable by ", who,
+        uid == 0 ? ", e.g. logrotate's `create 0640 root adm`" : "", ")");
+  }
+  absl::FPrintF(diag,
+                "biosnoop: %s%s; still writing to the old file, the next "
+                "SIGHUP tries again\n",
+                error.message(), why);
 }
 
 InflightUpkeep::InflightUpkeep(Probe& probe, uint64_t max_age_ns,

@@ -34,6 +34,12 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
 // about once a second.
 absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag);
 
+// Says on `diag`, in one line, that SIGHUP could not reopen the output
+// (`error`, from OutputFile::Reopen) and that output goes on to the old
+// file.  For a permission error it adds why: biosnoop dropped its
+// capabilities, CAP_DAC_OVERRIDE with them, after loading.
+void ReportFailedReopen(const absl::Status& error, std::FILE* diag);
+
 // Between two looks at the in-flight table at exit (InflightUpkeep::
 // ObserveAtExit): long enough for a completion whose hook is about to run.
 inline constexpr useconds_t kMissedRecheckUs = 50000;

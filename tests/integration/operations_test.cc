@@ -161,6 +161,211 @@ TEST(Operations, SighupRotationLosesNoEvent) {
   EXPECT_EQ(st.st_mode & 0777, 0640u);
 }
 
+// Every record of a JSONL file, strictly parsed (headers and stats too).
+std::vector<json> AllRecords(const std::string& path) {
+  std::vector<json> out;
+  const std::string text = ReadAll(path);
+  if (!text.empty()) EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    try {
+      out.push_back(json::parse(line));
+    } catch (const json::exception& e) {
+      ADD_FAILURE() << path << ": invalid line: " << line;
+    }
+  }
+  return out;
+}
+
+// Waits until `b`'s stderr holds `text` `times` times.
+bool WaitForStderr(const Biosnoop& b, const std::string& text, int times,
+                   int timeout_ms = 10000) {
+  for (int waited = 0; waited < timeout_ms; waited += 20) {
+    const std::string err = b.Stderr();
+    int found = 0;
+    for (size_t at = err.find(text); at != std::string::npos;
+         at = err.find(text, at + 1)) {
+      ++found;
+    }
+    if (found >= times) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// logrotate's `create 0640 nobody adm`: a new file biosnoop cannot write,
+// since it dropped CAP_DAC_OVERRIDE with its other capabilities after
+// loading; then a symlink at the path.  Each failed reopen is one line on
+// stderr, and biosnoop keeps writing to the old file, which it still
+// holds, losing nothing; the next SIGHUP tries again and, once the path is
+// usable, moves to the new file.
+TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  const std::string victim = dir.path() + "/victim";
+  { std::ofstream(victim) << "precious\n"; }
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::vector<pid_t> before;  // dd runs whose events belong in the old file
+  const auto reads = [&](std::vector<pid_t>* pids) {
+    Workload w = DirectDd(loop.path(), true, 4096, 50);
+    ASSERT_EQ(w.exit_code, 0);
+    pids->push_back(w.pid);
+  };
+  reads(&before);
+
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0640);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fchown(fd, 65534, 65534), 0);  // nobody
+    close(fd);
+  }
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  reads(&before);
+
+  ASSERT_EQ(unlink(log.c_str()), 0);
+  ASSERT_EQ(symlink(victim.c_str(), log.c_str()), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 2)) << b.Stderr();
+  reads(&before);
+
+  ASSERT_EQ(unlink(log.c_str()), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  for (int i = 0; i < 500 && access(log.c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<pid_t> after;
+  reads(&after);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  // One line per failure, naming the path and the reason, and what to do.
+  std::vector<std::string> said;
+  for (absl::string_view line : absl::StrSplit(b.Stderr(), '\n')) {
+    if (line.find("cannot reopen") != absl::string_view::npos) {
+      said.emplace_back(line);
+    }
+  }
+  ASSERT_EQ(said.size(), 2u) << b.Stderr();
+  EXPECT_NE(said[0].find("\"" + log + "\""), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("Permission denied"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("CAP_DAC_OVERRIDE"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("old file"), std::string::npos) << said[0];
+  EXPECT_NE(said[1].find("symbolic link"), std::string::npos) << said[1];
+  EXPECT_EQ(ReadAll(victim), "precious\n");
+
+  const std::vector<json> old_file = AllRecords(log + ".1");
+  const std::vector<json> new_file = AllRecords(log);
+  std::vector<json> old_events, new_events;
+  for (const json& r : old_file) {
+    if (r["type"] == "event") old_events.push_back(r);
+  }
+  for (const json& r : new_file) {
+    if (r["type"] == "event") new_events.push_back(r);
+  }
+  // The old file: one header, then the events of every run before the
+  // successful reopen, seq 1, 2, 3... without a gap.
+  ASSERT_FALSE(old_file.empty());
+  EXPECT_EQ(old_file.front()["type"], "header");
+  size_t headers = 0;
+  for (const json& r : old_file) headers += r["type"] == "header";
+  EXPECT_EQ(headers, 1u);
+  for (size_t i = 0; i < old_events.size(); ++i) {
+    ASSERT_EQ(old_events[i]["seq"], i + 1) << old_events[i];
+  }
+  size_t mine = 0;
+  for (pid_t pid : before) mine += EventsOfPid(old_events, pid).size();
+  EXPECT_TRUE(LoggedOrMissed(mine, 50 * before.size(), b));
+  for (pid_t pid : before) {
+    EXPECT_TRUE(EventsOfPid(new_events, pid).empty()) << pid;
+  }
+  // The new file picks up at the next seq, and ends the run.
+  ASSERT_GE(new_file.size(), 3u);
+  EXPECT_EQ(new_file[0]["type"], "header");
+  EXPECT_EQ(new_file[1]["type"], "stats");
+  EXPECT_EQ(new_file[1]["written"], old_events.size());
+  EXPECT_FALSE(EventsOfPid(new_events, after.front()).empty());
+  if (!new_events.empty()) {
+    EXPECT_EQ(new_events.front()["seq"], old_events.size() + 1);
+  }
+  EXPECT_EQ(new_file.back()["type"], "stats");
+  EXPECT_EQ(new_file.back()["final"], true);
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["dropped"], 0) << b.Stderr();
+  EXPECT_EQ(s["written"], old_events.size() + new_events.size()) << b.Stderr();
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
+}
+
+// The same failure with no later SIGHUP: the old file gets the rest of the
+// run and its final stats record, and the run ends normally.
+TEST(Operations, FailedReopenLeavesTheFinalStatsInTheOldFile) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  ASSERT_EQ(RunCommand({"install", "-m", "0640", "-o", "nobody", "/dev/null",
+                        log}),
+            0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  Workload late = DirectDd(loop.path(), true, 4096, 50);
+  ASSERT_EQ(late.exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  const std::vector<json> old_file = AllRecords(log + ".1");
+  ASSERT_FALSE(old_file.empty());
+  EXPECT_EQ(old_file.back()["type"], "stats");
+  EXPECT_EQ(old_file.back()["final"], true);
+  std::vector<json> events;
+  for (const json& r : old_file) {
+    if (r["type"] == "event") events.push_back(r);
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_EQ(events[i]["seq"], i + 1) << events[i];
+  }
+  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(events, late.pid).size(), 50, b));
+  EXPECT_EQ(old_file.back()["written"], events.size());
+  EXPECT_EQ(ReadAll(log), "");  // never written
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["dropped"], 0) << b.Stderr();
+  EXPECT_EQ(s["written"], events.size()) << b.Stderr();
+}
+
+// Histogram mode: a failed reopen keeps the file it has, so the histogram
+// printed at exit is not lost.
+TEST(Operations, FailedReopenInHistogramModeKeepsTheFinalHistogram) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/hist.json";
+  Biosnoop b({"--hist", "--json", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  ASSERT_EQ(RunCommand({"install", "-m", "0640", "-o", "nobody", "/dev/null",
+                        log}),
+            0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  const std::string text = ReadAll(log + ".1");
+  ASSERT_FALSE(text.empty()) << b.Stderr();
+  const json report = json::parse(text.substr(0, text.find('\n')), nullptr,
+                                  /*allow_exceptions=*/false);
+  ASSERT_TRUE(report.is_object()) << text;
+  EXPECT_EQ(report.value("type", ""), "histogram") << text;
+  EXPECT_EQ(ReadAll(log), "");
+}
+
 TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);

@@ -336,11 +336,23 @@ TEST_F(OutputFileTest, FailedReopenKeepsWritingToTheOldFile) {
   ASSERT_TRUE(file.ok()) << file.status();
   ASSERT_EQ(rename(path.c_str(), rotated.c_str()), 0);
   ASSERT_EQ(symlink("/nonexistent", path.c_str()), 0);  // in the way
-  const absl::Status s = (*file)->Reopen();
+  absl::Status s = (*file)->Reopen();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_EQ(s.message().rfind("cannot reopen output \"" + path + "\": it is "
+                              "a symbolic link", 0),
+            0u)
+      << s;
   ASSERT_TRUE((*file)->Append("still logged\n").ok());
   ASSERT_TRUE((*file)->Flush().ok());
   EXPECT_EQ(ReadFile(rotated), "still logged\n");
+  // The next SIGHUP tries again, and with the path usable, succeeds.
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  s = (*file)->Reopen();
+  EXPECT_TRUE(s.ok()) << s;
+  ASSERT_TRUE((*file)->Append("in the new file\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(rotated), "still logged\n");
+  EXPECT_EQ(ReadFile(path), "in the new file\n");
 }
 
 TEST_F(OutputFileTest, StdoutIsNotOwnedAndReopenIsANoop) {
