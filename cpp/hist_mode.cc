@@ -35,6 +35,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
   if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
   OutputFile& file = **out;
+  file.GiveUpWhenStopping(&StopRequested);
 
   InstallSignalHandlers();
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
@@ -85,6 +86,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   };
 
   const uint64_t start = MonotonicNs();
+  if (options.duration) RequestStopAfter(*options.duration);
   const uint64_t end =
       options.duration ? start + absl::ToInt64Nanoseconds(*options.duration)
                        : UINT64_MAX;
@@ -131,7 +133,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   // in no histogram, so reported as missed (two observations, the second
   // after any pending completion ran).
   for (int i = 0; i < 2; ++i) {
-    if (i > 0) usleep(kMissedRecheckUs);
+    // A loop: a signal (another SIGTERM) would cut one sleep short.
+    const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
+    for (uint64_t now = MonotonicNs(); i > 0 && now < until; now = MonotonicNs()) {
+      usleep(static_cast<useconds_t>((until - now) / 1000 + 1));
+    }
     RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
   // Requests issued over a second ago and still held: in flight on a hung

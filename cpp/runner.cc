@@ -73,6 +73,9 @@ absl::StatusOr<std::unique_ptr<FileSink>> OpenSink(const Options& options,
       options.output,
       proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
   if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
+  // A stop (signal, --duration) must end the run even when the reader
+  // has stopped reading.
+  (*out)->GiveUpWhenStopping(&StopRequested);
   if (proto) return std::make_unique<ProtoSink>(std::move(*out), host);
   return std::make_unique<JsonlSink>(std::move(*out), host);
 }
@@ -98,6 +101,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
                              diag, options.verbose));
 
   const uint64_t start_ns = MonotonicNs();
+  // As a signal, so that it also ends a write blocked on a stalled reader.
+  if (options.duration.has_value()) RequestStopAfter(*options.duration);
   WallClock& clock = enricher.wall_clock();
   const StreamInfo info =
       MakeStreamInfo(options, host, clock.ToRealtimeNs(start_ns));

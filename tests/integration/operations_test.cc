@@ -165,7 +165,9 @@ TEST(Operations, SighupRotationLosesNoEvent) {
 std::vector<json> AllRecords(const std::string& path) {
   std::vector<json> out;
   const std::string text = ReadAll(path);
-  if (!text.empty()) EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
+  if (!text.empty()) {
+    EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
+  }
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
     try {
       out.push_back(json::parse(line));
@@ -364,6 +366,127 @@ TEST(Operations, FailedReopenInHistogramModeKeepsTheFinalHistogram) {
   ASSERT_TRUE(report.is_object()) << text;
   EXPECT_EQ(report.value("type", ""), "histogram") << text;
   EXPECT_EQ(ReadAll(log), "");
+}
+
+// biosnoop (with -v) writing its stdout into a pipe whose read end is
+// returned in *read_fd and which nobody reads; stderr to err_path.
+pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
+                    const std::string& err_path) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  std::vector<std::string> argv = {BIOSNOOP_BIN, "-v"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = open("/dev/null", O_RDONLY);
+    if (err < 0 || in < 0 || dup2(fds[1], 1) < 0 || dup2(err, 2) < 0 ||
+        dup2(in, 0) < 0) {
+      _exit(127);
+    }
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  *read_fd = fds[0];
+  return pid;
+}
+
+// The exit code, -1 for a death by signal, -2 after timeout_ms (then the
+// process is killed).
+int WaitOrKill(pid_t pid, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -2;
+}
+
+// `biosnoop | sleep 600`: a reader that takes nothing blocks biosnoop's
+// write(2) once the pipe is full.  A stop request (SIGTERM, or the end of
+// --duration) still ends the run within a bounded time: biosnoop gives
+// the write a short grace, then counts what it could not write as
+// dropped, says the output stalled and exits 74.  What reached the pipe
+// is whole records, except at most the last one, which biosnoop then says
+// it cut.
+TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
+  BIOSNOOP_REQUIRE_ROOT();
+  for (const bool by_duration : {false, true}) {
+    SCOPED_TRACE(by_duration ? "--duration" : "SIGTERM");
+    LoopDevice loop(64);
+    ASSERT_TRUE(loop.ok());
+    TempDir dir;
+    const std::string err_path = dir.path() + "/err";
+    std::vector<std::string> args = {"--min-us", "0", "-d", loop.name()};
+    constexpr int kDurationS = 6;
+    if (by_duration) {
+      args.insert(args.end(), {"--duration", std::to_string(kDurationS)});
+    }
+    int reader = -1;
+    const auto started = std::chrono::steady_clock::now();
+    const pid_t pid = SpawnIntoPipe(args, &reader, err_path);
+    ASSERT_GT(pid, 0);
+    bool attached = false;
+    for (int i = 0; i < 1500 && !attached; ++i) {
+      attached = ReadAll(err_path).find("biosnoop: attached") != std::string::npos;
+      if (!attached) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!attached) {
+      WaitOrKill(pid, 0);
+      close(reader);
+      FAIL() << ReadAll(err_path);
+    }
+    // ~330 bytes an event: 2000 are far more than the pipe (64 KiB) and
+    // biosnoop's buffer (64 KiB) hold.
+    ASSERT_EQ(DirectDd(loop.path(), true, 4096, 2000).exit_code, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto stop_at = started + std::chrono::seconds(kDurationS);
+    if (!by_duration) {
+      ASSERT_EQ(kill(pid, SIGTERM), 0);
+      stop_at = std::chrono::steady_clock::now();
+    }
+    const int rc = WaitOrKill(pid, 20000);
+    const auto took = std::chrono::steady_clock::now() - stop_at;
+    const std::string err = ReadAll(err_path);
+    std::string out;
+    char buf[65536];
+    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
+    close(reader);
+    ASSERT_NE(rc, -2) << "still blocked 20 s after the stop\n" << err;
+    EXPECT_EQ(rc, 74) << err;
+    EXPECT_LT(took, std::chrono::seconds(6)) << err;
+    EXPECT_NE(err.find("stalled"), std::string::npos) << err;
+
+    // Whole records, each valid JSON, then perhaps one cut short, which
+    // biosnoop owns up to.
+    const size_t whole_end = out.rfind('\n') + 1;
+    size_t events = 0;
+    for (absl::string_view line : absl::StrSplit(
+             absl::string_view(out).substr(0, whole_end), '\n',
+             absl::SkipEmpty())) {
+      try {
+        events += json::parse(line)["type"] == "event";
+      } catch (const json::exception& e) {
+        ADD_FAILURE() << "invalid line: " << line;
+      }
+    }
+    if (whole_end < out.size()) {
+      EXPECT_NE(err.find("cut"), std::string::npos) << err;
+    }
+    std::map<std::string, double> s = ParseSummary(err);
+    ASSERT_TRUE(s.count("written")) << "no summary line:\n" << err;
+    EXPECT_EQ(s["written"], events) << err;
+    EXPECT_GT(s["dropped"], 0) << err;
+    EXPECT_TRUE(EmittedAllAccountedFor(s)) << err;
+  }
 }
 
 TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
