@@ -102,12 +102,16 @@ bpf_prog_info ProgInfo(const bpf_program* prog) {
 
 }  // namespace
 
+absl::Status Probe::CheckPrerequisites() {
+  if (absl::Status s = CheckPrivilege(); !s.ok()) return s;
+  return CheckBtf();
+}
+
 absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
                                                    RecordHandler handler) {
   g_libbpf_verbose = config.verbose;
   libbpf_set_print(LibbpfPrint);
-  if (absl::Status s = CheckPrivilege(); !s.ok()) return s;
-  if (absl::Status s = CheckBtf(); !s.ok()) return s;
+  if (absl::Status s = CheckPrerequisites(); !s.ok()) return s;
 
   std::unique_ptr<Probe> probe(new Probe());
   probe->handler_ = std::move(handler);

@@ -1,7 +1,9 @@
 // End-to-end: the real BPF program, real loop devices, real dd.
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
 
 #include <chrono>
 #include <set>
@@ -430,14 +432,17 @@ TEST(EndToEnd, DiskThatIsNotRequestBasedIsRefusedWithTheReason) {
 
 // A kernel without BTF, as biosnoop sees it: in a mount namespace of its
 // own, an empty tmpfs hides /sys/kernel/btf/vmlinux.  Exit 69 with what to
-// do, for the event stream and for histogram mode alike.
+// do, for the event stream and for histogram mode alike, and no output
+// file left behind by the failed start.
 TEST(EndToEnd, KernelWithoutBtfExit69WithTheReason) {
   BIOSNOOP_REQUIRE_ROOT();
+  const std::string log = "/tmp/biosnoop-nobtf.jsonl";
   for (const char* mode : {"", " --hist"}) {
+    RunCommand({"rm", "-f", log});
     std::optional<std::string> out = CommandOutput(
         {"unshare", "--mount", "bash", "-c",
          "mount -t tmpfs none /sys/kernel/btf && " + std::string(BIOSNOOP_BIN) +
-             " --duration 1" + mode + " 2>&1; echo rc=$?"});
+             " --duration 1 -o " + log + mode + " 2>&1; echo rc=$?"});
     ASSERT_TRUE(out.has_value()) << mode;
     EXPECT_NE(out->find("rc=69"), std::string::npos) << mode << *out;
     EXPECT_NE(out->find("biosnoop: this kernel exposes no BTF "
@@ -445,20 +450,34 @@ TEST(EndToEnd, KernelWithoutBtfExit69WithTheReason) {
               std::string::npos)
         << *out;
     EXPECT_NE(out->find("CONFIG_DEBUG_INFO_BTF=y"), std::string::npos) << *out;
+    EXPECT_NE(access(log.c_str(), F_OK), 0) << mode << ": " << log << " created";
   }
+  RunCommand({"rm", "-f", log});
 }
 
+// Without privilege: exit 77 with advice, and no output file left behind
+// (in a directory the unprivileged user may write, so the file could be
+// created).
 TEST(EndToEnd, WithoutPrivilegeExit77WithAdvice) {
   BIOSNOOP_REQUIRE_ROOT();
-  // setpriv drops to an unprivileged uid with no capabilities.
-  std::optional<std::string> out = CommandOutput(
-      {"bash", "-c",
-       "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "
-       "--bounding-set=-all " + std::string(BIOSNOOP_BIN) +
-           " --duration 1 2>&1; echo rc=$?"});
-  ASSERT_TRUE(out.has_value());
-  EXPECT_NE(out->find("rc=77"), std::string::npos) << *out;
-  EXPECT_NE(out->find("sudo"), std::string::npos) << *out;
+  char tmpl[] = "/tmp/biosnoop-nopriv-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  ASSERT_EQ(chmod(dir.c_str(), 0777), 0);
+  const std::string log = dir + "/slow.jsonl";
+  for (const char* mode : {"", " --hist"}) {
+    // setpriv drops to an unprivileged uid with no capabilities.
+    std::optional<std::string> out = CommandOutput(
+        {"bash", "-c",
+         "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "
+         "--bounding-set=-all " + std::string(BIOSNOOP_BIN) +
+             " --duration 1 -o " + log + mode + " 2>&1; echo rc=$?"});
+    ASSERT_TRUE(out.has_value());
+    EXPECT_NE(out->find("rc=77"), std::string::npos) << *out;
+    EXPECT_NE(out->find("sudo"), std::string::npos) << *out;
+    EXPECT_NE(access(log.c_str(), F_OK), 0) << mode << ": " << log << " created";
+  }
+  RunCommand({"rm", "-rf", dir});
 }
 
 }  // namespace
