@@ -370,8 +370,8 @@ Histogram mode (like biolatency), no events:
 
 Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.
 Exit codes: 0 ok, 64 bad usage or unknown disk, 69 kernel lacks support,
-70 internal error, 73 cannot create output, 74 output write failed,
-77 missing privilege.
+70 internal error, 71 out of memory (ring buffer), 73 cannot create output,
+74 output write failed, 77 missing privilege.
 )";
 }
 

@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "biosnoop.skel.h"
+#include "exit_codes.h"
 #include "kernel_btf.h"
 #include "status_macros.h"
 
@@ -140,6 +141,34 @@ absl::Status CheckBtf() {
   return CheckBtfHeader();
 }
 
+// Loading failed with ENOMEM.  Almost all of what biosnoop asks the kernel
+// for is the ring buffer (2 MiB by default, up to 1 GiB), charged to the
+// memory cgroup like any BPF map: if a ring buffer of that size alone
+// cannot be had either, name it and the option that sizes it.  Exit 71
+// (EX_OSERR): the system refused memory, which is neither a bug (70) nor a
+// kernel without support (69, "this machine cannot run biosnoop").
+absl::Status OutOfMemoryAtLoad(uint32_t ringbuf_bytes) {
+  const int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "biosnoop_rb_try", 0,
+                                0, ringbuf_bytes, nullptr);
+  const int err = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  if (err == ENOMEM) {
+    return WithExitCode(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "the kernel could not allocate the ring buffer of ",
+            ringbuf_bytes / 1024,
+            " KiB (Cannot allocate memory; BPF memory counts against the "
+            "memory cgroup's limit): try a smaller --ringbuf-kib (default "
+            "2048)")),
+        kExitOsError);
+  }
+  return WithExitCode(
+      absl::ResourceExhaustedError(
+          "load BPF program: Cannot allocate memory (the kernel is short of "
+          "memory, or of the memory cgroup's allowance)"),
+      kExitOsError);
+}
+
 // The kernel's statistics of a loaded program; all zero for one not
 // loaded (a hook this kernel lacks) or when they cannot be read.
 bpf_prog_info ProgInfo(const bpf_program* prog) {
@@ -243,6 +272,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   if (!missing.ok()) return missing;
 
   if (int err = biosnoop_bpf__load(skel)) {
+    if (err == -ENOMEM) return OutOfMemoryAtLoad(config.ringbuf_bytes);
     return ErrnoStatus(err, "load BPF program");
   }
   // Loading parsed the kernel's BTF (megabytes) and freed it; hand the

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <chrono>
+#include <cstring>
 #include <set>
 #include <string>
 #include <thread>
@@ -497,6 +498,40 @@ TEST(EndToEnd, UnusableBtfExit69WithTheReason) {
     }
   }
   RunCommand({"rm", "-f", fake, log});
+}
+
+// A ring buffer the kernel cannot allocate: BPF maps are charged to the
+// memory cgroup, so 512 MiB of ring buffer in a cgroup limited to 100 MiB
+// fails with ENOMEM.  That is the machine's memory, not a bug (70) nor a
+// kernel without support (69): exit 71 (EX_OSERR), saying which buffer and
+// what to do.
+TEST(EndToEnd, RingBufferTooBigForTheMemoryCgroupExit71WithAdvice) {
+  BIOSNOOP_REQUIRE_ROOT();
+  const std::string v1 = "/sys/fs/cgroup/memory";
+  if (access((v1 + "/memory.limit_in_bytes").c_str(), F_OK) != 0) {
+    if (InCi()) FAIL() << "no cgroup v1 memory controller at " << v1;
+    GTEST_SKIP() << "no cgroup v1 memory controller at " << v1;
+  }
+  char name[] = "/sys/fs/cgroup/memory/biosnoop-test-XXXXXX";
+  ASSERT_NE(mkdtemp(name), nullptr) << std::strerror(errno);
+  const std::string cg = name;
+  ASSERT_EQ(RunCommand({"sh", "-c", "echo 100M > " + cg + "/memory.limit_in_bytes"}),
+            0);
+  std::optional<std::string> out = CommandOutput(
+      {"sh", "-c",
+       "echo $$ > " + cg + "/cgroup.procs && " + std::string(BIOSNOOP_BIN) +
+           " --ringbuf-kib 524288 --duration 0.2 2>&1; echo rc=$?"});
+  // The shell and biosnoop have exited: the cgroup is empty.
+  EXPECT_EQ(rmdir(cg.c_str()), 0) << cg << ": " << std::strerror(errno);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_NE(out->find("rc=71"), std::string::npos) << *out;
+  EXPECT_NE(out->find("biosnoop: the kernel could not allocate the ring "
+                      "buffer of 524288 KiB"),
+            std::string::npos)
+      << *out;
+  EXPECT_NE(out->find("try a smaller --ringbuf-kib"), std::string::npos)
+      << *out;
+  EXPECT_EQ(std::count(out->begin(), out->end(), '\n'), 1) << *out;
 }
 
 // Without privilege: exit 77 with advice, and no output file left behind

@@ -183,6 +183,9 @@ TEST(ExitCodesTest, MapStatusesToDocumentedCodes) {
   EXPECT_EQ(ExitCodeFor(WithExitCode(absl::ResourceExhaustedError("ENOSPC"),
                                      kExitIoError)),
             74);
+  EXPECT_EQ(ExitCodeFor(WithExitCode(absl::ResourceExhaustedError("ENOMEM"),
+                                     kExitOsError)),
+            71);
 }
 
 }  // namespace
