@@ -388,6 +388,25 @@ TEST(EndToEnd, ClosedStdoutIsAClearErrorUnlessThereIsAnOutputFile) {
   RunCommand({"rm", "-f", err, out});
 }
 
+// --help and --version whose output cannot be written (stdout on a full
+// disk, /dev/full) say so and exit 74, as a failed event write does,
+// rather than exit 0 with nothing printed.  Needs no privilege.
+TEST(EndToEnd, HelpAndVersionReportAWriteError) {
+  for (const char* flag : {"--help", "--version"}) {
+    std::optional<std::string> out = CommandOutput(
+        {"bash", "-c",
+         std::string(BIOSNOOP_BIN) + " " + flag + " 2>&1 >/dev/full; echo rc=$?"});
+    ASSERT_TRUE(out.has_value()) << flag;
+    EXPECT_EQ(*out, "biosnoop: writing stdout: No space left on device\nrc=74")
+        << flag;
+    out = CommandOutput({"bash", "-c",
+                         std::string(BIOSNOOP_BIN) + " " + flag +
+                             " >/dev/null 2>&1; echo rc=$?"});
+    ASSERT_TRUE(out.has_value()) << flag;
+    EXPECT_EQ(*out, "rc=0") << flag;
+  }
+}
+
 TEST(EndToEnd, BadUsageAndUnknownDiskExit64) {
   BIOSNOOP_REQUIRE_ROOT();
   {
