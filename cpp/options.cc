@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -72,10 +73,16 @@ std::string OptionName(int code) {
   return absl::StrCat("-", std::string(1, static_cast<char>(code)));
 }
 
+// What the user typed, for a message: C-escaped (UTF-8 kept), so that a
+// value holding a newline or a quote still gives one line on stderr.
+std::string Echo(absl::string_view typed) {
+  return absl::Utf8SafeCEscape(typed);
+}
+
 absl::Status BadValue(int code, absl::string_view value,
                       absl::string_view want) {
   return absl::InvalidArgumentError(absl::StrCat(
-      OptionName(code), ": expected ", want, ", got \"", value, "\""));
+      OptionName(code), ": expected ", want, ", got \"", Echo(value), "\""));
 }
 
 absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
@@ -295,14 +302,14 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         // What the user typed ("-d" or "--disk"), for a message they match.
         std::string name = argv[optind - 1];
         return absl::InvalidArgumentError(
-            absl::StrCat(name, ": missing value"));
+            absl::StrCat(Echo(name), ": missing value"));
       }
       default: {
         std::string name = optopt != 0 && optopt < 256
                                ? absl::StrCat("-", std::string(1, optopt))
                                : std::string(argv[optind - 1]);
         return absl::InvalidArgumentError(
-            absl::StrCat("unknown option ", name, " (see --help)"));
+            absl::StrCat("unknown option ", Echo(name), " (see --help)"));
       }
     }
   }
@@ -314,7 +321,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   }
   if (optind < argc) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unexpected argument \"", argv[optind], "\" (see --help)"));
+        "unexpected argument \"", Echo(argv[optind]), "\" (see --help)"));
   }
   return opts;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "signals.h"
@@ -28,8 +29,10 @@ constexpr int kOpenFlags =
     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
 constexpr mode_t kCreateMode = 0640;
 
+// C-escaped (UTF-8 kept): a path holding a newline still makes a
+// one-line message.
 std::string Quoted(absl::string_view path) {
-  return absl::StrCat("\"", path, "\"");
+  return absl::StrCat("\"", absl::Utf8SafeCEscape(path), "\"");
 }
 
 struct OpenedFd {

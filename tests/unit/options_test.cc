@@ -112,6 +112,24 @@ TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
             std::string::npos);
 }
 
+// What the user typed is echoed escaped (C-style; UTF-8 kept), so that
+// every error is one line on stderr whatever the value holds.
+TEST(OptionsTest, ValuesInErrorsAreEscapedToOneLine) {
+  // ErrorOf checks that each is one line.
+  EXPECT_EQ(ErrorOf({"--comm", "abcdefgh\nijklmnopq"}),
+            "--comm: expected a process name of 1 to 15 bytes, got "
+            "\"abcdefgh\\nijklmnopq\"");
+  EXPECT_EQ(ErrorOf({"--min-us", "1\n2"}),
+            "--min-us: expected a whole number of microseconds, got \"1\\n2\"");
+  EXPECT_EQ(ErrorOf({"--op", "r\"e\rad"}),
+            "--op: expected read or write, got \"r\\\"e\\rad\"");
+  EXPECT_EQ(ErrorOf({"x\ny"}), "unexpected argument \"x\\ny\" (see --help)");
+  EXPECT_EQ(ErrorOf({"--x\ny"}), "unknown option --x\\ny (see --help)");
+  EXPECT_NE(ErrorOf({"--duration", "caf\xc3\xa9"}).find("\"caf\xc3\xa9\""),
+            std::string::npos)
+      << "UTF-8 is kept as typed";
+}
+
 TEST(OptionsTest, PlainDurationsAreSecondsWholeOrDecimal) {
   absl::StatusOr<Options> o = Parse({"--duration", "0.5"});
   ASSERT_TRUE(o.ok()) << o.status();

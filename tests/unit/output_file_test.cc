@@ -306,6 +306,13 @@ TEST_F(OutputFileTest, OpenErrorNamesThePathAndTheReason) {
 
   EXPECT_EQ(OutputFile::Open("").status().code(),
             absl::StatusCode::kInvalidArgument);
+
+  // A path holding a newline is echoed escaped: the error stays one line.
+  auto odd = OutputFile::Open(Path("no-such-dir/a\nb"));
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(),
+            absl::StrCat("cannot open output \"", dir_,
+                         "/no-such-dir/a\\nb\": No such file or directory"));
 }
 
 TEST_F(OutputFileTest, ReopenAfterRenameWritesANewFile) {
