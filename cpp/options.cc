@@ -146,6 +146,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   optind = 0;
   opterr = 0;
   std::vector<int> filters_seen;
+  // Event-stream options, refused with --hist, which writes no stream and
+  // would ignore them.
+  bool stream_option_given = false;
   for (;;) {
     int index = -1;
     int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
@@ -261,6 +264,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.hist_format = Options::HistFormat::kJson;
         break;
       case kOptFormat:
+        stream_option_given = true;
         if (arg == "json" || arg == "jsonl") {
           opts.format = Options::Format::kJson;
         } else if (arg == "proto" || arg == "protobuf") {
@@ -270,6 +274,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         }
         break;
       case kOptStatsInterval: {
+        stream_option_given = true;
         if (arg == "0") {
           opts.stats_interval = absl::ZeroDuration();
           break;
@@ -280,6 +285,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       }
       case kOptSummaryInterval: {
+        stream_option_given = true;
         if (arg == "0") {
           opts.summary_interval = absl::ZeroDuration();
           break;
@@ -318,6 +324,11 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
        opts.hist_ms || opts.hist_format != Options::HistFormat::kText)) {
     return absl::InvalidArgumentError(
         "--interval, -D, -F, -m, --csv and --json go with --hist");
+  }
+  if (opts.hist && stream_option_given) {
+    return absl::InvalidArgumentError(
+        "--format, --stats-interval and --summary-interval go with the event "
+        "stream, not --hist");
   }
   if (optind < argc) {
     return absl::InvalidArgumentError(absl::StrCat(

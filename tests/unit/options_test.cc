@@ -164,6 +164,25 @@ TEST(OptionsTest, AFilterGivenTwiceIsAnErrorNotTheLastOne) {
   EXPECT_EQ(o->min_us, 7u);
 }
 
+// Options of one mode given in the other would be silently ignored: bad
+// usage instead, both ways.
+TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
+  EXPECT_EQ(ErrorOf({"--json"}),
+            "--interval, -D, -F, -m, --csv and --json go with --hist");
+  EXPECT_EQ(ErrorOf({"--hist", "--format", "proto"}),
+            "--format, --stats-interval and --summary-interval go with the "
+            "event stream, not --hist");
+  EXPECT_EQ(ErrorOf({"--hist", "--stats-interval", "10s"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+  EXPECT_EQ(ErrorOf({"--summary-interval", "0", "--hist"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+  absl::StatusOr<Options> o = Parse({"--hist", "-D", "--json", "--interval", "5"});
+  EXPECT_TRUE(o.ok()) << o.status();
+  o = Parse({"--format", "proto", "--stats-interval", "5", "--summary-interval",
+             "0"});
+  EXPECT_TRUE(o.ok()) << o.status();
+}
+
 TEST(OptionsTest, UnknownOptionsAndStrayArguments) {
   EXPECT_EQ(ErrorOf({"--bogus"}), "unknown option --bogus (see --help)");
   EXPECT_EQ(ErrorOf({"-z"}), "unknown option -z (see --help)");
