@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 
 namespace biosnoop {
@@ -96,25 +97,71 @@ absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
   return v;
 }
 
-absl::StatusOr<absl::Duration> ParseDurationValue(int code,
-                                                  absl::string_view value) {
-  // A plain number means seconds, as in biolatency/biosnoop usage: whole
-  // (30) or decimal (0.5).
-  if (!value.empty() && absl::ascii_isdigit(value.front()) &&
-      absl::ascii_isdigit(value.back()) &&
-      value.find_first_not_of("0123456789.") == absl::string_view::npos) {
-    absl::Duration d;
-    if (!absl::ParseDuration(absl::StrCat(value, "s"), &d) ||
-        d <= absl::ZeroDuration() || d > absl::Hours(10 * 365 * 24)) {
-      return BadValue(code, value, "a positive number of seconds");
-    }
-    return d;
+// The longest duration any option takes.  Beyond it is a typo, not a
+// plan, and int64 nanoseconds (absl::Duration's arithmetic here) overflow
+// not far past 290 years.
+constexpr absl::Duration kMaxDuration = absl::Hours(10 * 365 * 24);
+
+// Consumes "12" or "1.25" from the front of *v.
+bool ConsumeDecimal(absl::string_view* v) {
+  size_t i = 0;
+  while (i < v->size() && absl::ascii_isdigit((*v)[i])) ++i;
+  if (i == 0) return false;
+  if (i < v->size() && (*v)[i] == '.') {
+    const size_t dot = i++;
+    while (i < v->size() && absl::ascii_isdigit((*v)[i])) ++i;
+    if (i == dot + 1) return false;
   }
+  v->remove_prefix(i);
+  return true;
+}
+
+// Whether `value` is spelled as a duration biosnoop takes: one plain
+// number of seconds (30, 0.5), or numbers each with a unit (90s, 1h30m).
+// absl::ParseDuration refuses a well-spelled value whose number does not
+// fit in 64 bits instead of saturating: spelled right, that is "too
+// large", not a typo.  Signs and "inf" are not taken.
+bool SpelledAsDuration(absl::string_view value, bool plain) {
+  if (plain) return ConsumeDecimal(&value) && value.empty();
+  if (value.empty()) return false;
+  while (!value.empty()) {
+    if (!ConsumeDecimal(&value)) return false;
+    bool unit = false;
+    for (const char* u : {"ns", "us", "ms", "h", "m", "s"}) {
+      if (absl::ConsumePrefix(&value, u)) {
+        unit = true;
+        break;
+      }
+    }
+    if (!unit) return false;
+  }
+  return true;
+}
+
+// A duration option's value, by one set of rules whatever its spelling:
+// a plain number is seconds, as in biolatency/biosnoop usage (30, 0.5);
+// or Go-style with units (90s, 5m, 1h30m); at most kMaxDuration; zero only
+// where it means "off" (`allow_zero`), however written (0, 0s, 0.0).
+absl::StatusOr<absl::Duration> ParseDurationValue(int code,
+                                                  absl::string_view value,
+                                                  bool allow_zero = false) {
+  const bool plain = value.find_first_not_of("0123456789.") ==
+                     absl::string_view::npos;
+  const char* want =
+      allow_zero ? "a duration such as 30, 90s, 5m or 1h, or 0 for none"
+      : plain    ? "a positive number of seconds"
+                 : "a positive duration such as 30, 90s, 5m or 1h";
+  if (!SpelledAsDuration(value, plain)) return BadValue(code, value, want);
   absl::Duration d;
-  if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
-      d == absl::InfiniteDuration()) {
-    return BadValue(code, value,
-                    "a positive duration such as 30, 90s, 5m or 1h");
+  if (!absl::ParseDuration(plain ? absl::StrCat(value, "s") : std::string(value),
+                           &d) ||
+      d > kMaxDuration) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(OptionName(code), ": ", Echo(value),
+                     " is too large: at most 10 years (87600h)"));
+  }
+  if (d == absl::ZeroDuration() && !allow_zero) {
+    return BadValue(code, value, want);
   }
   return d;
 }
@@ -275,22 +322,14 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case kOptStatsInterval: {
         stream_option_given = true;
-        if (arg == "0") {
-          opts.stats_interval = absl::ZeroDuration();
-          break;
-        }
-        auto d = ParseDurationValue(c, arg);
+        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
         if (!d.ok()) return d.status();
         opts.stats_interval = *d;
         break;
       }
       case kOptSummaryInterval: {
         stream_option_given = true;
-        if (arg == "0") {
-          opts.summary_interval = absl::ZeroDuration();
-          break;
-        }
-        auto d = ParseDurationValue(c, arg);
+        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
         if (!d.ok()) return d.status();
         opts.summary_interval = *d;
         break;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "exit_codes.h"
 #include "gtest/gtest.h"
 
@@ -143,7 +144,41 @@ TEST(OptionsTest, PlainDurationsAreSecondsWholeOrDecimal) {
             std::string::npos);
   EXPECT_NE(ErrorOf({"--duration", "5."}).find("--duration"), std::string::npos);
   EXPECT_NE(ErrorOf({"--duration", "1e3"}).find("--duration"), std::string::npos);
-  EXPECT_NE(ErrorOf({"--duration", "999999999999"}).find("positive number"),
+}
+
+// One set of rules for every duration, whatever its spelling: a zero
+// interval turns it off however written, and no duration exceeds 10 years
+// whether given in seconds or with a unit; a number too large for any
+// parser is "too large", not "not a number".
+TEST(OptionsTest, DurationsFollowTheSameRulesInEverySpelling) {
+  for (const char* zero : {"0", "0s", "0.0", "0m", "0.000"}) {
+    absl::StatusOr<Options> o =
+        Parse({"--stats-interval", zero, "--summary-interval", zero});
+    ASSERT_TRUE(o.ok()) << zero << ": " << o.status();
+    EXPECT_EQ(o->stats_interval, absl::ZeroDuration()) << zero;
+    EXPECT_EQ(o->summary_interval, absl::ZeroDuration()) << zero;
+  }
+  for (const char* zero : {"0", "0s", "0.0"}) {
+    EXPECT_NE(ErrorOf({"--duration", zero}).find("expected a positive"),
+              std::string::npos)
+        << zero;
+  }
+  const std::string too_large = "is too large: at most 10 years (87600h)";
+  for (const char* big :
+       {"999999999999", "99999999999999999999", "9999999999h",
+        "99999999999999999999h", "87601h", "315360001", "5256001m"}) {
+    EXPECT_EQ(ErrorOf({"--duration", big}),
+              absl::StrCat("--duration: ", big, " ", too_large))
+        << big;
+  }
+  absl::StatusOr<Options> o = Parse({"--duration", "87600h"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  o = Parse({"--duration", "315360000"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->duration, absl::Hours(87600));
+  EXPECT_NE(ErrorOf({"--stats-interval", "9999999999h"}).find(too_large),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "1h-5m"}).find("expected a positive"),
             std::string::npos);
 }
 
