@@ -34,6 +34,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
   // Before the output is created (see Run()).
   RETURN_IF_ERROR(Probe::CheckPrerequisites());
+  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
   if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
   OutputFile& file = **out;

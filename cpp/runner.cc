@@ -90,6 +90,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   // it is attached, the capabilities that may be needed to create it are
   // dropped.)
   RETURN_IF_ERROR(Probe::CheckPrerequisites());
+  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
 
   std::string host = "unknown";
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;

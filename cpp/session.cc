@@ -1,9 +1,11 @@
 #include "session.h"
 
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -46,6 +48,34 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
     c.sector_end = disk.sector_end;
   }
   return c;
+}
+
+absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
+                            std::FILE* diag) {
+  if (pid == 0) return absl::OkStatus();
+  // The option parser stops at PID_MAX_LIMIT; the system's own limit is
+  // usually far lower (32768 by default).
+  uint64_t pid_max = 0;
+  if (std::FILE* f = std::fopen((proc + "/sys/kernel/pid_max").c_str(), "re")) {
+    unsigned long long v = 0;
+    if (std::fscanf(f, "%llu", &v) == 1) pid_max = v;
+    std::fclose(f);
+  }
+  if (pid_max > 0 && pid > pid_max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-p ", pid, ": above this system's pid_max (", pid_max,
+        "), so no process can have it"));
+  }
+  struct stat st;
+  if (stat(absl::StrCat(proc, "/", pid).c_str(), &st) != 0) {
+    // Not an error: the filter is in force from now on, and matches a
+    // process that gets this PID later (one started after biosnoop).
+    absl::FPrintF(diag,
+                  "biosnoop: warning: no process %d is running now; its I/O "
+                  "is logged if a process with that PID starts\n",
+                  pid);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "missed_completions.h"
@@ -21,6 +22,14 @@ uint64_t MonotonicNs();
 // The probe configuration for `options`, resolving -d/--disk through sysfs
 // (NotFound for an unknown disk).
 absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& options);
+
+// Checks -p PID against `proc` (/proc): a PID above kernel.pid_max
+// (<proc>/sys/kernel/pid_max) is bad usage (InvalidArgument: no process
+// can ever have it); a PID with no process now only gets a warning line on
+// `diag`, since the filter still matches whichever process gets that PID
+// later.  0 (no filter) is always fine.
+absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
+                            std::FILE* diag);
 
 // Loads and attaches the program, then drops every privilege (see
 // privileges.h) before returning, so no event is parsed with any held.
