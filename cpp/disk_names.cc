@@ -120,7 +120,7 @@ absl::Status CheckRequestBased(const std::string& disk_dir,
   }
   std::sort(slaves.begin(), slaves.end());
   std::string message = absl::StrCat(
-      "disk \"", disk,
+      "disk \"", absl::Utf8SafeCEscape(disk),
       "\" is not request-based (no blk-mq queue): its I/O never passes the "
       "block request tracepoints, so there would be no events");
   if (!slaves.empty()) {
@@ -278,17 +278,19 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
   int err;
   if (!ReadSmallFile(dir + "/dev", &text, &err)) {
     if (err == ENOENT || err == ENOTDIR) {
-      return absl::NotFoundError(
-          absl::StrCat("unknown disk \"", base, "\": no ", dir,
-                       " (see lsblk for the disks on this machine)"));
+      return absl::NotFoundError(absl::StrCat(
+          "unknown disk \"", absl::Utf8SafeCEscape(base), "\": no ",
+          absl::Utf8SafeCEscape(dir),
+          " (see lsblk for the disks on this machine)"));
     }
-    return absl::ErrnoToStatus(err, absl::StrCat("read ", dir, "/dev"));
+    return absl::ErrnoToStatus(
+        err, absl::StrCat("read ", absl::Utf8SafeCEscape(dir), "/dev"));
   }
   ResolvedDisk resolved;
   if (!ParseDev(text, &resolved.major, &resolved.minor)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot parse ", dir, "/dev: \"", absl::CEscape(text),
-                     "\""));
+        absl::StrCat("cannot parse ", absl::Utf8SafeCEscape(dir), "/dev: \"",
+                     absl::CEscape(text), "\""));
   }
   if (!Exists(dir + "/partition")) {
     if (absl::Status s = CheckRequestBased(dir, base); !s.ok()) return s;
@@ -305,7 +307,7 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
   std::filesystem::path real = std::filesystem::canonical(dir, ec);
   if (ec) {
     return absl::FailedPreconditionError(
-        absl::StrCat("resolve ", dir, ": ", ec.message()));
+        absl::StrCat("resolve ", absl::Utf8SafeCEscape(dir), ": ", ec.message()));
   }
   const std::string disk_dir = real.parent_path().string();
   uint64_t start, size;
@@ -314,7 +316,8 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
       !ReadU64(dir + "/start", &start) || !ReadU64(dir + "/size", &size) ||
       size > std::numeric_limits<uint64_t>::max() - start) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot read partition \"", base, "\" from ", dir,
+        "cannot read partition \"", absl::Utf8SafeCEscape(base), "\" from ",
+        absl::Utf8SafeCEscape(dir),
         ": its disk's dev or its start/size is missing or malformed"));
   }
   resolved.disk = real.parent_path().filename().string();

@@ -11,6 +11,9 @@ inline constexpr int kExitOk = 0;            // ran and ended normally
 inline constexpr int kExitUsage = 64;        // bad option, value or disk name
 inline constexpr int kExitUnsupported = 69;  // kernel lacks BTF/tracepoints/BPF
 inline constexpr int kExitSoftware = 70;     // internal error (a bug)
+// The system refused a resource (the kernel could not allocate memory for
+// the ring buffer): not a bug, and not missing kernel support.
+inline constexpr int kExitOsError = 71;
 inline constexpr int kExitCantCreate = 73;   // output file cannot be created
 inline constexpr int kExitIoError = 74;      // writing the output failed
 inline constexpr int kExitNoPermission = 77; // not root / missing capability

@@ -32,9 +32,13 @@ HistGrouping GroupingFor(const Options& o) {
 
 absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
+  // Before the output is created (see Run()).
+  RETURN_IF_ERROR(Probe::CheckPrerequisites());
+  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
   if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
   OutputFile& file = **out;
+  file.GiveUpWhenStopping(&StopRequested);
 
   InstallSignalHandlers();
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
@@ -85,6 +89,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   };
 
   const uint64_t start = MonotonicNs();
+  if (options.duration) RequestStopAfter(*options.duration);
   const uint64_t end =
       options.duration ? start + absl::ToInt64Nanoseconds(*options.duration)
                        : UINT64_MAX;
@@ -107,7 +112,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       break;
     }
     if (TakeReopenRequest()) {
-      if (result = file.Reopen(); !result.ok()) break;
+      if (result = file.Flush(); !result.ok()) break;
+      // On failure the old file stays open: the next report goes there.
+      if (absl::Status reopened = file.Reopen(); !reopened.ok()) {
+        ReportFailedReopen(reopened, diag);
+      }
     }
     uint64_t now = MonotonicNs();
     if (now >= next_tick) {
@@ -127,7 +136,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   // in no histogram, so reported as missed (two observations, the second
   // after any pending completion ran).
   for (int i = 0; i < 2; ++i) {
-    if (i > 0) usleep(kMissedRecheckUs);
+    // A loop: a signal (another SIGTERM) would cut one sleep short.
+    const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
+    for (uint64_t now = MonotonicNs(); i > 0 && now < until; now = MonotonicNs()) {
+      usleep(static_cast<useconds_t>((until - now) / 1000 + 1));
+    }
     RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
   // Requests issued over a second ago and still held: in flight on a hung

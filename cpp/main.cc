@@ -1,7 +1,9 @@
 // biosnoop: log slow block I/O as JSON lines.  main() only parses options,
 // runs the pipeline and maps its status to an exit code.
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_format.h"
 #include "exit_codes.h"
@@ -16,12 +18,19 @@ int main(int argc, char** argv) {
     absl::FPrintF(stderr, "biosnoop: %s\n", options.status().message());
     return biosnoop::kExitUsage;
   }
-  if (options->help) {
-    std::fputs(biosnoop::UsageText(), stdout);
-    return biosnoop::kExitOk;
-  }
-  if (options->version) {
-    std::printf("biosnoop %s\n", BIOSNOOP_VERSION);
+  if (options->help || options->version) {
+    if (options->help) {
+      std::fputs(biosnoop::UsageText(), stdout);
+    } else {
+      std::printf("biosnoop %s\n", BIOSNOOP_VERSION);
+    }
+    // stdio keeps the error of a buffered write until the flush: a text
+    // that did not reach its reader (a full disk) is an output error.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      absl::FPrintF(stderr, "biosnoop: writing stdout: %s\n",
+                    std::strerror(errno));
+      return biosnoop::kExitIoError;
+    }
     return biosnoop::kExitOk;
   }
   if (closed.out && options->output == "-") {

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 
 namespace biosnoop {
@@ -72,10 +74,16 @@ std::string OptionName(int code) {
   return absl::StrCat("-", std::string(1, static_cast<char>(code)));
 }
 
+// What the user typed, for a message: C-escaped (UTF-8 kept), so that a
+// value holding a newline or a quote still gives one line on stderr.
+std::string Echo(absl::string_view typed) {
+  return absl::Utf8SafeCEscape(typed);
+}
+
 absl::Status BadValue(int code, absl::string_view value,
                       absl::string_view want) {
   return absl::InvalidArgumentError(absl::StrCat(
-      OptionName(code), ": expected ", want, ", got \"", value, "\""));
+      OptionName(code), ": expected ", want, ", got \"", Echo(value), "\""));
 }
 
 absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
@@ -89,25 +97,71 @@ absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
   return v;
 }
 
-absl::StatusOr<absl::Duration> ParseDurationValue(int code,
-                                                  absl::string_view value) {
-  // A plain number means seconds, as in biolatency/biosnoop usage: whole
-  // (30) or decimal (0.5).
-  if (!value.empty() && absl::ascii_isdigit(value.front()) &&
-      absl::ascii_isdigit(value.back()) &&
-      value.find_first_not_of("0123456789.") == absl::string_view::npos) {
-    absl::Duration d;
-    if (!absl::ParseDuration(absl::StrCat(value, "s"), &d) ||
-        d <= absl::ZeroDuration() || d > absl::Hours(10 * 365 * 24)) {
-      return BadValue(code, value, "a positive number of seconds");
-    }
-    return d;
+// The longest duration any option takes.  Beyond it is a typo, not a
+// plan, and int64 nanoseconds (absl::Duration's arithmetic here) overflow
+// not far past 290 years.
+constexpr absl::Duration kMaxDuration = absl::Hours(10 * 365 * 24);
+
+// Consumes "12" or "1.25" from the front of *v.
+bool ConsumeDecimal(absl::string_view* v) {
+  size_t i = 0;
+  while (i < v->size() && absl::ascii_isdigit((*v)[i])) ++i;
+  if (i == 0) return false;
+  if (i < v->size() && (*v)[i] == '.') {
+    const size_t dot = i++;
+    while (i < v->size() && absl::ascii_isdigit((*v)[i])) ++i;
+    if (i == dot + 1) return false;
   }
+  v->remove_prefix(i);
+  return true;
+}
+
+// Whether `value` is spelled as a duration biosnoop takes: one plain
+// number of seconds (30, 0.5), or numbers each with a unit (90s, 1h30m).
+// absl::ParseDuration refuses a well-spelled value whose number does not
+// fit in 64 bits instead of saturating: spelled right, that is "too
+// large", not a typo.  Signs and "inf" are not taken.
+bool SpelledAsDuration(absl::string_view value, bool plain) {
+  if (plain) return ConsumeDecimal(&value) && value.empty();
+  if (value.empty()) return false;
+  while (!value.empty()) {
+    if (!ConsumeDecimal(&value)) return false;
+    bool unit = false;
+    for (const char* u : {"ns", "us", "ms", "h", "m", "s"}) {
+      if (absl::ConsumePrefix(&value, u)) {
+        unit = true;
+        break;
+      }
+    }
+    if (!unit) return false;
+  }
+  return true;
+}
+
+// A duration option's value, by one set of rules whatever its spelling:
+// a plain number is seconds, as in biolatency/biosnoop usage (30, 0.5);
+// or Go-style with units (90s, 5m, 1h30m); at most kMaxDuration; zero only
+// where it means "off" (`allow_zero`), however written (0, 0s, 0.0).
+absl::StatusOr<absl::Duration> ParseDurationValue(int code,
+                                                  absl::string_view value,
+                                                  bool allow_zero = false) {
+  const bool plain = value.find_first_not_of("0123456789.") ==
+                     absl::string_view::npos;
+  const char* want =
+      allow_zero ? "a duration such as 30, 90s, 5m or 1h, or 0 for none"
+      : plain    ? "a positive number of seconds"
+                 : "a positive duration such as 30, 90s, 5m or 1h";
+  if (!SpelledAsDuration(value, plain)) return BadValue(code, value, want);
   absl::Duration d;
-  if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration() ||
-      d == absl::InfiniteDuration()) {
-    return BadValue(code, value,
-                    "a positive duration such as 30, 90s, 5m or 1h");
+  if (!absl::ParseDuration(plain ? absl::StrCat(value, "s") : std::string(value),
+                           &d) ||
+      d > kMaxDuration) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(OptionName(code), ": ", Echo(value),
+                     " is too large: at most 10 years (87600h)"));
+  }
+  if (d == absl::ZeroDuration() && !allow_zero) {
+    return BadValue(code, value, want);
   }
   return d;
 }
@@ -139,6 +193,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   optind = 0;
   opterr = 0;
   std::vector<int> filters_seen;
+  // Event-stream options, refused with --hist, which writes no stream and
+  // would ignore them.
+  bool stream_option_given = false;
   for (;;) {
     int index = -1;
     int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
@@ -254,6 +311,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.hist_format = Options::HistFormat::kJson;
         break;
       case kOptFormat:
+        stream_option_given = true;
         if (arg == "json" || arg == "jsonl") {
           opts.format = Options::Format::kJson;
         } else if (arg == "proto" || arg == "protobuf") {
@@ -263,21 +321,15 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         }
         break;
       case kOptStatsInterval: {
-        if (arg == "0") {
-          opts.stats_interval = absl::ZeroDuration();
-          break;
-        }
-        auto d = ParseDurationValue(c, arg);
+        stream_option_given = true;
+        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
         if (!d.ok()) return d.status();
         opts.stats_interval = *d;
         break;
       }
       case kOptSummaryInterval: {
-        if (arg == "0") {
-          opts.summary_interval = absl::ZeroDuration();
-          break;
-        }
-        auto d = ParseDurationValue(c, arg);
+        stream_option_given = true;
+        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
         if (!d.ok()) return d.status();
         opts.summary_interval = *d;
         break;
@@ -295,14 +347,14 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         // What the user typed ("-d" or "--disk"), for a message they match.
         std::string name = argv[optind - 1];
         return absl::InvalidArgumentError(
-            absl::StrCat(name, ": missing value"));
+            absl::StrCat(Echo(name), ": missing value"));
       }
       default: {
         std::string name = optopt != 0 && optopt < 256
                                ? absl::StrCat("-", std::string(1, optopt))
                                : std::string(argv[optind - 1]);
         return absl::InvalidArgumentError(
-            absl::StrCat("unknown option ", name, " (see --help)"));
+            absl::StrCat("unknown option ", Echo(name), " (see --help)"));
       }
     }
   }
@@ -312,9 +364,14 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     return absl::InvalidArgumentError(
         "--interval, -D, -F, -m, --csv and --json go with --hist");
   }
+  if (opts.hist && stream_option_given) {
+    return absl::InvalidArgumentError(
+        "--format, --stats-interval and --summary-interval go with the event "
+        "stream, not --hist");
+  }
   if (optind < argc) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unexpected argument \"", argv[optind], "\" (see --help)"));
+        "unexpected argument \"", Echo(argv[optind]), "\" (see --help)"));
   }
   return opts;
 }
@@ -370,8 +427,8 @@ Histogram mode (like biolatency), no events:
 
 Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.
 Exit codes: 0 ok, 64 bad usage or unknown disk, 69 kernel lacks support,
-70 internal error, 73 cannot create output, 74 output write failed,
-77 missing privilege.
+70 internal error, 71 out of memory (ring buffer), 73 cannot create output,
+74 output write failed, 77 missing privilege.
 )";
 }
 

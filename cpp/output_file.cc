@@ -3,14 +3,19 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "signals.h"
 #include "status_macros.h"
 
 namespace biosnoop {
@@ -24,8 +29,10 @@ constexpr int kOpenFlags =
     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
 constexpr mode_t kCreateMode = 0640;
 
+// C-escaped (UTF-8 kept): a path holding a newline still makes a
+// one-line message.
 std::string Quoted(absl::string_view path) {
-  return absl::StrCat("\"", path, "\"");
+  return absl::StrCat("\"", absl::Utf8SafeCEscape(path), "\"");
 }
 
 struct OpenedFd {
@@ -33,7 +40,9 @@ struct OpenedFd {
   bool is_regular;
 };
 
-absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path) {
+// `verb` is "open", or "reopen" for SIGHUP's, for the error message.
+absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path,
+                                       absl::string_view verb = "open") {
   int fd;
   do {
     fd = open(path.c_str(), kOpenFlags, kCreateMode);
@@ -45,12 +54,12 @@ absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path) {
     struct stat st;
     if (err == ELOOP && lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "cannot open output ", Quoted(path),
+          "cannot ", verb, " output ", Quoted(path),
           ": it is a symbolic link, which is never followed; give the path "
           "of the real file"));
     }
     return absl::ErrnoToStatus(
-        err, absl::StrCat("cannot open output ", Quoted(path)));
+        err, absl::StrCat("cannot ", verb, " output ", Quoted(path)));
   }
   struct stat st;
   const bool is_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -97,6 +106,12 @@ WholeRecords ScanRecords(RecordFraming framing, absl::string_view data) {
     ++whole.count;
   }
   return whole;
+}
+
+int64_t MonotonicNowNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 constexpr char kNotWholeLines[] =
@@ -227,27 +242,73 @@ absl::Status OutputFile::Flush() {
   return status;
 }
 
+void OutputFile::GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace) {
+  stopping_ = stopping;
+  grace_ns_ = absl::ToInt64Nanoseconds(grace);
+}
+
+void OutputFile::NoteBlocked() {
+  if (give_up_at_ns_ == 0 && stopping_ != nullptr && stopping_()) {
+    give_up_at_ns_ = MonotonicNowNs() + grace_ns_;
+  }
+}
+
+int OutputFile::PollTimeoutMs() const {
+  if (give_up_at_ns_ != 0) {
+    const int64_t left = give_up_at_ns_ - MonotonicNowNs();
+    return left <= 0 ? 0 : static_cast<int>(left / 1000000 + 1);
+  }
+  // A stop signal interrupts poll(2), but one landing just before the call
+  // would not: look again now and then.
+  if (stopping_ != nullptr) {
+    return static_cast<int>(
+        absl::ToInt64Milliseconds(InterruptibleWrite::kWriteWakeup));
+  }
+  return -1;
+}
+
 absl::Status OutputFile::WriteRecords(absl::string_view data,
                                       uint64_t records) {
+  if (!stalled_.ok()) {
+    // Nothing more after a stalled write: it may have cut a record short,
+    // and what came next would be glued to it.
+    records_dropped_ += records;
+    return stalled_;
+  }
+  // A regular file has no reader to wait for (and the kernel does not
+  // interrupt its writes); anything else may block until a stop cuts in.
+  std::optional<InterruptibleWrite> interruptible;
+  if (stopping_ != nullptr && !is_regular_) interruptible.emplace();
   size_t done = 0;
   int err = 0;
+  bool gave_up = false;
   while (done < data.size()) {
+    if (give_up_at_ns_ != 0 && MonotonicNowNs() >= give_up_at_ns_) {
+      gave_up = true;
+      break;
+    }
     const ssize_t n = write(fd_, data.data() + done, data.size() - done);
     if (n > 0) {
       done += static_cast<size_t>(n);
+      // Short: the pipe filled and a signal ended the wait.
+      if (done < data.size()) NoteBlocked();
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR) {
+      NoteBlocked();
+      continue;
+    }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       // stdout may be a non-blocking pipe inherited from the caller.
+      NoteBlocked();
       struct pollfd pfd = {fd_, POLLOUT, 0};
-      (void)poll(&pfd, 1, -1);
+      (void)poll(&pfd, 1, PollTimeoutMs());
       continue;
     }
     err = n < 0 ? errno : EIO;  // write(2) returning 0 makes no progress
     break;
   }
-  if (err == 0) {
+  if (err == 0 && !gave_up) {
     records_written_ += records;
     bytes_written_ += data.size();
     return absl::OkStatus();
@@ -258,6 +319,23 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
   records_written_ += whole.count;
   bytes_written_ += whole.bytes;
   records_dropped_ += records - whole.count;
+
+  if (gave_up) {
+    // Not a regular file (those never wait), so a cut record cannot be
+    // trimmed: say so, since the reader may see it if it ever reads.
+    const size_t cut = done - whole.bytes;
+    stalled_ = absl::DeadlineExceededError(absl::StrCat(
+        "writing ", DisplayName(), ": output stalled: the reader did not ",
+        "take what was left within ",
+        absl::FormatDuration(absl::Nanoseconds(grace_ns_)),
+        " of the stop request; the events not written are counted as "
+        "dropped",
+        cut > 0 ? absl::StrFormat("; the last record written is cut short "
+                                  "(%d bytes of it reached the reader)",
+                                  cut)
+                : ""));
+    return stalled_;
+  }
 
   absl::Status trim;
   if (done > whole.bytes && is_regular_) {
@@ -296,7 +374,7 @@ absl::Status OutputFile::TrimPartialRecord(size_t partial_bytes) {
 absl::Status OutputFile::Reopen() {
   absl::Status flushed = Flush();  // these records belong in the rotated file
   if (!owns_fd_) return flushed;
-  absl::StatusOr<OpenedFd> opened = OpenForAppend(path_);
+  absl::StatusOr<OpenedFd> opened = OpenForAppend(path_, "reopen");
   if (!opened.ok()) return opened.status();
   close(fd_);
   fd_ = opened->fd;

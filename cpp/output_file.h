@@ -11,6 +11,11 @@
 // Vector, `bioreport`) never sees half a JSON object or half a message.
 // Records accepted but not written are counted in records_dropped().
 //
+// A reader that takes nothing (`biosnoop | sleep 600`) blocks write(2)
+// for as long as it likes; once the run is stopping (GiveUpWhenStopping)
+// a blocked write gives up after a short grace instead, since a stop must
+// end the run.
+//
 // Not thread-safe: one writer thread.
 
 #include <cstddef>
@@ -21,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace biosnoop {
 
@@ -96,10 +102,33 @@ class OutputFile {
   // Writes everything buffered.  Same errors as Append().
   absl::Status Flush();
 
+  // How long writes may keep blocking once the run is stopping: long
+  // enough for a reader that is only slow (a log shipper's pause, a pager)
+  // to take the rest of a record, and the stream's last records, short
+  // enough that Ctrl-C, SIGTERM or --duration still end the run promptly
+  // (systemd's stop timeout is 90 s by default).
+  static constexpr absl::Duration kStopGrace = absl::Seconds(2);
+
+  // Once `stopping()` is true, a write that blocks (a pipe or socket whose
+  // reader takes nothing; never a regular file) keeps trying for `grace`
+  // from the first time it blocks, then gives up: the records it could not
+  // write are dropped (counted), and this and every later write fail at
+  // once with DeadlineExceededError
+  //   writing stdout: output stalled: ...
+  // saying whether the last record that reached the reader is cut short (a
+  // pipe cannot take back bytes it was given).  A blocked write(2) learns
+  // of the stop by being interrupted (signals.h, InterruptibleWrite); on a
+  // non-blocking fd, poll(2) waits at most until the grace ends.
+  // Unset (the default), writes wait as long as the reader needs.
+  void GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace = kStopGrace);
+
   // For log rotation (SIGHUP after logrotate renamed the file, "create"
   // mode): flushes to the old file, then opens the path again with the same
   // flags and mode and closes the old one.  If the new open fails, output
-  // keeps going to the old file and the open error is returned.
+  // keeps going to the old file, which stays open, and the open error is
+  // returned ("cannot reopen output ...": the messages of Open()); a later
+  // Reopen() tries again.  Call Flush() first to tell its write errors
+  // from the open error.
   // For stdout, only flushes.
   absl::Status Reopen();
 
@@ -128,6 +157,11 @@ class OutputFile {
   // After a failed write to a regular file: cuts off the `partial_bytes`
   // of an incomplete record that precede the file offset.
   absl::Status TrimPartialRecord(size_t partial_bytes);
+  // A write did not finish at once: if the run is stopping, the grace
+  // starts now (once).
+  void NoteBlocked();
+  // How long poll(2) may wait for room on a non-blocking fd, in ms.
+  int PollTimeoutMs() const;
   std::string DisplayName() const;
 
   std::string path_;
@@ -143,6 +177,13 @@ class OutputFile {
   uint64_t records_written_ = 0;
   uint64_t bytes_written_ = 0;
   uint64_t records_dropped_ = 0;
+  // GiveUpWhenStopping(): the stop check, the grace, and when a blocked
+  // write gives up (CLOCK_MONOTONIC ns; 0 until it blocked while stopping).
+  bool (*stopping_)() = nullptr;
+  int64_t grace_ns_ = 0;
+  int64_t give_up_at_ns_ = 0;
+  // Once a write gave up: the error every later write returns at once.
+  absl::Status stalled_;
 };
 
 }  // namespace biosnoop

@@ -6,16 +6,21 @@
 #include <linux/capability.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "biosnoop.skel.h"
+#include "exit_codes.h"
 #include "kernel_btf.h"
 #include "status_macros.h"
 
@@ -80,14 +85,88 @@ absl::Status CheckPrivilege() {
   return absl::OkStatus();
 }
 
-absl::Status CheckBtf() {
-  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-    return absl::UnavailableError(
-        "this kernel exposes no BTF (/sys/kernel/btf/vmlinux is missing): "
-        "biosnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (the "
-        "default on Debian 11+, Ubuntu 20.10+, RHEL 8.2+)");
+constexpr char kVmlinuxBtf[] = "/sys/kernel/btf/vmlinux";
+constexpr char kNeedBtf[] =
+    "biosnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (the default "
+    "on Debian 11+, Ubuntu 20.10+, RHEL 8.2+)";
+
+absl::Status UnusableBtf(absl::string_view why) {
+  return absl::UnavailableError(absl::StrCat(
+      kVmlinuxBtf, " is not valid BTF (", why, "): ", kNeedBtf));
+}
+
+// Whether the file is BTF at all, from its header alone (the kernel's
+// struct btf_header): a cheap check before anything is created, so that
+// an empty or foreign file (seen bind-mounted over it in containers) is
+// refused as missing BTF is, not after loading as "No such process".
+// The full parse comes at load.
+absl::Status CheckBtfHeader() {
+  struct {
+    uint16_t magic;
+    uint8_t version;
+    uint8_t flags;
+    uint32_t hdr_len;
+    uint32_t type_off, type_len, str_off, str_len;
+  } h;
+  static_assert(sizeof(h) == 24);
+  const int fd = open(kVmlinuxBtf, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return UnusableBtf(strerror(errno));
+  struct stat st;
+  const bool sized = fstat(fd, &st) == 0;
+  const ssize_t n = pread(fd, &h, sizeof(h), 0);
+  const int err = errno;
+  close(fd);
+  if (n < 0) return UnusableBtf(strerror(err));
+  if (n == 0) return UnusableBtf("it is empty");
+  // Native byte order: the kernel's own BTF is never byte-swapped.
+  if (static_cast<size_t>(n) < sizeof(h) || h.magic != 0xeB9F) {
+    return UnusableBtf("no BTF header");
+  }
+  const uint64_t end = uint64_t{h.hdr_len} +
+                       std::max(uint64_t{h.type_off} + h.type_len,
+                                uint64_t{h.str_off} + h.str_len);
+  if (h.version != 1 || h.hdr_len < sizeof(h) ||
+      (sized && st.st_size > 0 && end > static_cast<uint64_t>(st.st_size))) {
+    return UnusableBtf("a corrupt BTF header");
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckBtf() {
+  if (access(kVmlinuxBtf, R_OK) != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "this kernel exposes no BTF (", kVmlinuxBtf, " is missing): ",
+        kNeedBtf));
+  }
+  return CheckBtfHeader();
+}
+
+// Loading failed with ENOMEM.  Almost all of what biosnoop asks the kernel
+// for is the ring buffer (2 MiB by default, up to 1 GiB), charged to the
+// memory cgroup like any BPF map: if a ring buffer of that size alone
+// cannot be had either, name it and the option that sizes it.  Exit 71
+// (EX_OSERR): the system refused memory, which is neither a bug (70) nor a
+// kernel without support (69, "this machine cannot run biosnoop").
+absl::Status OutOfMemoryAtLoad(uint32_t ringbuf_bytes) {
+  const int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "biosnoop_rb_try", 0,
+                                0, ringbuf_bytes, nullptr);
+  const int err = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  if (err == ENOMEM) {
+    return WithExitCode(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "the kernel could not allocate the ring buffer of ",
+            ringbuf_bytes / 1024,
+            " KiB (Cannot allocate memory; BPF memory counts against the "
+            "memory cgroup's limit): try a smaller --ringbuf-kib (default "
+            "2048)")),
+        kExitOsError);
+  }
+  return WithExitCode(
+      absl::ResourceExhaustedError(
+          "load BPF program: Cannot allocate memory (the kernel is short of "
+          "memory, or of the memory cgroup's allowance)"),
+      kExitOsError);
 }
 
 // The kernel's statistics of a loaded program; all zero for one not
@@ -102,12 +181,16 @@ bpf_prog_info ProgInfo(const bpf_program* prog) {
 
 }  // namespace
 
+absl::Status Probe::CheckPrerequisites() {
+  if (absl::Status s = CheckPrivilege(); !s.ok()) return s;
+  return CheckBtf();
+}
+
 absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
                                                    RecordHandler handler) {
   g_libbpf_verbose = config.verbose;
   libbpf_set_print(LibbpfPrint);
-  if (absl::Status s = CheckPrivilege(); !s.ok()) return s;
-  if (absl::Status s = CheckBtf(); !s.ok()) return s;
+  if (absl::Status s = CheckPrerequisites(); !s.ok()) return s;
 
   std::unique_ptr<Probe> probe(new Probe());
   probe->handler_ = std::move(handler);
@@ -145,7 +228,11 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   // it in memory, see kernel_btf.h; loading below parses it again the same
   // way).
   struct btf* vmlinux = LoadKernelBtf();
-  if (vmlinux == nullptr) return ErrnoStatus(errno, "read kernel BTF");
+  if (vmlinux == nullptr) {
+    // The header was fine (CheckBtf), the rest does not parse.  (errno is
+    // that of libbpf's search of other places, ESRCH: nothing to say.)
+    return UnusableBtf("its types do not parse");
+  }
   struct Hook {
     bpf_program* prog;
     const char* tracepoint;
@@ -185,6 +272,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   if (!missing.ok()) return missing;
 
   if (int err = biosnoop_bpf__load(skel)) {
+    if (err == -ENOMEM) return OutOfMemoryAtLoad(config.ringbuf_bytes);
     return ErrnoStatus(err, "load BPF program");
   }
   // Loading parsed the kernel's BTF (megabytes) and freed it; hand the

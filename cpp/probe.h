@@ -60,6 +60,10 @@ class Probe {
   // required tracepoint missing, BPF refused by the kernel), Internal.
   static absl::StatusOr<std::unique_ptr<Probe>> Open(const ProbeConfig& config,
                                                      RecordHandler handler);
+  // Open()'s checks of privilege and kernel BTF alone, loading nothing:
+  // PermissionDenied or Unavailable, each saying what to do.  For callers
+  // that must not act (create the output file) when Open() cannot succeed.
+  static absl::Status CheckPrerequisites();
   ~Probe();
   Probe(const Probe&) = delete;
   Probe& operator=(const Probe&) = delete;

@@ -73,6 +73,9 @@ absl::StatusOr<std::unique_ptr<FileSink>> OpenSink(const Options& options,
       options.output,
       proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
   if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
+  // A stop (signal, --duration) must end the run even when the reader
+  // has stopped reading.
+  (*out)->GiveUpWhenStopping(&StopRequested);
   if (proto) return std::make_unique<ProtoSink>(std::move(*out), host);
   return std::make_unique<JsonlSink>(std::move(*out), host);
 }
@@ -82,6 +85,12 @@ absl::StatusOr<std::unique_ptr<FileSink>> OpenSink(const Options& options,
 absl::Status Run(const Options& options, std::FILE* diag) {
   if (options.hist) return RunHistograms(options, diag);
   ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
+  // Before the output is created, so a start that cannot succeed leaves no
+  // empty file behind.  (The output is still opened before the probe: once
+  // it is attached, the capabilities that may be needed to create it are
+  // dropped.)
+  RETURN_IF_ERROR(Probe::CheckPrerequisites());
+  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
 
   std::string host = "unknown";
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;
@@ -98,6 +107,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
                              diag, options.verbose));
 
   const uint64_t start_ns = MonotonicNs();
+  // As a signal, so that it also ends a write blocked on a stalled reader.
+  if (options.duration.has_value()) RequestStopAfter(*options.duration);
   WallClock& clock = enricher.wall_clock();
   const StreamInfo info =
       MakeStreamInfo(options, host, clock.ToRealtimeNs(start_ns));
@@ -186,12 +197,23 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       if (!keep(sink->Flush())) break;
     }
     if (TakeReopenRequest()) {
-      // A rotated file starts with its own header, so it reads alone, and
-      // with a stats record: how many events the files before it hold (a
-      // reader of this file alone tells them from events lost on the way).
-      if (!keep(sink->Reopen()) || !keep(sink->WriteHeader(info))) break;
-      ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
-      if (!keep(sink->WriteStats(s))) break;
+      // What is buffered belongs in the rotated file; a write error here
+      // is the old file's, and fatal as anywhere else.
+      if (!keep(sink->Flush())) break;
+      if (absl::Status reopened = sink->Reopen(); !reopened.ok()) {
+        // Still writing to the old file: nothing is lost, and the stream
+        // in it goes on with no gap (no header or stats record, which
+        // start a new file).
+        ReportFailedReopen(reopened, diag);
+      } else {
+        // A rotated file starts with its own header, so it reads alone,
+        // and with a stats record: how many events the files before it
+        // hold (a reader of this file alone tells them from events lost
+        // on the way).
+        if (!keep(sink->WriteHeader(info))) break;
+        ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
+        if (!keep(sink->WriteStats(s))) break;
+      }
     }
     if (now >= end_ns) break;
     if (now >= next_tick) {

@@ -1,8 +1,11 @@
 #include "session.h"
 
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -47,6 +50,34 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
   return c;
 }
 
+absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
+                            std::FILE* diag) {
+  if (pid == 0) return absl::OkStatus();
+  // The option parser stops at PID_MAX_LIMIT; the system's own limit is
+  // usually far lower (32768 by default).
+  uint64_t pid_max = 0;
+  if (std::FILE* f = std::fopen((proc + "/sys/kernel/pid_max").c_str(), "re")) {
+    unsigned long long v = 0;
+    if (std::fscanf(f, "%llu", &v) == 1) pid_max = v;
+    std::fclose(f);
+  }
+  if (pid_max > 0 && pid > pid_max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-p ", pid, ": above this system's pid_max (", pid_max,
+        "), so no process can have it"));
+  }
+  struct stat st;
+  if (stat(absl::StrCat(proc, "/", pid).c_str(), &st) != 0) {
+    // Not an error: the filter is in force from now on, and matches a
+    // process that gets this PID later (one started after biosnoop).
+    absl::FPrintF(diag,
+                  "biosnoop: warning: no process %d is running now; its I/O "
+                  "is logged if a process with that PID starts\n",
+                  pid);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                                                  RecordHandler handler,
                                                  std::FILE* diag, int verbose) {
@@ -83,6 +114,29 @@ absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
                   skipped);
   }
   return absl::OkStatus();
+}
+
+void ReportFailedReopen(const absl::Status& error, std::FILE* diag) {
+  // The old file is still open and writable, and events in it are not
+  // lost: a rotation that cannot happen yet is no reason to end the run
+  // (the next SIGHUP, logrotate's next run, tries again).
+  std::string why;
+  if (error.code() == absl::StatusCode::kPermissionDenied) {
+    // The uid stays, so a file its owner may write is fine; but logrotate's
+    // `create MODE OWNER GROUP` with another owner gives a file that only
+    // capabilities biosnoop no longer has could open.
+    const uid_t uid = geteuid();
+    const std::string who =
+        uid == 0 ? std::string("root") : absl::StrCat("uid ", uid);
+    why = absl::StrCat(
+        " (biosnoop dropped its capabilities after loading: it runs as ", who,
+        " without CAP_DAC_OVERRIDE, so the new file must be writable by ", who,
+        uid == 0 ? ", e.g. logrotate's `create 0640 root adm`" : "", ")");
+  }
+  absl::FPrintF(diag,
+                "biosnoop: %s%s; still writing to the old file, the next "
+                "SIGHUP tries again\n",
+                error.message(), why);
 }
 
 InflightUpkeep::InflightUpkeep(Probe& probe, uint64_t max_age_ns,

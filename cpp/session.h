@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "missed_completions.h"
@@ -22,6 +23,14 @@ uint64_t MonotonicNs();
 // (NotFound for an unknown disk).
 absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& options);
 
+// Checks -p PID against `proc` (/proc): a PID above kernel.pid_max
+// (<proc>/sys/kernel/pid_max) is bad usage (InvalidArgument: no process
+// can ever have it); a PID with no process now only gets a warning line on
+// `diag`, since the filter still matches whichever process gets that PID
+// later.  0 (no filter) is always fine.
+absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
+                            std::FILE* diag);
+
 // Loads and attaches the program, then drops every privilege (see
 // privileges.h) before returning, so no event is parsed with any held.
 // With -v says what was attached on `diag`.
@@ -33,6 +42,12 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
 // completions (Probe::RescueIfSkipped) and says so on `diag`.  Call it
 // about once a second.
 absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag);
+
+// Says on `diag`, in one line, that SIGHUP could not reopen the output
+// (`error`, from OutputFile::Reopen) and that output goes on to the old
+// file.  For a permission error it adds why: biosnoop dropped its
+// capabilities, CAP_DAC_OVERRIDE with them, after loading.
+void ReportFailedReopen(const absl::Status& error, std::FILE* diag);
 
 // Between two looks at the in-flight table at exit (InflightUpkeep::
 // ObserveAtExit): long enough for a completion whose hook is about to run.

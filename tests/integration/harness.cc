@@ -161,11 +161,13 @@ std::string LoopDevice::name() const {
 std::string LoopDevice::partition_path() const { return path_ + "p1"; }
 std::string LoopDevice::partition_name() const { return name() + "p1"; }
 
-Biosnoop::Biosnoop(std::vector<std::string> args) {
+Biosnoop::Biosnoop(std::vector<std::string> args,
+                   std::vector<std::string> wrapper) {
   char tmpl[] = "/tmp/biosnoop-run-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return;
   dir_ = tmpl;
-  std::vector<std::string> argv = {BIOSNOOP_BIN, "-v"};
+  std::vector<std::string> argv = std::move(wrapper);
+  argv.insert(argv.end(), {BIOSNOOP_BIN, "-v"});
   argv.insert(argv.end(), args.begin(), args.end());
   pid_ = Spawn(argv, (dir_ + "/out").c_str(), (dir_ + "/err").c_str());
 }

@@ -73,7 +73,10 @@ class LoopDevice {
 // The biosnoop binary as a child process writing to files.
 class Biosnoop {
  public:
-  explicit Biosnoop(std::vector<std::string> args);
+  // `wrapper`, if given, runs first and execs biosnoop with its arguments
+  // (e.g. {"prlimit", "--fsize=102400"}), so pid() is biosnoop's.
+  explicit Biosnoop(std::vector<std::string> args,
+                    std::vector<std::string> wrapper = {});
   ~Biosnoop();  // SIGKILL if still running
 
   // Waits until biosnoop says it attached (-v is added by the constructor).

@@ -161,6 +161,334 @@ TEST(Operations, SighupRotationLosesNoEvent) {
   EXPECT_EQ(st.st_mode & 0777, 0640u);
 }
 
+// Every record of a JSONL file, strictly parsed (headers and stats too).
+std::vector<json> AllRecords(const std::string& path) {
+  std::vector<json> out;
+  const std::string text = ReadAll(path);
+  if (!text.empty()) {
+    EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
+  }
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    try {
+      out.push_back(json::parse(line));
+    } catch (const json::exception& e) {
+      ADD_FAILURE() << path << ": invalid line: " << line;
+    }
+  }
+  return out;
+}
+
+// Waits until `b`'s stderr holds `text` `times` times.
+bool WaitForStderr(const Biosnoop& b, const std::string& text, int times,
+                   int timeout_ms = 10000) {
+  for (int waited = 0; waited < timeout_ms; waited += 20) {
+    const std::string err = b.Stderr();
+    int found = 0;
+    for (size_t at = err.find(text); at != std::string::npos;
+         at = err.find(text, at + 1)) {
+      ++found;
+    }
+    if (found >= times) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// logrotate's `create 0640 nobody adm`: a new file biosnoop cannot write,
+// since it dropped CAP_DAC_OVERRIDE with its other capabilities after
+// loading; then a symlink at the path.  Each failed reopen is one line on
+// stderr, and biosnoop keeps writing to the old file, which it still
+// holds, losing nothing; the next SIGHUP tries again and, once the path is
+// usable, moves to the new file.
+TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  const std::string victim = dir.path() + "/victim";
+  { std::ofstream(victim) << "precious\n"; }
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::vector<pid_t> before;  // dd runs whose events belong in the old file
+  const auto reads = [&](std::vector<pid_t>* pids) {
+    Workload w = DirectDd(loop.path(), true, 4096, 50);
+    ASSERT_EQ(w.exit_code, 0);
+    pids->push_back(w.pid);
+  };
+  reads(&before);
+
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0640);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fchown(fd, 65534, 65534), 0);  // nobody
+    close(fd);
+  }
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  reads(&before);
+
+  ASSERT_EQ(unlink(log.c_str()), 0);
+  ASSERT_EQ(symlink(victim.c_str(), log.c_str()), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 2)) << b.Stderr();
+  reads(&before);
+
+  ASSERT_EQ(unlink(log.c_str()), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  for (int i = 0; i < 500 && access(log.c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<pid_t> after;
+  reads(&after);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  // One line per failure, naming the path and the reason, and what to do.
+  std::vector<std::string> said;
+  for (absl::string_view line : absl::StrSplit(b.Stderr(), '\n')) {
+    if (line.find("cannot reopen") != absl::string_view::npos) {
+      said.emplace_back(line);
+    }
+  }
+  ASSERT_EQ(said.size(), 2u) << b.Stderr();
+  EXPECT_NE(said[0].find("\"" + log + "\""), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("Permission denied"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("CAP_DAC_OVERRIDE"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("old file"), std::string::npos) << said[0];
+  EXPECT_NE(said[1].find("symbolic link"), std::string::npos) << said[1];
+  EXPECT_EQ(ReadAll(victim), "precious\n");
+
+  const std::vector<json> old_file = AllRecords(log + ".1");
+  const std::vector<json> new_file = AllRecords(log);
+  std::vector<json> old_events, new_events;
+  for (const json& r : old_file) {
+    if (r["type"] == "event") old_events.push_back(r);
+  }
+  for (const json& r : new_file) {
+    if (r["type"] == "event") new_events.push_back(r);
+  }
+  // The old file: one header, then the events of every run before the
+  // successful reopen, seq 1, 2, 3... without a gap.
+  ASSERT_FALSE(old_file.empty());
+  EXPECT_EQ(old_file.front()["type"], "header");
+  size_t headers = 0;
+  for (const json& r : old_file) headers += r["type"] == "header";
+  EXPECT_EQ(headers, 1u);
+  for (size_t i = 0; i < old_events.size(); ++i) {
+    ASSERT_EQ(old_events[i]["seq"], i + 1) << old_events[i];
+  }
+  size_t mine = 0;
+  for (pid_t pid : before) mine += EventsOfPid(old_events, pid).size();
+  EXPECT_TRUE(LoggedOrMissed(mine, 50 * before.size(), b));
+  for (pid_t pid : before) {
+    EXPECT_TRUE(EventsOfPid(new_events, pid).empty()) << pid;
+  }
+  // The new file picks up at the next seq, and ends the run.
+  ASSERT_GE(new_file.size(), 3u);
+  EXPECT_EQ(new_file[0]["type"], "header");
+  EXPECT_EQ(new_file[1]["type"], "stats");
+  EXPECT_EQ(new_file[1]["written"], old_events.size());
+  EXPECT_FALSE(EventsOfPid(new_events, after.front()).empty());
+  if (!new_events.empty()) {
+    EXPECT_EQ(new_events.front()["seq"], old_events.size() + 1);
+  }
+  EXPECT_EQ(new_file.back()["type"], "stats");
+  EXPECT_EQ(new_file.back()["final"], true);
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["dropped"], 0) << b.Stderr();
+  EXPECT_EQ(s["written"], old_events.size() + new_events.size()) << b.Stderr();
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
+}
+
+// The same failure with no later SIGHUP: the old file gets the rest of the
+// run and its final stats record, and the run ends normally.
+TEST(Operations, FailedReopenLeavesTheFinalStatsInTheOldFile) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  ASSERT_EQ(RunCommand({"install", "-m", "0640", "-o", "nobody", "/dev/null",
+                        log}),
+            0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  Workload late = DirectDd(loop.path(), true, 4096, 50);
+  ASSERT_EQ(late.exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  const std::vector<json> old_file = AllRecords(log + ".1");
+  ASSERT_FALSE(old_file.empty());
+  EXPECT_EQ(old_file.back()["type"], "stats");
+  EXPECT_EQ(old_file.back()["final"], true);
+  std::vector<json> events;
+  for (const json& r : old_file) {
+    if (r["type"] == "event") events.push_back(r);
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_EQ(events[i]["seq"], i + 1) << events[i];
+  }
+  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(events, late.pid).size(), 50, b));
+  EXPECT_EQ(old_file.back()["written"], events.size());
+  EXPECT_EQ(ReadAll(log), "");  // never written
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["dropped"], 0) << b.Stderr();
+  EXPECT_EQ(s["written"], events.size()) << b.Stderr();
+}
+
+// Histogram mode: a failed reopen keeps the file it has, so the histogram
+// printed at exit is not lost.
+TEST(Operations, FailedReopenInHistogramModeKeepsTheFinalHistogram) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/hist.json";
+  Biosnoop b({"--hist", "--json", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  ASSERT_EQ(RunCommand({"install", "-m", "0640", "-o", "nobody", "/dev/null",
+                        log}),
+            0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  const std::string text = ReadAll(log + ".1");
+  ASSERT_FALSE(text.empty()) << b.Stderr();
+  const json report = json::parse(text.substr(0, text.find('\n')), nullptr,
+                                  /*allow_exceptions=*/false);
+  ASSERT_TRUE(report.is_object()) << text;
+  EXPECT_EQ(report.value("type", ""), "histogram") << text;
+  EXPECT_EQ(ReadAll(log), "");
+}
+
+// biosnoop (with -v) writing its stdout into a pipe whose read end is
+// returned in *read_fd and which nobody reads; stderr to err_path.
+pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
+                    const std::string& err_path) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  std::vector<std::string> argv = {BIOSNOOP_BIN, "-v"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = open("/dev/null", O_RDONLY);
+    if (err < 0 || in < 0 || dup2(fds[1], 1) < 0 || dup2(err, 2) < 0 ||
+        dup2(in, 0) < 0) {
+      _exit(127);
+    }
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  *read_fd = fds[0];
+  return pid;
+}
+
+// The exit code, -1 for a death by signal, -2 after timeout_ms (then the
+// process is killed).
+int WaitOrKill(pid_t pid, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -2;
+}
+
+// `biosnoop | sleep 600`: a reader that takes nothing blocks biosnoop's
+// write(2) once the pipe is full.  A stop request (SIGTERM, or the end of
+// --duration) still ends the run within a bounded time: biosnoop gives
+// the write a short grace, then counts what it could not write as
+// dropped, says the output stalled and exits 74.  What reached the pipe
+// is whole records, except at most the last one, which biosnoop then says
+// it cut.
+TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
+  BIOSNOOP_REQUIRE_ROOT();
+  for (const bool by_duration : {false, true}) {
+    SCOPED_TRACE(by_duration ? "--duration" : "SIGTERM");
+    LoopDevice loop(64);
+    ASSERT_TRUE(loop.ok());
+    TempDir dir;
+    const std::string err_path = dir.path() + "/err";
+    std::vector<std::string> args = {"--min-us", "0", "-d", loop.name()};
+    constexpr int kDurationS = 6;
+    if (by_duration) {
+      args.insert(args.end(), {"--duration", std::to_string(kDurationS)});
+    }
+    int reader = -1;
+    const auto started = std::chrono::steady_clock::now();
+    const pid_t pid = SpawnIntoPipe(args, &reader, err_path);
+    ASSERT_GT(pid, 0);
+    bool attached = false;
+    for (int i = 0; i < 1500 && !attached; ++i) {
+      attached = ReadAll(err_path).find("biosnoop: attached") != std::string::npos;
+      if (!attached) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!attached) {
+      WaitOrKill(pid, 0);
+      close(reader);
+      FAIL() << ReadAll(err_path);
+    }
+    // ~330 bytes an event: 2000 are far more than the pipe (64 KiB) and
+    // biosnoop's buffer (64 KiB) hold.
+    ASSERT_EQ(DirectDd(loop.path(), true, 4096, 2000).exit_code, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto stop_at = started + std::chrono::seconds(kDurationS);
+    if (!by_duration) {
+      ASSERT_EQ(kill(pid, SIGTERM), 0);
+      stop_at = std::chrono::steady_clock::now();
+    }
+    const int rc = WaitOrKill(pid, 20000);
+    const auto took = std::chrono::steady_clock::now() - stop_at;
+    const std::string err = ReadAll(err_path);
+    std::string out;
+    char buf[65536];
+    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
+    close(reader);
+    ASSERT_NE(rc, -2) << "still blocked 20 s after the stop\n" << err;
+    EXPECT_EQ(rc, 74) << err;
+    EXPECT_LT(took, std::chrono::seconds(6)) << err;
+    EXPECT_NE(err.find("stalled"), std::string::npos) << err;
+
+    // Whole records, each valid JSON, then perhaps one cut short, which
+    // biosnoop owns up to.
+    const size_t whole_end = out.rfind('\n') + 1;
+    size_t events = 0;
+    for (absl::string_view line : absl::StrSplit(
+             absl::string_view(out).substr(0, whole_end), '\n',
+             absl::SkipEmpty())) {
+      try {
+        events += json::parse(line)["type"] == "event";
+      } catch (const json::exception& e) {
+        ADD_FAILURE() << "invalid line: " << line;
+      }
+    }
+    if (whole_end < out.size()) {
+      EXPECT_NE(err.find("cut"), std::string::npos) << err;
+    }
+    std::map<std::string, double> s = ParseSummary(err);
+    ASSERT_TRUE(s.count("written")) << "no summary line:\n" << err;
+    EXPECT_EQ(s["written"], events) << err;
+    EXPECT_GT(s["dropped"], 0) << err;
+    EXPECT_TRUE(EmittedAllAccountedFor(s)) << err;
+  }
+}
+
 TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);
@@ -190,6 +518,40 @@ TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
     EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
   }
   umount2(dir.path().c_str(), MNT_DETACH);
+}
+
+// A file size limit (`ulimit -f`, systemd's LimitFSIZE=) is a full disk
+// by another name: the write fails with EFBIG instead of the kernel
+// killing biosnoop with SIGXFSZ mid-line, so the file is cut back to whole
+// lines, the loss is counted and biosnoop says why (exit 74).
+TEST(Operations, FileSizeLimitIsAnOutputErrorWithWholeLines) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  constexpr off_t kLimit = 100 * 1024;  // ulimit -f 100
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log},
+             {"prlimit", "--fsize=" + std::to_string(kLimit)});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // ~330 bytes a line: 2000 events are several times what the limit allows.
+  Workload dd = DirectDd(loop.path(), true, 4096, 2000);
+  ASSERT_EQ(dd.exit_code, 0);
+  int rc = b.Wait(10000);
+  if (rc == -2) rc = b.Stop();
+  EXPECT_EQ(rc, 74) << "killed by a signal (SIGXFSZ)?\n" << b.Stderr();
+  EXPECT_NE(b.Stderr().find("File too large"), std::string::npos) << b.Stderr();
+  EXPECT_NE(b.Stderr().find(log), std::string::npos) << b.Stderr();
+  struct stat st;
+  ASSERT_EQ(stat(log.c_str(), &st), 0);
+  EXPECT_LE(st.st_size, kLimit);
+  std::vector<json> lines = ParseLines(log);  // every line whole and valid
+  EXPECT_GT(lines.size(), 10u);
+  std::map<std::string, double> s = b.Summary();
+  ASSERT_TRUE(s.count("dropped")) << "no summary line:\n" << b.Stderr();
+  EXPECT_EQ(s["written"], lines.size()) << b.Stderr();
+  EXPECT_GT(s["dropped"], 0) << b.Stderr();
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
 }
 
 // A process name made of every kind of trouble.

@@ -365,6 +365,18 @@ TEST_F(DiskNamesTest, ResolveUnknownDiskSaysWhatToDo) {
   EXPECT_THAT(r.status().message(), HasSubstr("lsblk"));
 }
 
+// A name is echoed escaped, so the error stays one line whatever was
+// typed (-d "$(printf 'lo\nop')").
+TEST_F(DiskNamesTest, ResolveEchoesANameWithControlCharactersEscaped) {
+  absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("lo\nop\t\"x");
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kNotFound) << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("unknown disk \"lo\\nop\\t\\\"x\""));
+  EXPECT_EQ(r.status().message().find('\n'), absl::string_view::npos)
+      << r.status();
+  EXPECT_EQ(r.status().message().find('\t'), absl::string_view::npos)
+      << r.status();
+}
+
 TEST_F(DiskNamesTest, ResolveRefusesDisksThatAreNotRequestBased) {
   sysfs_.AddDisk("zram0", 251, 0, "devices/virtual/block", false);
   absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("zram0");

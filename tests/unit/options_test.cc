@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "exit_codes.h"
 #include "gtest/gtest.h"
 
@@ -112,6 +113,24 @@ TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
             std::string::npos);
 }
 
+// What the user typed is echoed escaped (C-style; UTF-8 kept), so that
+// every error is one line on stderr whatever the value holds.
+TEST(OptionsTest, ValuesInErrorsAreEscapedToOneLine) {
+  // ErrorOf checks that each is one line.
+  EXPECT_EQ(ErrorOf({"--comm", "abcdefgh\nijklmnopq"}),
+            "--comm: expected a process name of 1 to 15 bytes, got "
+            "\"abcdefgh\\nijklmnopq\"");
+  EXPECT_EQ(ErrorOf({"--min-us", "1\n2"}),
+            "--min-us: expected a whole number of microseconds, got \"1\\n2\"");
+  EXPECT_EQ(ErrorOf({"--op", "r\"e\rad"}),
+            "--op: expected read or write, got \"r\\\"e\\rad\"");
+  EXPECT_EQ(ErrorOf({"x\ny"}), "unexpected argument \"x\\ny\" (see --help)");
+  EXPECT_EQ(ErrorOf({"--x\ny"}), "unknown option --x\\ny (see --help)");
+  EXPECT_NE(ErrorOf({"--duration", "caf\xc3\xa9"}).find("\"caf\xc3\xa9\""),
+            std::string::npos)
+      << "UTF-8 is kept as typed";
+}
+
 TEST(OptionsTest, PlainDurationsAreSecondsWholeOrDecimal) {
   absl::StatusOr<Options> o = Parse({"--duration", "0.5"});
   ASSERT_TRUE(o.ok()) << o.status();
@@ -125,7 +144,41 @@ TEST(OptionsTest, PlainDurationsAreSecondsWholeOrDecimal) {
             std::string::npos);
   EXPECT_NE(ErrorOf({"--duration", "5."}).find("--duration"), std::string::npos);
   EXPECT_NE(ErrorOf({"--duration", "1e3"}).find("--duration"), std::string::npos);
-  EXPECT_NE(ErrorOf({"--duration", "999999999999"}).find("positive number"),
+}
+
+// One set of rules for every duration, whatever its spelling: a zero
+// interval turns it off however written, and no duration exceeds 10 years
+// whether given in seconds or with a unit; a number too large for any
+// parser is "too large", not "not a number".
+TEST(OptionsTest, DurationsFollowTheSameRulesInEverySpelling) {
+  for (const char* zero : {"0", "0s", "0.0", "0m", "0.000"}) {
+    absl::StatusOr<Options> o =
+        Parse({"--stats-interval", zero, "--summary-interval", zero});
+    ASSERT_TRUE(o.ok()) << zero << ": " << o.status();
+    EXPECT_EQ(o->stats_interval, absl::ZeroDuration()) << zero;
+    EXPECT_EQ(o->summary_interval, absl::ZeroDuration()) << zero;
+  }
+  for (const char* zero : {"0", "0s", "0.0"}) {
+    EXPECT_NE(ErrorOf({"--duration", zero}).find("expected a positive"),
+              std::string::npos)
+        << zero;
+  }
+  const std::string too_large = "is too large: at most 10 years (87600h)";
+  for (const char* big :
+       {"999999999999", "99999999999999999999", "9999999999h",
+        "99999999999999999999h", "87601h", "315360001", "5256001m"}) {
+    EXPECT_EQ(ErrorOf({"--duration", big}),
+              absl::StrCat("--duration: ", big, " ", too_large))
+        << big;
+  }
+  absl::StatusOr<Options> o = Parse({"--duration", "87600h"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  o = Parse({"--duration", "315360000"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->duration, absl::Hours(87600));
+  EXPECT_NE(ErrorOf({"--stats-interval", "9999999999h"}).find(too_large),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "1h-5m"}).find("expected a positive"),
             std::string::npos);
 }
 
@@ -144,6 +197,25 @@ TEST(OptionsTest, AFilterGivenTwiceIsAnErrorNotTheLastOne) {
   absl::StatusOr<Options> o = Parse({"--min-us", "5", "--min-us", "7"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->min_us, 7u);
+}
+
+// Options of one mode given in the other would be silently ignored: bad
+// usage instead, both ways.
+TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
+  EXPECT_EQ(ErrorOf({"--json"}),
+            "--interval, -D, -F, -m, --csv and --json go with --hist");
+  EXPECT_EQ(ErrorOf({"--hist", "--format", "proto"}),
+            "--format, --stats-interval and --summary-interval go with the "
+            "event stream, not --hist");
+  EXPECT_EQ(ErrorOf({"--hist", "--stats-interval", "10s"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+  EXPECT_EQ(ErrorOf({"--summary-interval", "0", "--hist"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+  absl::StatusOr<Options> o = Parse({"--hist", "-D", "--json", "--interval", "5"});
+  EXPECT_TRUE(o.ok()) << o.status();
+  o = Parse({"--format", "proto", "--stats-interval", "5", "--summary-interval",
+             "0"});
+  EXPECT_TRUE(o.ok()) << o.status();
 }
 
 TEST(OptionsTest, UnknownOptionsAndStrayArguments) {
@@ -183,6 +255,9 @@ TEST(ExitCodesTest, MapStatusesToDocumentedCodes) {
   EXPECT_EQ(ExitCodeFor(WithExitCode(absl::ResourceExhaustedError("ENOSPC"),
                                      kExitIoError)),
             74);
+  EXPECT_EQ(ExitCodeFor(WithExitCode(absl::ResourceExhaustedError("ENOMEM"),
+                                     kExitOsError)),
+            71);
 }
 
 }  // namespace

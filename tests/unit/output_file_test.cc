@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "jsonl_sink.h"
 #include "nlohmann/json.hpp"
+#include "signals.h"
 
 namespace biosnoop {
 namespace {
@@ -304,6 +306,13 @@ TEST_F(OutputFileTest, OpenErrorNamesThePathAndTheReason) {
 
   EXPECT_EQ(OutputFile::Open("").status().code(),
             absl::StatusCode::kInvalidArgument);
+
+  // A path holding a newline is echoed escaped: the error stays one line.
+  auto odd = OutputFile::Open(Path("no-such-dir/a\nb"));
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(),
+            absl::StrCat("cannot open output \"", dir_,
+                         "/no-such-dir/a\\nb\": No such file or directory"));
 }
 
 TEST_F(OutputFileTest, ReopenAfterRenameWritesANewFile) {
@@ -336,11 +345,23 @@ TEST_F(OutputFileTest, FailedReopenKeepsWritingToTheOldFile) {
   ASSERT_TRUE(file.ok()) << file.status();
   ASSERT_EQ(rename(path.c_str(), rotated.c_str()), 0);
   ASSERT_EQ(symlink("/nonexistent", path.c_str()), 0);  // in the way
-  const absl::Status s = (*file)->Reopen();
+  absl::Status s = (*file)->Reopen();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_EQ(s.message().rfind("cannot reopen output \"" + path + "\": it is "
+                              "a symbolic link", 0),
+            0u)
+      << s;
   ASSERT_TRUE((*file)->Append("still logged\n").ok());
   ASSERT_TRUE((*file)->Flush().ok());
   EXPECT_EQ(ReadFile(rotated), "still logged\n");
+  // The next SIGHUP tries again, and with the path usable, succeeds.
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  s = (*file)->Reopen();
+  EXPECT_TRUE(s.ok()) << s;
+  ASSERT_TRUE((*file)->Append("in the new file\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(rotated), "still logged\n");
+  EXPECT_EQ(ReadFile(path), "in the new file\n");
 }
 
 TEST_F(OutputFileTest, StdoutIsNotOwnedAndReopenIsANoop) {
@@ -548,6 +569,79 @@ TEST_F(OutputFileTest, BrokenPipeIsCancelled) {
   EXPECT_EQ(s.message(), "output closed by reader (broken pipe)");
   EXPECT_EQ((*file)->records_written(), 1u);
   EXPECT_EQ((*file)->records_dropped(), 2u);
+}
+
+// stdout a pipe that nobody reads (`biosnoop | sleep 600`), blocking or
+// not: once a stop is requested (here by RequestStopAfter, the --duration
+// timer, as by SIGTERM), a write blocked on it gives up after the grace:
+// reported as
+//   code|written|bytes|dropped|message|bytes in the pipe
+// for the write of 2000 lines of 100 bytes, then for a later flush.
+std::string StalledPipeBody(const std::string& mode) {
+  int fds[2];
+  if (pipe2(fds, mode == "nonblocking" ? O_NONBLOCK : 0) != 0) return "pipe";
+  if (dup2(fds[1], STDOUT_FILENO) < 0) return "dup2";
+  close(fds[1]);
+  InstallSignalHandlers();
+  auto file = OutputFile::Open("-");
+  if (!file.ok()) return file.status().ToString();
+  (*file)->GiveUpWhenStopping(&StopRequested, absl::Milliseconds(300));
+  std::string lines;
+  for (int i = 0; i < 2000; ++i) lines += NumberedLine(i, 100);
+  RequestStopAfter(absl::Milliseconds(200));
+  // More than the buffer holds: written at once, and it blocks.
+  const absl::Status s = (*file)->Append(lines);
+  int queued = 0;
+  ioctl(fds[0], FIONREAD, &queued);
+  std::string report = absl::StrCat(Report(s, **file), "|", queued);
+  absl::Status later = (*file)->Append(NumberedLine(1, 100));
+  if (later.ok()) later = (*file)->Flush();
+  ioctl(fds[0], FIONREAD, &queued);
+  return absl::StrCat(report, "\n", Report(later, **file), "|", queued);
+}
+
+void ExpectStalledPipeGaveUp(const std::string& mode) {
+  const std::string report = RunInChild(&StalledPipeBody, mode);
+  const std::vector<std::string> parts = absl::StrSplit(report, '\n');
+  ASSERT_EQ(parts.size(), 2u) << report;
+  const std::vector<std::string> first = absl::StrSplit(parts[0], '|');
+  ASSERT_EQ(first.size(), 6u) << report;
+  EXPECT_EQ(first[0],
+            absl::StrCat(static_cast<int>(absl::StatusCode::kDeadlineExceeded)));
+  // The pipe holds 64 KiB: 655 whole lines, then 36 bytes of the next.
+  const size_t in_pipe = std::stoul(first[5]);
+  EXPECT_EQ(first[1], absl::StrCat(in_pipe / 100)) << report;
+  EXPECT_EQ(first[2], absl::StrCat(in_pipe / 100 * 100)) << report;
+  EXPECT_EQ(first[3], absl::StrCat(2000 - in_pipe / 100)) << report;
+  EXPECT_EQ(first[4].rfind("writing stdout: output stalled: the reader did "
+                           "not take what was left within 300ms of the stop "
+                           "request; the events not written are counted as "
+                           "dropped",
+                           0),
+            0u)
+      << report;
+  if (in_pipe % 100 != 0) {
+    EXPECT_NE(first[4].find(absl::StrCat("; the last record written is cut "
+                                         "short (",
+                                         in_pipe % 100, " bytes of it")),
+              std::string::npos)
+        << report;
+  }
+  // Nothing more is written after a stall (it would be glued to a cut
+  // record); the record is dropped at once, with the same error.
+  const std::vector<std::string> later = absl::StrSplit(parts[1], '|');
+  ASSERT_EQ(later.size(), 6u) << report;
+  EXPECT_EQ(later[0], first[0]);
+  EXPECT_EQ(later[3], absl::StrCat(2000 - in_pipe / 100 + 1)) << report;
+  EXPECT_EQ(later[5], first[5]) << report;
+}
+
+TEST_F(OutputFileTest, BlockedWriteToAStalledPipeGivesUpAfterAStop) {
+  ExpectStalledPipeGaveUp("blocking");
+}
+
+TEST_F(OutputFileTest, NonBlockingStalledPipeGivesUpAfterAStop) {
+  ExpectStalledPipeGaveUp("nonblocking");
 }
 
 // --- JsonlSink over an OutputFile.
