@@ -194,6 +194,21 @@ bool WaitForStderr(const Biosnoop& b, const std::string& text, int times,
   return false;
 }
 
+// logrotate with `create 0640 nobody adm`: `log` moved to `log`.1, a new
+// `log` biosnoop cannot write (it dropped CAP_DAC_OVERRIDE with its other
+// capabilities after loading), then SIGHUP; returns once biosnoop has said
+// so for the `nth` time.
+void RotateOntoAFileItCannotWrite(const Biosnoop& b, const std::string& log,
+                                  int nth) {
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0640);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(fchown(fd, 65534, 65534), 0);  // nobody
+  close(fd);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", nth)) << b.Stderr();
+}
+
 // logrotate's `create 0640 nobody adm`: a new file biosnoop cannot write,
 // since it dropped CAP_DAC_OVERRIDE with its other capabilities after
 // loading; then a symlink at the path.  Each failed reopen is one line on
@@ -218,15 +233,7 @@ TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
   };
   reads(&before);
 
-  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
-  {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0640);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(fchown(fd, 65534, 65534), 0);  // nobody
-    close(fd);
-  }
-  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  ASSERT_NO_FATAL_FAILURE(RotateOntoAFileItCannotWrite(b, log, 1));
   reads(&before);
 
   ASSERT_EQ(unlink(log.c_str()), 0);
@@ -312,12 +319,7 @@ TEST(Operations, FailedReopenLeavesTheFinalStatsInTheOldFile) {
   Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
-  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
-  ASSERT_EQ(RunCommand({"install", "-m", "0640", "-o", "nobody", "/dev/null",
-                        log}),
-            0);
-  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  ASSERT_NO_FATAL_FAILURE(RotateOntoAFileItCannotWrite(b, log, 1));
   Workload late = DirectDd(loop.path(), true, 4096, 50);
   ASSERT_EQ(late.exit_code, 0);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
@@ -352,12 +354,7 @@ TEST(Operations, FailedReopenInHistogramModeKeepsTheFinalHistogram) {
   Biosnoop b({"--hist", "--json", "-d", loop.name(), "-o", log});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
-  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
-  ASSERT_EQ(RunCommand({"install", "-m", "0640", "-o", "nobody", "/dev/null",
-                        log}),
-            0);
-  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  ASSERT_TRUE(WaitForStderr(b, "cannot reopen", 1)) << b.Stderr();
+  ASSERT_NO_FATAL_FAILURE(RotateOntoAFileItCannotWrite(b, log, 1));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   const std::string text = ReadAll(log + ".1");
   ASSERT_FALSE(text.empty()) << b.Stderr();
