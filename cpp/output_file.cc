@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "signals.h"
 #include "status_macros.h"
+#include "wall_clock.h"
 
 namespace biosnoop {
 namespace {
@@ -106,12 +106,6 @@ WholeRecords ScanRecords(RecordFraming framing, absl::string_view data) {
     ++whole.count;
   }
   return whole;
-}
-
-int64_t MonotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 constexpr char kNotWholeLines[] =
@@ -244,19 +238,21 @@ absl::Status OutputFile::Flush() {
 
 void OutputFile::GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace) {
   stopping_ = stopping;
-  grace_ns_ = absl::ToInt64Nanoseconds(grace);
+  grace_ns_ = static_cast<uint64_t>(absl::ToInt64Nanoseconds(grace));
 }
 
 void OutputFile::NoteBlocked() {
   if (give_up_at_ns_ == 0 && stopping_ != nullptr && stopping_()) {
-    give_up_at_ns_ = MonotonicNowNs() + grace_ns_;
+    give_up_at_ns_ = MonotonicNs() + grace_ns_;
   }
 }
 
 int OutputFile::PollTimeoutMs() const {
   if (give_up_at_ns_ != 0) {
-    const int64_t left = give_up_at_ns_ - MonotonicNowNs();
-    return left <= 0 ? 0 : static_cast<int>(left / 1000000 + 1);
+    const uint64_t now = MonotonicNs();
+    return now >= give_up_at_ns_
+               ? 0
+               : static_cast<int>((give_up_at_ns_ - now) / 1000000 + 1);
   }
   // A stop signal interrupts poll(2), but one landing just before the call
   // would not: look again now and then.
@@ -283,7 +279,7 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
   int err = 0;
   bool gave_up = false;
   while (done < data.size()) {
-    if (give_up_at_ns_ != 0 && MonotonicNowNs() >= give_up_at_ns_) {
+    if (give_up_at_ns_ != 0 && MonotonicNs() >= give_up_at_ns_) {
       gave_up = true;
       break;
     }

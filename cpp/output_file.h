@@ -180,8 +180,8 @@ class OutputFile {
   // GiveUpWhenStopping(): the stop check, the grace, and when a blocked
   // write gives up (CLOCK_MONOTONIC ns; 0 until it blocked while stopping).
   bool (*stopping_)() = nullptr;
-  int64_t grace_ns_ = 0;
-  int64_t give_up_at_ns_ = 0;
+  uint64_t grace_ns_ = 0;
+  uint64_t give_up_at_ns_ = 0;
   // Once a write gave up: the error every later write returns at once.
   absl::Status stalled_;
 };

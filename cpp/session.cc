@@ -1,7 +1,6 @@
 #include "session.h"
 
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,12 +17,6 @@
 #include "status_macros.h"
 
 namespace biosnoop {
-
-uint64_t MonotonicNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec;
-}
 
 absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
   ProbeConfig c;

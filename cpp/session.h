@@ -14,10 +14,9 @@
 #include "missed_completions.h"
 #include "options.h"
 #include "probe.h"
+#include "wall_clock.h"  // MonotonicNs()
 
 namespace biosnoop {
-
-uint64_t MonotonicNs();
 
 // The probe configuration for `options`, resolving -d/--disk through sysfs
 // (NotFound for an unknown disk).

@@ -117,4 +117,6 @@ absl::StatusOr<std::string> HostName() {
   return std::string(name);
 }
 
+uint64_t MonotonicNs() { return static_cast<uint64_t>(NowNs(CLOCK_MONOTONIC)); }
+
 }  // namespace biosnoop

@@ -11,6 +11,9 @@
 
 namespace biosnoop {
 
+// CLOCK_MONOTONIC now, in ns: the kernel's event clock (bpf_ktime_get_ns).
+uint64_t MonotonicNs();
+
 // Converts CLOCK_MONOTONIC ns to CLOCK_REALTIME ns since the Unix epoch with
 // a measured offset. NTP slewing moves both clocks alike, so the offset only
 // changes when the wall clock is stepped (settimeofday, NTP step, leap
