@@ -31,6 +31,10 @@ class FileSink : public Sink {
   // The underlying file (its record counters include non-event records).
   const OutputFile& file() const { return *file_; }
 
+  // A start that failed before anything was written: the output file goes
+  // if this run created it (OutputFile::RemoveIfCreatedAndUnused).
+  void RemoveOutputIfUnused() { file_->RemoveIfCreatedAndUnused(); }
+
  protected:
   // `file` must not be null.
   explicit FileSink(std::unique_ptr<OutputFile> file);

@@ -41,10 +41,15 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   file.GiveUpWhenStopping(&StopRequested);
 
   InstallSignalHandlers();
-  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
-                   OpenProbe(config, [](const void*, size_t) {
-                     return absl::OkStatus();  // events are disabled
-                   }, diag, options.verbose));
+  absl::StatusOr<std::unique_ptr<Probe>> opened =
+      OpenProbe(config, [](const void*, size_t) {
+        return absl::OkStatus();  // events are disabled
+      }, diag, options.verbose);
+  if (!opened.ok()) {
+    file.RemoveIfCreatedAndUnused();  // as in Run()
+    return opened.status();
+  }
+  std::unique_ptr<Probe> probe = std::move(*opened);
 
   DiskNames names;
   WallClock clock;

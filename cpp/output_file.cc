@@ -38,15 +38,27 @@ std::string Quoted(absl::string_view path) {
 struct OpenedFd {
   int fd;
   bool is_regular;
+  bool created;  // the file did not exist before this open
 };
 
 // `verb` is "open", or "reopen" for SIGHUP's, for the error message.
 absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path,
                                        absl::string_view verb = "open") {
+  // O_EXCL first, to know whether this open created the file (a start
+  // that fails afterwards removes a file it created and never wrote,
+  // RemoveIfCreatedAndUnused).  O_EXCL never follows a symbolic link: one
+  // at the path is EEXIST, and the plain open below refuses it.
   int fd;
+  bool created = true;
   do {
-    fd = open(path.c_str(), kOpenFlags, kCreateMode);
+    fd = open(path.c_str(), kOpenFlags | O_EXCL, kCreateMode);
   } while (fd < 0 && errno == EINTR);
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    do {
+      fd = open(path.c_str(), kOpenFlags, kCreateMode);
+    } while (fd < 0 && errno == EINTR);
+  }
   if (fd < 0) {
     const int err = errno;
     // ELOOP also means "too many links" in a directory component; only
@@ -63,7 +75,7 @@ absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path,
   }
   struct stat st;
   const bool is_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  return OpenedFd{fd, is_regular};
+  return OpenedFd{fd, is_regular, created};
 }
 
 // The complete records at the start of `data`: how many, and the bytes
@@ -137,9 +149,11 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
   std::string p(path);
   absl::StatusOr<OpenedFd> opened = OpenForAppend(p);
   if (!opened.ok()) return opened.status();
-  return std::unique_ptr<OutputFile>(
+  auto file = std::unique_ptr<OutputFile>(
       new OutputFile(std::move(p), framing, opened->fd, /*owns_fd=*/true,
                      opened->is_regular));
+  file->created_ = opened->created;
+  return file;
 }
 
 OutputFile::OutputFile(std::string path, RecordFraming framing, int fd,
@@ -375,7 +389,25 @@ absl::Status OutputFile::Reopen() {
   close(fd_);
   fd_ = opened->fd;
   is_regular_ = opened->is_regular;
+  created_ = opened->created;
   return flushed;
+}
+
+void OutputFile::RemoveIfCreatedAndUnused() {
+  if (!owns_fd_ || !created_ || used_ != 0 || bytes_written_ != 0 ||
+      records_dropped_ != 0) {
+    return;
+  }
+  // Only if the path still names this file, and it is still empty: another
+  // process may have replaced or written it since.
+  struct stat ours;
+  struct stat at_path;
+  if (fstat(fd_, &ours) != 0 || lstat(path_.c_str(), &at_path) != 0) return;
+  if (ours.st_dev != at_path.st_dev || ours.st_ino != at_path.st_ino ||
+      at_path.st_size != 0) {
+    return;
+  }
+  if (unlink(path_.c_str()) == 0) created_ = false;
 }
 
 }  // namespace biosnoop

@@ -132,6 +132,13 @@ class OutputFile {
   // For stdout, only flushes.
   absl::Status Reopen();
 
+  // For a start that fails after the output was opened (the probe cannot
+  // load): removes the file if Open() (or the last Reopen()) created it,
+  // nothing was ever buffered or written to it, and the path still names
+  // it, empty.  Otherwise, and for stdout, does nothing.  Best effort: a
+  // failed unlink leaves the empty file, as before.
+  void RemoveIfCreatedAndUnused();
+
   // The path given to Open() ("-" for stdout).
   const std::string& path() const { return path_; }
   bool is_stdout() const { return !owns_fd_; }
@@ -169,6 +176,7 @@ class OutputFile {
   int fd_;
   bool owns_fd_;
   bool is_regular_;  // a regular file: a partial record can be truncated away
+  bool created_ = false;  // the last open created the file
   // kBufferBytes of storage, allocated once; the first `used_` hold whole
   // records waiting for write(2).
   std::unique_ptr<char[]> buffer_;

@@ -88,7 +88,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   // Before the output is created, so a start that cannot succeed leaves no
   // empty file behind.  (The output is still opened before the probe: once
   // it is attached, the capabilities that may be needed to create it are
-  // dropped.)
+  // dropped.  What only loading finds out removes the file again.)
   RETURN_IF_ERROR(Probe::CheckPrerequisites());
   RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
 
@@ -99,12 +99,18 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   RecordPipeline pipeline{&enricher, sink.get()};
 
   InstallSignalHandlers();
-  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
-                   OpenProbe(config,
-                             [&pipeline](const void* d, size_t n) {
-                               return pipeline.Handle(d, n);
-                             },
-                             diag, options.verbose));
+  absl::StatusOr<std::unique_ptr<Probe>> opened = OpenProbe(
+      config,
+      [&pipeline](const void* d, size_t n) { return pipeline.Handle(d, n); },
+      diag, options.verbose);
+  if (!opened.ok()) {
+    // Found only now (BTF whose types do not parse, a ring buffer the
+    // kernel cannot allocate, ...): a file this run created stays no more
+    // than a start that failed before it.
+    sink->RemoveOutputIfUnused();
+    return opened.status();
+  }
+  std::unique_ptr<Probe> probe = std::move(*opened);
 
   const uint64_t start_ns = MonotonicNs();
   // As a signal, so that it also ends a write blocked on a stalled reader.

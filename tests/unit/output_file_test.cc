@@ -239,6 +239,49 @@ TEST_F(OutputFileTest, AppendsToAnExistingFile) {
   EXPECT_EQ(ReadFile(path), "earlier\nlater\n");
 }
 
+// A start that fails after opening the output (the probe cannot load)
+// removes the file it created, and only that: never a file that was there
+// before, one it wrote to, or one that replaced it at the path.
+TEST_F(OutputFileTest, RemoveIfCreatedAndUnusedRemovesOnlyAFileItCreated) {
+  const std::string created = Path("new.jsonl");
+  {
+    auto file = OutputFile::Open(created);
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_TRUE(std::filesystem::exists(created));
+    (*file)->RemoveIfCreatedAndUnused();
+    EXPECT_FALSE(std::filesystem::exists(created));
+  }
+  EXPECT_FALSE(std::filesystem::exists(created)) << "recreated on close";
+
+  const std::string existing = Path("existing.jsonl");
+  { std::ofstream(existing) << ""; }  // there before, empty
+  {
+    auto file = OutputFile::Open(existing);
+    ASSERT_TRUE(file.ok()) << file.status();
+    (*file)->RemoveIfCreatedAndUnused();
+  }
+  EXPECT_TRUE(std::filesystem::exists(existing));
+
+  const std::string buffered = Path("buffered.jsonl");
+  {
+    auto file = OutputFile::Open(buffered);
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_TRUE((*file)->Append("one\n").ok());
+    (*file)->RemoveIfCreatedAndUnused();
+  }
+  EXPECT_EQ(ReadFile(buffered), "one\n");
+
+  const std::string replaced = Path("replaced.jsonl");
+  {
+    auto file = OutputFile::Open(replaced);
+    ASSERT_TRUE(file.ok()) << file.status();
+    ASSERT_EQ(unlink(replaced.c_str()), 0);
+    { std::ofstream(replaced) << ""; }  // another process's file now
+    (*file)->RemoveIfCreatedAndUnused();
+  }
+  EXPECT_TRUE(std::filesystem::exists(replaced));
+}
+
 TEST_F(OutputFileTest, DestructorFlushes) {
   const std::string path = Path("slow.jsonl");
   {
