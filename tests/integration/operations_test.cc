@@ -194,6 +194,76 @@ bool WaitForStderr(const Biosnoop& b, const std::string& text, int times,
   return false;
 }
 
+// stdout appended to a file (systemd's StandardOutput=append:, or `>>`)
+// has no path to reopen, so logrotate rotates it with `copytruncate`: the
+// file is copied, then cut to zero while biosnoop keeps writing.  SIGHUP
+// then writes a header and a stats record into the stream, so that the
+// cut file starts as a file of its own and says how many events came
+// before it; the events themselves go on with no gap and no hole.
+TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk loop({.size_mib = 64, .read_delay_ms = 1});
+  ASSERT_TRUE(loop.ok()) << loop.error();
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "1000", "-d", loop.loop_name()},
+             {"sh", "-c", "exec \"$@\" >> " + log, "sh"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  // Waits until `log` holds `n` events (biosnoop flushes every 10 ms).
+  auto wait_events = [&](size_t n) {
+    for (int waited = 0; waited < 10000; waited += 20) {
+      if (ParseLines(log).size() >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  constexpr int kReads = 40;
+  Workload before = DirectDd(loop.loop_path(), true, 4096, kReads, 0);
+  ASSERT_EQ(before.exit_code, 0);
+  ASSERT_TRUE(wait_events(kReads)) << ReadAll(log);
+  // logrotate's copytruncate, with nothing written in between.
+  ASSERT_EQ(RunCommand({"cp", log, log + ".1"}), 0);
+  ASSERT_EQ(truncate(log.c_str(), 0), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  for (int waited = 0; waited < 10000 && ReadAll(log).empty(); waited += 20) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Workload after = DirectDd(loop.loop_path(), true, 4096, kReads, kReads);
+  ASSERT_EQ(after.exit_code, 0);
+  ASSERT_TRUE(wait_events(kReads)) << ReadAll(log);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  const std::string text = ReadAll(log);
+  EXPECT_EQ(text.find('\0'), std::string::npos) << "a hole in the file";
+  const std::vector<json> old_records = AllRecords(log + ".1");
+  const std::vector<json> new_records = AllRecords(log);
+  ASSERT_GE(new_records.size(), 2u);
+  EXPECT_EQ(new_records[0]["type"], "header") << new_records[0];
+  EXPECT_EQ(new_records[0]["boot_id"], old_records.at(0)["boot_id"]);
+  EXPECT_EQ(new_records[1]["type"], "stats") << new_records[1];
+  const std::vector<json> old_events = ParseLines(log + ".1");
+  const std::vector<json> new_events = ParseLines(log);
+  EXPECT_EQ(new_records[1]["written"], old_events.size()) << new_records[1];
+  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(old_events, before.pid).size(),
+                             kReads, b));
+  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(new_events, after.pid).size(),
+                             kReads, b));
+  // One stream across the two files: seq goes on where the copy ends.
+  std::vector<int64_t> seqs;
+  for (const auto* events : {&old_events, &new_events}) {
+    for (const json& e : *events) seqs.push_back(e["seq"].get<int64_t>());
+  }
+  for (size_t i = 1; i < seqs.size(); ++i) {
+    EXPECT_EQ(seqs[i], seqs[i - 1] + 1) << "at " << i;
+  }
+  // bioreport reads the cut file alone with nothing missing.
+  std::optional<std::string> out = CommandOutput({BIOREPORT_BIN, "json", log});
+  ASSERT_TRUE(out.has_value());
+  const json r = json::parse(*out);
+  EXPECT_EQ(r["not_in_input"], 0) << r;
+  EXPECT_EQ(r["before_input"], old_events.size()) << r;
+}
+
 // logrotate with `create 0640 nobody adm`: `log` moved to `log`.1, a new
 // `log` biosnoop cannot write (it dropped CAP_DAC_OVERRIDE with its other
 // capabilities after loading), then SIGHUP; returns once biosnoop has said
