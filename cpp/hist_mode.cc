@@ -76,7 +76,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                               absl::StrFormat("%s (%.1f s)", ts, seconds));
         break;
       case Options::HistFormat::kCsv:
-        text = FormatHistCsv(groups, unit, csv_header);
+        text = FormatHistCsv(groups, grouping, unit, csv_header);
         csv_header = false;
         break;
       case Options::HistFormat::kJson:
@@ -116,6 +116,8 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       // On failure the old file stays open: the next report goes there.
       if (absl::Status reopened = file.Reopen(); !reopened.ok()) {
         ReportFailedReopen(reopened, diag);
+      } else {
+        csv_header = true;  // a new CSV file starts with its column line
       }
     }
     uint64_t now = MonotonicNs();

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <linux/major.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -295,6 +296,50 @@ TEST(Hist, TextAndCsvAtEveryInterval) {
     EXPECT_NE(text.find("usecs"), std::string::npos);
     EXPECT_NE(text.find("all I/O: 50 I/Os"), std::string::npos) << text;
   }
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every CSV file --hist writes starts with the column line of its rows:
+// also when the first interval had no I/O (so no row told the columns),
+// and in the file SIGHUP opens after rotation.
+TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  char dir[] = "/tmp/biosnoop-hist-csv-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string csv = std::string(dir) + "/lat.csv";
+  Biosnoop b({"--hist", "--csv", "-D", "--interval", "1", "-d", loop.name(),
+              "-o", csv});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // an empty interval
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(rename(csv.c_str(), (csv + ".1").c_str()), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 30).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  uint64_t total = 0;
+  for (const std::string& path : {csv + ".1", csv}) {
+    std::vector<std::string> lines = Lines(path);
+    ASSERT_FALSE(lines.empty()) << path;
+    EXPECT_EQ(lines[0], "disk,bucket,lo_us,hi_us,count") << path;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      std::vector<std::string> f = absl::StrSplit(lines[i], ',');
+      ASSERT_EQ(f.size(), 5u) << path << ": " << lines[i];
+      EXPECT_EQ(f[0], loop.name());
+      total += std::stoull(f[4]);
+    }
+  }
+  EXPECT_TRUE(LoggedOrMissed(total, 70, b));
+  RunCommand({"rm", "-rf", dir});
 }
 
 // A request stuck past --max-inflight-age is forgotten in histogram mode
