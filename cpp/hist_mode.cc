@@ -132,11 +132,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     }
     if (now >= end) break;
   }
-  if (result.ok()) result = report();
 
   // Completions the kernel ran no program for, on disks idle now: counted
   // in no histogram, so reported as missed (two observations, the second
-  // after any pending completion ran).
+  // after any pending completion ran).  The programs stay attached for
+  // this, or every completion in between would look missed.
   for (int i = 0; i < 2; ++i) {
     // A loop: a signal (another SIGTERM) would cut one sleep short.
     const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
@@ -145,6 +145,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     }
     RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
+  // The last report once nothing counts any more, so that it and the
+  // counters below count the same completions: under load, the checks
+  // above alone add thousands that no report would show.
+  probe->Detach();
+  if (result.ok()) result = report();
   // Requests issued over a second ago and still held: in flight on a hung
   // or busy disk, in no histogram.
   ASSIGN_OR_RETURN(uint64_t unfinished, upkeep.CountUnfinished());

@@ -342,6 +342,55 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
   RunCommand({"rm", "-rf", dir});
 }
 
+// At exit the last report and the counters on stderr count the same
+// completions, also when I/O is still running: every completion is in a
+// histogram, an orphan or filtered (README, histogram mode).
+TEST(Hist, LastReportAndExitCountersAgreeUnderLoad) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  const std::string stat = "/sys/block/" + loop.name() + "/stat";
+  auto reads = [&stat] {
+    uint64_t n = 0;
+    std::ifstream(stat) >> n;
+    return n;
+  };
+  for (const char* stop : {"SIGINT", "SIGTERM", "--duration"}) {
+    // The I/O runs before biosnoop starts and after it stops.
+    std::thread fio([&loop] {
+      RunCommand({"fio", "--name=busy", "--filename=" + loop.path(),
+                  "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio",
+                  "--iodepth=16", "--time_based", "--runtime=4",
+                  "--output=/dev/null"});
+    });
+    const uint64_t before = reads();
+    for (int i = 0; i < 500 && reads() < before + 1000; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::vector<std::string> args = {"--hist", "--json", "-d", loop.name()};
+    if (std::string(stop) == "--duration") {
+      args.insert(args.end(), {"--duration", "1"});
+    }
+    Biosnoop b(args);
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    int code = -1;
+    if (std::string(stop) == "SIGINT") code = b.Stop(SIGINT);
+    if (std::string(stop) == "SIGTERM") code = b.Stop(SIGTERM);
+    if (std::string(stop) == "--duration") code = b.Wait(10000);
+    fio.join();
+    ASSERT_EQ(code, 0) << stop << ": " << b.Stderr();
+    json report = OnlyReport(b);
+    const json* all = Find(report, "", "");
+    ASSERT_NE(all, nullptr) << b.Stdout();
+    std::map<std::string, double> s = b.Summary();
+    const double count = (*all)["count"].get<double>();
+    EXPECT_GT(count, 0) << stop;
+    EXPECT_EQ(count + s["orphans"] + s["filtered"], s["completions"])
+        << stop << ": " << b.Stderr();
+  }
+}
+
 // A request stuck past --max-inflight-age is forgotten in histogram mode
 // too (expired), and its late completion is an orphan, in no histogram.
 TEST(Hist, StuckRequestIsExpiredAndItsLateCompletionIsAnOrphan) {
