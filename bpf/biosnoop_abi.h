@@ -155,6 +155,12 @@ static inline __u64 biosnoop_hist_key(__u32 dev, __u8 op, __u8 flags) {
   return ((__u64)dev << 16) | ((__u64)op << 8) | flags;
 }
 
+/* The hist_slots element a key lives in first (Fibonacci hashing); a key
+ * whose element holds another key on that CPU goes to hist_overflow. */
+static inline __u32 biosnoop_hist_slot_index(__u64 key) {
+  return (__u32)((key * 0x9E3779B97F4A7C15ULL) >> 56) & (BIOSNOOP_HIST_SLOTS - 1);
+}
+
 struct biosnoop_hist {
   __u64 key;
   __u64 count;     /* completions */

@@ -5,7 +5,10 @@
  * never runs one BPF program nested in itself on a CPU.  Like the
  * in-flight table, a key's first home is a slot of an array indexed by its
  * hash (an inlined lookup); a key whose slot holds another key on this CPU
- * goes to a per-CPU hash map.  User space sums every CPU and both maps.
+ * goes to a per-CPU hash map.  User space sums every CPU and both maps;
+ * an overflow entry's key field is set only in the inserting CPU's copy
+ * (the insert zero-fills the other CPUs'), so user space keys overflow
+ * entries by their map key.
  */
 #ifndef BIOSNOOP_BPF_HIST_BPF_H_
 #define BIOSNOOP_BPF_HIST_BPF_H_
@@ -31,8 +34,7 @@ struct {
 struct biosnoop_hist hist_zero = {};
 
 static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
-  __u32 idx = (__u32)((key * 0x9E3779B97F4A7C15ULL) >> 56) &
-              (BIOSNOOP_HIST_SLOTS - 1);
+  __u32 idx = biosnoop_hist_slot_index(key);
   struct biosnoop_hist *h = bpf_map_lookup_elem(&hist_slots, &idx);
   if (h) {
     if (h->key == key) return h;

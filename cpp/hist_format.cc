@@ -77,12 +77,10 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
   return out;
 }
 
-std::string FormatHistCsv(const std::vector<HistGroup>& groups, HistUnit unit,
-                          bool header) {
-  bool by_disk = std::any_of(groups.begin(), groups.end(),
-                             [](const HistGroup& g) { return !g.disk.empty(); });
-  bool by_op = std::any_of(groups.begin(), groups.end(),
-                           [](const HistGroup& g) { return !g.op.empty(); });
+std::string FormatHistCsv(const std::vector<HistGroup>& groups,
+                          HistGrouping grouping, HistUnit unit, bool header) {
+  const bool by_disk = GroupsByDisk(grouping);
+  const bool by_op = GroupsByOp(grouping);
   std::string out;
   if (header) {
     if (by_disk) out += "disk,";

@@ -21,10 +21,12 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
                            absl::string_view title);
 
 // CSV.  Columns: bucket,lo_us,hi_us,count, preceded by disk and/or op
-// when grouped by them.  In millisecond mode lo_us/hi_us are the bucket's
-// bounds converted to microseconds.  `header` adds the column line.
-std::string FormatHistCsv(const std::vector<HistGroup>& groups, HistUnit unit,
-                          bool header);
+// when `grouping` groups by them (whether or not `groups` has any rows, so
+// a header written for an interval without I/O fits the rows after it).
+// In millisecond mode lo_us/hi_us are the bucket's bounds converted to
+// microseconds.  `header` adds the column line.
+std::string FormatHistCsv(const std::vector<HistGroup>& groups,
+                          HistGrouping grouping, HistUnit unit, bool header);
 
 // One JSON object and '\n': {"type":"histogram","timestamp":...,
 // "interval_s":...,"unit":"us","histograms":[{"disk":...,"op":...,

@@ -81,7 +81,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                               absl::StrFormat("%s (%.1f s)", ts, seconds));
         break;
       case Options::HistFormat::kCsv:
-        text = FormatHistCsv(groups, unit, csv_header);
+        text = FormatHistCsv(groups, grouping, unit, csv_header);
         csv_header = false;
         break;
       case Options::HistFormat::kJson:
@@ -121,6 +121,8 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       // On failure the old file stays open: the next report goes there.
       if (absl::Status reopened = file.Reopen(); !reopened.ok()) {
         ReportFailedReopen(reopened, diag);
+      } else {
+        csv_header = true;  // a new CSV file starts with its column line
       }
     }
     uint64_t now = MonotonicNs();
@@ -135,11 +137,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     }
     if (now >= end) break;
   }
-  if (result.ok()) result = report();
 
   // Completions the kernel ran no program for, on disks idle now: counted
   // in no histogram, so reported as missed (two observations, the second
-  // after any pending completion ran).
+  // after any pending completion ran).  The programs stay attached for
+  // this, or every completion in between would look missed.
   for (int i = 0; i < 2; ++i) {
     // A loop: a signal (another SIGTERM) would cut one sleep short.
     const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
@@ -148,6 +150,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     }
     RETURN_IF_ERROR(upkeep.ObserveAtExit());
   }
+  // The last report once nothing counts any more, so that it and the
+  // counters below count the same completions: under load, the checks
+  // above alone add thousands that no report would show.
+  probe->Detach();
+  if (result.ok()) result = report();
   // Requests issued over a second ago and still held: in flight on a hung
   // or busy disk, in no histogram.
   ASSIGN_OR_RETURN(uint64_t unfinished, upkeep.CountUnfinished());

@@ -43,6 +43,16 @@ HistSet HistDelta(const HistSet& cur, const HistSet& prev);
 
 enum class HistGrouping { kAll, kPerDisk, kPerFlags, kPerDiskAndFlags, kPerDiskAndOp };
 
+// Whether a grouping labels its groups with a disk / an op (or rwbs).
+inline bool GroupsByDisk(HistGrouping g) {
+  return g == HistGrouping::kPerDisk || g == HistGrouping::kPerDiskAndFlags ||
+         g == HistGrouping::kPerDiskAndOp;
+}
+inline bool GroupsByOp(HistGrouping g) {
+  return g == HistGrouping::kPerFlags || g == HistGrouping::kPerDiskAndFlags ||
+         g == HistGrouping::kPerDiskAndOp;
+}
+
 // One histogram of a report, with the labels its grouping gives it.
 struct HistGroup {
   std::string disk;  // empty unless grouped by disk
@@ -60,11 +70,7 @@ std::vector<HistGroup> GroupHistograms(const HistSet& set, HistGrouping grouping
   for (const auto& [key, data] : set) {
     HistKey k = DecodeHistKey(key);
     std::string disk, op;
-    if (grouping == HistGrouping::kPerDisk ||
-        grouping == HistGrouping::kPerDiskAndFlags ||
-        grouping == HistGrouping::kPerDiskAndOp) {
-      disk = disk_name(k.major, k.minor);
-    }
+    if (GroupsByDisk(grouping)) disk = disk_name(k.major, k.minor);
     if (grouping == HistGrouping::kPerFlags ||
         grouping == HistGrouping::kPerDiskAndFlags) {
       op = std::string(Rwbs(k.op, k.flags));

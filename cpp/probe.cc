@@ -422,9 +422,9 @@ absl::StatusOr<HistSet> Probe::ReadHistograms() const {
   if (ncpus <= 0) return ErrnoStatus(ncpus, "count possible CPUs");
   std::vector<biosnoop_hist> per_cpu(static_cast<size_t>(ncpus));
   HistSet set;
-  auto add = [&set](const biosnoop_hist& h) {
-    if (h.key == 0 || h.count == 0) return;
-    HistData& d = set[h.key];
+  auto add = [&set](uint64_t key, const biosnoop_hist& h) {
+    if (key == 0 || h.count == 0) return;
+    HistData& d = set[key];
     HistData one;
     one.count = h.count;
     one.bytes = h.bytes;
@@ -438,14 +438,19 @@ absl::StatusOr<HistSet> Probe::ReadHistograms() const {
     if (bpf_map_lookup_elem(fd, &i, per_cpu.data()) != 0) {
       return ErrnoStatus(errno, "read histograms");
     }
-    for (const biosnoop_hist& h : per_cpu) add(h);
+    // A slot's key is per CPU: each CPU claims its own copy.
+    for (const biosnoop_hist& h : per_cpu) add(h.key, h);
   }
+  // An overflow entry's key is the map key.  Its value's key field is set
+  // only in the copy of the CPU that inserted it: a BPF program's insert
+  // into a per-CPU hash zero-fills the other CPUs' copies, and those CPUs
+  // then count into a copy whose key field stays 0.
   fd = bpf_map__fd(skel_->maps.hist_overflow);
   uint64_t key = 0, next = 0;
   uint64_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     if (bpf_map_lookup_elem(fd, &next, per_cpu.data()) == 0) {
-      for (const biosnoop_hist& h : per_cpu) add(h);
+      for (const biosnoop_hist& h : per_cpu) add(next, h);
     }
     key = next;
     prev = &key;

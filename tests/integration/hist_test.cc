@@ -1,11 +1,24 @@
 // --hist on the real kernel: every I/O counted in the right bucket, per
 // disk and per operation.
 
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <linux/major.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "biosnoop_abi.h"
 
 #include "gtest/gtest.h"
 #include "harness.h"
@@ -32,6 +45,118 @@ const json* Find(const json& report, const std::string& disk,
     }
   }
   return nullptr;
+}
+
+// A loop device at a chosen minor (LOOP_CTL_ADD) over a file in /dev/shm,
+// whose completions run on the CPU that submitted the request
+// (queue/rq_affinity 2); detached and removed again by the destructor.
+class LoopAtMinor {
+ public:
+  LoopAtMinor(int minor, int size_mib) : minor_(minor) {
+    const int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (ctl < 0) return;
+    added_ = ioctl(ctl, LOOP_CTL_ADD, minor) == minor;
+    close(ctl);
+    if (!added_) return;
+    for (int i = 0; i < 100 && access(path().c_str(), F_OK) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    char tmpl[] = "/dev/shm/biosnoop-test-XXXXXX";
+    const int fd = mkstemp(tmpl);
+    if (fd < 0) return;
+    backing_ = tmpl;
+    const bool sized = ftruncate(fd, static_cast<off_t>(size_mib) << 20) == 0;
+    close(fd);
+    if (!sized) return;
+    attached_ = RunCommand({"losetup", "--direct-io=on", path(), backing_}) == 0;
+    if (attached_) {
+      ResetQueueSettings(name());
+      std::ofstream("/sys/block/" + name() + "/queue/rq_affinity") << "2\n";
+    }
+  }
+  ~LoopAtMinor() {
+    if (attached_) RunCommand({"losetup", "-d", path()});
+    if (added_) {
+      // udev may still hold the device for a moment after the detach.
+      const int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+      for (int i = 0; ctl >= 0 && i < 100; ++i) {
+        if (ioctl(ctl, LOOP_CTL_REMOVE, minor_) == 0 || errno != EBUSY) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (ctl >= 0) close(ctl);
+    }
+    if (!backing_.empty()) unlink(backing_.c_str());
+  }
+  LoopAtMinor(const LoopAtMinor&) = delete;
+  LoopAtMinor& operator=(const LoopAtMinor&) = delete;
+
+  bool ok() const { return attached_; }
+  std::string name() const { return "loop" + std::to_string(minor_); }
+  std::string path() const { return "/dev/" + name(); }
+
+ private:
+  int minor_;
+  bool added_ = false;
+  bool attached_ = false;
+  std::string backing_;
+};
+
+bool LoopExists(int minor) {
+  return access(("/sys/block/loop" + std::to_string(minor)).c_str(), F_OK) == 0;
+}
+
+// The hist_slots element of O_DIRECT reads (rwbs RS) on loop device `minor`.
+uint32_t ReadSlot(int minor) {
+  const uint32_t dev = (LOOP_MAJOR << 20) | static_cast<uint32_t>(minor);
+  return biosnoop_hist_slot_index(
+      biosnoop_hist_key(dev, BIOSNOOP_OP_READ, BIOSNOOP_FLAG_SYNC));
+}
+
+// Two histogram keys that hash to the same slot: the first claims it on
+// every CPU, the second goes to the per-CPU overflow map.  Completions of
+// the second on a CPU other than the one that inserted its entry count
+// into that CPU's zero-filled copy, and were once read as nobody's.
+TEST(Hist, KeysSharingASlotAreCountedOnEveryCpu) {
+  BIOSNOOP_REQUIRE_ROOT();
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+    GTEST_SKIP() << "needs 2 online CPUs (completions on two CPUs)";
+  }
+  // High minors, away from the ones losetup --find hands out.
+  int first = -1, second = -1;
+  for (int m = 600; m < 1600 && second < 0; ++m) {
+    if (LoopExists(m)) continue;
+    for (int n = m + 1; n < m + 4000; ++n) {
+      if (!LoopExists(n) && ReadSlot(n) == ReadSlot(m)) {
+        first = m;
+        second = n;
+        break;
+      }
+    }
+  }
+  ASSERT_GE(second, 0) << "no free pair of loop minors sharing a slot";
+  LoopAtMinor a(first, 16), c(second, 16);
+  ASSERT_TRUE(a.ok() && c.ok()) << a.name() << " " << c.name();
+  Biosnoop b({"--hist", "--json", "-D", "-F", "--comm", "dd"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  constexpr int kPerCpu = 100;
+  for (const LoopAtMinor* loop : {&a, &c}) {
+    for (const char* cpu : {"0", "1"}) {
+      ASSERT_EQ(RunCommand({"taskset", "-c", cpu, "dd", "if=" + loop->path(),
+                            "of=/dev/null", "bs=4096",
+                            "count=" + std::to_string(kPerCpu), "iflag=direct",
+                            "status=none"}),
+                0);
+    }
+  }
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  json report = OnlyReport(b);
+  EXPECT_EQ(b.Summary()["hist_full"], 0) << b.Stderr();
+  for (const LoopAtMinor* loop : {&a, &c}) {
+    const json* reads = Find(report, loop->name(), "RS");
+    ASSERT_NE(reads, nullptr) << report.dump();
+    EXPECT_TRUE(LoggedOrMissed((*reads)["count"].get<uint64_t>(), 2 * kPerCpu, b))
+        << loop->name() << ": " << report.dump();
+  }
 }
 
 TEST(Hist, EverySlowReadLandsInTheBucketOfItsDelay) {
@@ -170,6 +295,99 @@ TEST(Hist, TextAndCsvAtEveryInterval) {
     EXPECT_EQ(reports, 3u) << text;
     EXPECT_NE(text.find("usecs"), std::string::npos);
     EXPECT_NE(text.find("all I/O: 50 I/Os"), std::string::npos) << text;
+  }
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every CSV file --hist writes starts with the column line of its rows:
+// also when the first interval had no I/O (so no row told the columns),
+// and in the file SIGHUP opens after rotation.
+TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(32);
+  ASSERT_TRUE(loop.ok());
+  char dir[] = "/tmp/biosnoop-hist-csv-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string csv = std::string(dir) + "/lat.csv";
+  Biosnoop b({"--hist", "--csv", "-D", "--interval", "1", "-d", loop.name(),
+              "-o", csv});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // an empty interval
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(rename(csv.c_str(), (csv + ".1").c_str()), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 30).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  uint64_t total = 0;
+  for (const std::string& path : {csv + ".1", csv}) {
+    std::vector<std::string> lines = Lines(path);
+    ASSERT_FALSE(lines.empty()) << path;
+    EXPECT_EQ(lines[0], "disk,bucket,lo_us,hi_us,count") << path;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      std::vector<std::string> f = absl::StrSplit(lines[i], ',');
+      ASSERT_EQ(f.size(), 5u) << path << ": " << lines[i];
+      EXPECT_EQ(f[0], loop.name());
+      total += std::stoull(f[4]);
+    }
+  }
+  EXPECT_TRUE(LoggedOrMissed(total, 70, b));
+  RunCommand({"rm", "-rf", dir});
+}
+
+// At exit the last report and the counters on stderr count the same
+// completions, also when I/O is still running: every completion is in a
+// histogram, an orphan or filtered (README, histogram mode).
+TEST(Hist, LastReportAndExitCountersAgreeUnderLoad) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  const std::string stat = "/sys/block/" + loop.name() + "/stat";
+  auto reads = [&stat] {
+    uint64_t n = 0;
+    std::ifstream(stat) >> n;
+    return n;
+  };
+  for (const char* stop : {"SIGINT", "SIGTERM", "--duration"}) {
+    // The I/O runs before biosnoop starts and after it stops.
+    std::thread fio([&loop] {
+      RunCommand({"fio", "--name=busy", "--filename=" + loop.path(),
+                  "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio",
+                  "--iodepth=16", "--time_based", "--runtime=4",
+                  "--output=/dev/null"});
+    });
+    const uint64_t before = reads();
+    for (int i = 0; i < 500 && reads() < before + 1000; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::vector<std::string> args = {"--hist", "--json", "-d", loop.name()};
+    if (std::string(stop) == "--duration") {
+      args.insert(args.end(), {"--duration", "1"});
+    }
+    Biosnoop b(args);
+    ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    int code = -1;
+    if (std::string(stop) == "SIGINT") code = b.Stop(SIGINT);
+    if (std::string(stop) == "SIGTERM") code = b.Stop(SIGTERM);
+    if (std::string(stop) == "--duration") code = b.Wait(10000);
+    fio.join();
+    ASSERT_EQ(code, 0) << stop << ": " << b.Stderr();
+    json report = OnlyReport(b);
+    const json* all = Find(report, "", "");
+    ASSERT_NE(all, nullptr) << b.Stdout();
+    std::map<std::string, double> s = b.Summary();
+    const double count = (*all)["count"].get<double>();
+    EXPECT_GT(count, 0) << stop;
+    EXPECT_EQ(count + s["orphans"] + s["filtered"], s["completions"])
+        << stop << ": " << b.Stderr();
   }
 }
 

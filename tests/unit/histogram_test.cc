@@ -142,15 +142,33 @@ TEST(HistFormatTest, TextShowsBucketsUpToTheHighestWithBars) {
 
 TEST(HistFormatTest, CsvColumnsAndMillisecondBounds) {
   HistGroup g{"", "", Data(3, 2, 12, 4096)};
-  std::string us = FormatHistCsv({g}, HistUnit::kMicroseconds, true);
+  std::string us = FormatHistCsv({g}, HistGrouping::kAll, HistUnit::kMicroseconds, true);
   EXPECT_EQ(us,
             "bucket,lo_us,hi_us,count\n"
             "0,0,1,0\n1,2,3,0\n2,4,7,3\n");
-  std::string ms = FormatHistCsv({g}, HistUnit::kMilliseconds, false);
+  std::string ms = FormatHistCsv({g}, HistGrouping::kAll, HistUnit::kMilliseconds, false);
   EXPECT_EQ(ms, "0,0,1999,0\n1,2000,3999,0\n2,4000,7999,3\n");
   HistGroup keyed{"vda", "read", Data(1, 0, 12, 4096)};
-  EXPECT_EQ(FormatHistCsv({keyed}, HistUnit::kMicroseconds, true),
+  EXPECT_EQ(FormatHistCsv({keyed}, HistGrouping::kPerDiskAndOp,
+                          HistUnit::kMicroseconds, true),
             "disk,op,bucket,lo_us,hi_us,count\nvda,read,0,0,1,1\n");
+}
+
+// --hist --csv -D --interval: the first interval may have no I/O, and its
+// header is the file's only one, so it must name the columns of the rows
+// that come later.
+TEST(HistFormatTest, CsvHeaderFollowsTheGroupingEvenWithoutRows) {
+  EXPECT_EQ(FormatHistCsv({}, HistGrouping::kPerDisk, HistUnit::kMicroseconds, true),
+            "disk,bucket,lo_us,hi_us,count\n");
+  EXPECT_EQ(FormatHistCsv({}, HistGrouping::kPerFlags, HistUnit::kMicroseconds, true),
+            "op,bucket,lo_us,hi_us,count\n");
+  EXPECT_EQ(FormatHistCsv({}, HistGrouping::kPerDiskAndFlags,
+                          HistUnit::kMicroseconds, true),
+            "disk,op,bucket,lo_us,hi_us,count\n");
+  HistGroup later{"loop3", "", Data(2, 1, 12, 4096)};
+  EXPECT_EQ(FormatHistCsv({later}, HistGrouping::kPerDisk, HistUnit::kMicroseconds,
+                          false),
+            "loop3,0,0,1,0\nloop3,1,2,3,2\n");
 }
 
 TEST(HistFormatTest, JsonIsOneValidObjectPerReport) {
