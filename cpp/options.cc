@@ -421,7 +421,8 @@ Histogram mode (like biolatency), no events:
       --csv           print CSV: [disk,][op,]bucket,lo_us,hi_us,count
       --json          print one JSON object per report
 
-  -v, --verbose       say what is attached and report counters periodically
+  -v, --verbose       say what is attached, and print every counter in the
+                      summary line; -vv adds libbpf's log
   -h, --help          this text
       --version       print the version
 

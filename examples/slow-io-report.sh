@@ -15,7 +15,10 @@ events | jq -s -r 'group_by([.disk, .op])[]
   | @tsv' | column -t
 
 echo "== top processes by slow I/O count"
-events | jq -r '"\(.comm)\t\(.pid)"' | sort | uniq -c | sort -rn | head -10
+# Cut in jq, not with head: under pipefail, head leaving early kills sort
+# with SIGPIPE, and the script with it, once many processes did slow I/O.
+events | jq -s -r 'group_by([.comm, .pid]) | sort_by(-length)[:10][]
+  | [length, .[0].comm, .[0].pid] | @tsv'
 
 echo "== the 10 slowest I/Os"
 events | jq -s -r 'sort_by(-.latency_us)[:10][]

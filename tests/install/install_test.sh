@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a scratch prefix: the two programs where the README
-# says, runnable, and the README, schema and examples beside them (the
-# systemd unit names the installed README as its documentation).
+# says, runnable, and the README, bioreport's manual, schema and examples
+# beside them (the systemd unit names the installed README as its
+# documentation).
 # Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: install_test.sh BUILD_DIR}
@@ -17,6 +18,8 @@ expect_file() {
 expect_file sbin/biosnoop
 expect_file bin/bioreport
 expect_file share/doc/biosnoop/README.md
+# The README links bioreport's manual as docs/bioreport.md.
+expect_file share/doc/biosnoop/docs/bioreport.md
 expect_file share/doc/biosnoop/biosnoop.proto
 expect_file share/doc/biosnoop/examples/biosnoop.service
 expect_file share/doc/biosnoop/examples/biosnoop.logrotate
