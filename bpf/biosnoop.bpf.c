@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* biosnoop kernel side: follow each block request from submission to
  * completion and emit one ring-buffer record per completion slower than the
- * threshold.
+ * threshold, and per failed completion.
  *
  * Hooks are tp_btf only (no kprobes: the target kernel has none; no tracefs
  * needed).  Every kernel structure is read through CO-RE relocations; no
@@ -430,8 +430,12 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   bool slow = latency >= min_ns;
   if (hist_enabled)
     hist_count(dev, v->op, v->flags, latency, v->bytes, slow);
-  if (!slow || events_disabled) {
-    if (!slow) count(BIOSNOOP_CTR_BELOW_THRESHOLD);
+  /* A failed I/O is an event however fast it failed: a disk that answers
+   * with errors at once is an incident too, and only the event says which
+   * I/O failed. */
+  bool wanted = slow || error != 0;
+  if (!wanted || events_disabled) {
+    if (!wanted) count(BIOSNOOP_CTR_BELOW_THRESHOLD);
     table_remove(id, slot);
     return 0;
   }
