@@ -378,9 +378,11 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
 
 const char* UsageText() {
   return R"(Usage: biosnoop [OPTIONS]
-Log every block I/O at least as slow as a threshold, one JSON object per line.
+Log every block I/O at least as slow as a threshold, and every failed one,
+one JSON object per line.
 
-  --min-us N          report I/O taking at least N microseconds (default 0: all)
+  --min-us N          report I/O taking at least N microseconds (default 0:
+                      all); failed I/O is reported whatever its latency
   -d, --disk NAME     only this disk (vda) or partition (vda1)
   -p, --pid PID       only I/O submitted by process PID
       --comm NAME     only I/O submitted by processes named NAME
