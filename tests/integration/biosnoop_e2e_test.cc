@@ -375,7 +375,7 @@ TEST(EndToEnd, DeviceAttachedAfterStartIsNamed) {
   ASSERT_EQ(dd.exit_code, 0);
   ASSERT_EQ(b.Stop(), 0);
   std::vector<json> mine = EventsOfPid(b.Events(), dd.pid);
-  ASSERT_TRUE(LoggedOrMissed(mine.size(), 10, b));
+  ASSERT_TRUE(LoggedOrMissed(mine.size(), 10, b)) << b.Stdout();
   ASSERT_FALSE(mine.empty());
   for (const json& e : mine) EXPECT_EQ(e["disk"], late.name());
 }
