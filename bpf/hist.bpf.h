@@ -54,7 +54,7 @@ static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
 
 static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
                                        __u64 latency_ns, __u32 bytes,
-                                       bool slow) {
+                                       bool slow, bool failed) {
   struct biosnoop_hist *h = hist_for(biosnoop_hist_key(dev, op, flags));
   if (!h) {
     count(BIOSNOOP_CTR_HIST_FULL);
@@ -63,6 +63,7 @@ static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
   h->count += 1;
   h->bytes += bytes;
   if (slow) h->slow += 1;
+  if (failed) h->errors += 1;
   __u32 lb = biosnoop_log2_bucket(latency_ns / hist_unit_ns);
   __u32 sb = biosnoop_log2_bucket(bytes);
   /* Bounded above by biosnoop_log2_bucket; the masks make that plain to the verifier. */

@@ -61,8 +61,9 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
   std::string out;
   if (!title.empty()) absl::StrAppend(&out, title, "\n");
   for (const HistGroup& g : groups) {
-    absl::StrAppendFormat(&out, "\n%s: %d I/Os, %d bytes, %d slow\n",
-                          GroupLabel(g), g.data.count, g.data.bytes, g.data.slow);
+    absl::StrAppendFormat(&out, "\n%s: %d I/Os, %d bytes, %d slow, %d failed\n",
+                          GroupLabel(g), g.data.count, g.data.bytes, g.data.slow,
+                          g.data.errors);
     AppendBars(g.data.latency, UnitName(unit), 1, &out);
     if (g.data.count != 0) {
       absl::StrAppend(&out, "\n");
@@ -118,7 +119,8 @@ std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
     out += ",\"op\":";
     if (g.op.empty()) out += "null"; else AppendJsonString(g.op, &out);
     absl::StrAppend(&out, ",\"count\":", g.data.count, ",\"bytes\":", g.data.bytes,
-                    ",\"slow\":", g.data.slow, ",\"latency\":[");
+                    ",\"slow\":", g.data.slow, ",\"errors\":", g.data.errors,
+                    ",\"latency\":[");
     bool first = true;
     for (int i = 0; i < BIOSNOOP_HIST_BUCKETS; ++i) {
       if (g.data.latency[i] == 0) continue;

@@ -30,7 +30,7 @@ std::string FormatHistCsv(const std::vector<HistGroup>& groups,
 
 // One JSON object and '\n': {"type":"histogram","timestamp":...,
 // "interval_s":...,"unit":"us","histograms":[{"disk":...,"op":...,
-// "count":...,"bytes":...,"slow":...,"latency":[{"lo":..,"hi":..,
+// "count":...,"bytes":...,"slow":...,"errors":...,"latency":[{"lo":..,"hi":..,
 // "count":..}],"size_bytes":[...]}]}.  Empty buckets are omitted.
 std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
                            absl::string_view timestamp, double interval_s);

@@ -6,6 +6,7 @@ void HistData::Add(const HistData& o) {
   count += o.count;
   bytes += o.bytes;
   slow += o.slow;
+  errors += o.errors;
   for (size_t i = 0; i < latency.size(); ++i) latency[i] += o.latency[i];
   for (size_t i = 0; i < size.size(); ++i) size[i] += o.size[i];
 }
@@ -18,6 +19,7 @@ HistData HistData::Minus(const HistData& e) const {
   d.count = sub(count, e.count);
   d.bytes = sub(bytes, e.bytes);
   d.slow = sub(slow, e.slow);
+  d.errors = sub(errors, e.errors);
   for (size_t i = 0; i < latency.size(); ++i) d.latency[i] = sub(latency[i], e.latency[i]);
   for (size_t i = 0; i < size.size(); ++i) d.size[i] = sub(size[i], e.size[i]);
   return d;

@@ -18,7 +18,8 @@ namespace biosnoop {
 struct HistData {
   uint64_t count = 0;
   uint64_t bytes = 0;
-  uint64_t slow = 0;  // at least as slow as the threshold
+  uint64_t slow = 0;    // at least as slow as the threshold
+  uint64_t errors = 0;  // failed (a nonzero blk_status_t)
   std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> latency{};
   std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> size{};
 

@@ -534,6 +534,7 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
     AppendJsonUintArray(latency.first(LengthWithoutTrailingZeros(latency)), out);
     AppendKey("size_log2", out);
     AppendJsonUintArray(size.first(LengthWithoutTrailingZeros(size)), out);
+    AppendUintField("errors", g.data.errors, out);
     out->push_back('}');
   }
   out->append("]}\n");

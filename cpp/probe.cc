@@ -429,6 +429,7 @@ absl::StatusOr<HistSet> Probe::ReadHistograms() const {
     one.count = h.count;
     one.bytes = h.bytes;
     one.slow = h.slow;
+    one.errors = h.errors;
     std::copy(std::begin(h.latency), std::end(h.latency), one.latency.begin());
     std::copy(std::begin(h.size), std::end(h.size), one.size.begin());
     d.Add(one);

@@ -130,6 +130,7 @@ void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {
     out->set_count(g.data.count);
     out->set_bytes(g.data.bytes);
     out->set_slow(g.data.slow);
+    out->set_errors(g.data.errors);
     const absl::Span<const uint64_t> latency(g.data.latency);
     const absl::Span<const uint64_t> size(g.data.size);
     const size_t latency_n = LengthWithoutTrailingZeros(latency);

@@ -225,6 +225,7 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
     const absl::Span<const uint64_t> size(g.data.size);
     group.PackedU64(6, latency.first(LengthWithoutTrailingZeros(latency)));
     group.PackedU64(7, size.first(LengthWithoutTrailingZeros(size)));
+    group.U64(8, g.data.errors);
     s.Message(4, group);
   }
   AppendRecord(4, s, out);

@@ -188,6 +188,35 @@ TEST(Hist, EverySlowReadLandsInTheBucketOfItsDelay) {
   EXPECT_EQ((*all)["size_bytes"][0]["count"], count);
 }
 
+// Failed I/O is counted like any other, and as failed: 16 of 20 reads
+// across a region of the disk that fails at once.
+TEST(Hist, FailedReadsAreCountedAsFailed) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 0, .error_region = "2M:64K"});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--hist", "--json", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  int fd = open(slow.loop_path().c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(fd, 0);
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, 4096), 0);
+  int failed = 0;
+  for (off_t off = (2 << 20) - 8192; off < (2 << 20) + 65536 + 8192; off += 4096) {
+    if (pread(fd, buf, 4096, off) < 0) ++failed;
+  }
+  free(buf);
+  close(fd);
+  ASSERT_EQ(failed, 16);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  json report = OnlyReport(b);
+  const json* all = Find(report, "", "");
+  ASSERT_NE(all, nullptr) << report.dump();
+  const double missed = b.Summary()["missed"];
+  EXPECT_EQ((*all)["count"].get<uint64_t>() + missed, 20) << report.dump();
+  EXPECT_LE((*all)["errors"].get<uint64_t>(), 16u) << report.dump();
+  EXPECT_GE((*all)["errors"].get<uint64_t>() + missed, 16) << report.dump();
+}
+
 TEST(Hist, MillisecondBuckets) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk slow({.read_delay_ms = 20});

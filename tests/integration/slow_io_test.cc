@@ -184,6 +184,8 @@ TEST(SlowIo, SlowRegionYieldsEventsOnlyInsideIt) {
 struct FailedReadEvents {
   int eio = 0;
   int ok = 0;
+  uint64_t summary_reads = 0;   // the disk's reads in the summary records
+  uint64_t summary_errors = 0;  // those of them that failed
 };
 FailedReadEvents ReadAcrossAFailingRegion(const std::string& min_us) {
   FailedReadEvents counts;
@@ -220,6 +222,13 @@ FailedReadEvents ReadAcrossAFailingRegion(const std::string& min_us) {
       ++counts.ok;
     }
   }
+  for (const json& s : b.RecordsOfType("summary")) {
+    for (const json& g : s["groups"]) {
+      if (g["disk"] != slow.loop_name() || g["op"] != "read") continue;
+      counts.summary_reads += g["count"].get<uint64_t>();
+      counts.summary_errors += g["errors"].get<uint64_t>();
+    }
+  }
   return counts;
 }
 
@@ -228,6 +237,9 @@ TEST(SlowIo, FailedReadsCarryEioAndTheirSector) {
   FailedReadEvents events = ReadAcrossAFailingRegion("0");
   EXPECT_EQ(events.eio, 16);
   EXPECT_EQ(events.ok, 4);
+  // The summary records count them too, as failed.
+  EXPECT_EQ(events.summary_reads, 20u);
+  EXPECT_EQ(events.summary_errors, 16u);
 }
 
 // A failed I/O is an event however fast it failed: a threshold no read
@@ -238,6 +250,8 @@ TEST(SlowIo, FailedReadsAreEventsWhateverTheThreshold) {
   FailedReadEvents events = ReadAcrossAFailingRegion("10000000");
   EXPECT_EQ(events.eio, 16);
   EXPECT_EQ(events.ok, 0);
+  EXPECT_EQ(events.summary_reads, 20u);
+  EXPECT_EQ(events.summary_errors, 16u);
 }
 
 TEST(SlowIo, SlowFlushesFromFsyncAreLogged) {

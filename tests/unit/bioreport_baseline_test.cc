@@ -232,7 +232,7 @@ TEST(BioreportBaselineTest, EventsOnlyStreamSaysSo) {
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out,
             "start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,"
-            "p99_us_est\n");
+            "p99_us_est,errors\n");
   EXPECT_NE(r.err.find("bioreport: no summary records in this stream"),
             std::string::npos)
       << r.err;
@@ -257,12 +257,12 @@ TEST(BioreportBaselineTest, SeveralThresholdsGetAColumnAndNoTotal) {
   EXPECT_NE(r.out.find("slow: at least min_us, the threshold of each run\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("disk  op    min_us  count  slow  slow_%      bytes  "
-                       "p50_us  p99_us\n"
-                       "sda   read    5000    100     1   1.00%  400.0 KiB"
-                       "     127     127\n"
-                       "sda   read   10000    100     1   1.00%  400.0 KiB"
-                       "     127     127\n\n"),
+  EXPECT_NE(r.out.find("disk  op    min_us  count  slow  slow_%  errors      "
+                       "bytes  p50_us  p99_us\n"
+                       "sda   read    5000    100     1   1.00%       0  "
+                       "400.0 KiB     127     127\n"
+                       "sda   read   10000    100     1   1.00%       0  "
+                       "400.0 KiB     127     127\n\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("  1.00% of reads on sda took 5 ms or more (1 of 100)\n"),

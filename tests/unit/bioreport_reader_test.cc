@@ -168,8 +168,8 @@ const char kSummary[] =
     R"("interval_s":60.5,)"
     R"("min_us":10000,"groups":[{"disk":"sda","op":"read","count":7,)"
     R"("bytes":28672,"slow":2,"latency_us_log2":[1,0,0,4,0,2],)"
-    R"("size_log2":[0,0,7]},{"disk":"vda","op":"flush","count":0,"bytes":0,)"
-    R"("slow":0,"latency_us_log2":[],"size_log2":[]}]})";
+    R"("size_log2":[0,0,7],"errors":3},{"disk":"vda","op":"flush","count":0,)"
+    R"("bytes":0,"slow":0,"latency_us_log2":[],"size_log2":[],"errors":0}]})";
 
 TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
   ParsedRecord rec;
@@ -186,6 +186,7 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
                                   s.groups(0).latency_us_log2().end()),
             (std::vector<uint64_t>{1, 0, 0, 4, 0, 2}));
   EXPECT_EQ(s.groups(0).size_log2_size(), 3);
+  EXPECT_EQ(s.groups(0).errors(), 3u);
   EXPECT_EQ(s.groups(1).op(), "flush");
   EXPECT_EQ(s.groups(1).latency_us_log2_size(), 0);
   // Written back exactly (biosnoop's layout), and the same through protobuf.
@@ -476,7 +477,7 @@ TEST(BioreportJsonTest, HeaderSummaryOrGroupWithoutAKeyIsRefusedByName) {
        "\"groups\": group 1: group without \"count\""},
       {R"({"disk":"vda","op":"flush",)", R"({"op":"flush",)",
        "\"groups\": group 2: group without \"disk\""},
-      {R"(,"size_log2":[]}]})", "}]}",
+      {R"(,"size_log2":[],)", ",",
        "\"groups\": group 2: group without \"size_log2\""},
   };
   for (const Case& c : cases) {
@@ -484,6 +485,16 @@ TEST(BioreportJsonTest, HeaderSummaryOrGroupWithoutAKeyIsRefusedByName) {
     ASSERT_NE(line.find(c.from), std::string::npos) << c.from;
     line.replace(line.find(c.from), c.from.size(), c.to);
     EXPECT_EQ(ParseLine(line, &rec).message(), c.message) << line;
+  }
+  // "errors" is optional: streams written before biosnoop counted
+  // failures carry none, and read as 0.
+  {
+    std::string line = kSummary;
+    const std::string from = R"(,"errors":3})";
+    ASSERT_NE(line.find(from), std::string::npos);
+    line.replace(line.find(from), from.size(), "}");
+    ASSERT_TRUE(ParseLine(line, &rec).ok()) << line;
+    EXPECT_EQ(rec.summary.groups(0).errors(), 0u);
   }
   // An empty group names everything it lacks.
   EXPECT_EQ(ParseLine(R"({"type":"summary","timestamp":"2026-11-21T05:45:00Z",)"

@@ -80,8 +80,11 @@ TEST(HistogramTest, KernelBucketIsFloorLog2CappedAtTheLastBucket) {
 TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
   HistSet prev = {{Key(254, 0, Op::kRead, 0), Data(10, 3, 12, 4096)},
                   {Key(7, 1, Op::kWrite, 0), Data(5, 4, 12, 4096)}};
+  prev[Key(254, 0, Op::kRead, 0)].errors = 1;
   HistSet cur = prev;
-  cur[Key(254, 0, Op::kRead, 0)].Add(Data(7, 5, 13, 8192));
+  HistData more = Data(7, 5, 13, 8192);
+  more.errors = 2;
+  cur[Key(254, 0, Op::kRead, 0)].Add(more);
   cur[Key(7, 2, Op::kRead, 0)] = Data(2, 1, 9, 512);
   HistSet d = HistDelta(cur, prev);
   ASSERT_EQ(d.size(), 2u);  // loop1's writes did not change
@@ -90,6 +93,7 @@ TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
   EXPECT_EQ(vda.bytes, 7u * 8192);
   EXPECT_EQ(vda.latency[5], 7u);
   EXPECT_EQ(vda.latency[3], 0u);
+  EXPECT_EQ(vda.errors, 2u);
   EXPECT_EQ(d[Key(7, 2, Op::kRead, 0)].count, 2u);
 }
 
@@ -174,6 +178,7 @@ TEST(HistFormatTest, CsvHeaderFollowsTheGroupingEvenWithoutRows) {
 TEST(HistFormatTest, JsonIsOneValidObjectPerReport) {
   HistGroup g{"vda", "WS", Data(5, 14, 13, 8192)};
   g.data.slow = 5;
+  g.data.errors = 2;
   std::string line = FormatHistJson({g}, HistUnit::kMicroseconds,
                                     "2026-11-21T06:00:00.000000000Z", 1.5);
   ASSERT_EQ(line.back(), '\n');
@@ -187,6 +192,7 @@ TEST(HistFormatTest, JsonIsOneValidObjectPerReport) {
   EXPECT_EQ(h["count"], 5);
   EXPECT_EQ(h["bytes"], 40960);
   EXPECT_EQ(h["slow"], 5);
+  EXPECT_EQ(h["errors"], 2);
   ASSERT_EQ(h["latency"].size(), 1u);
   EXPECT_EQ(h["latency"][0]["lo"], 16384);
   EXPECT_EQ(h["latency"][0]["hi"], 32767);

@@ -373,6 +373,7 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomSummaries) {
       h.data.count = rng() >> (rng() % 64);
       h.data.bytes = rng();
       h.data.slow = rng() >> (rng() % 64);
+      h.data.errors = rng() % 2 ? 0 : rng() >> (rng() % 64);
       // Sparse histograms, often with zero trailing buckets.
       for (auto* hist : {&h.data.latency, &h.data.size}) {
         for (uint64_t& bucket : *hist) {

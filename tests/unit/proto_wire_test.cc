@@ -259,6 +259,7 @@ TEST(ProtoWireTest, SameBytesAsTheLibraryForSummaries) {
   g.data.count = 40;
   g.data.bytes = 40 * 4096;
   g.data.slow = 3;
+  g.data.errors = 2;
   g.data.latency[0] = 1;  // zeros between counted buckets stay
   g.data.latency[6] = 37;
   g.data.latency[13] = 3;
@@ -286,6 +287,7 @@ TEST(ProtoWireTest, SameBytesForRandomSummaries) {
       g.data.count = rng() >> (rng() % 64);
       g.data.bytes = rng() >> (rng() % 64);
       g.data.slow = rng() >> (rng() % 64);
+      g.data.errors = rng() % 2 ? 0 : rng() >> (rng() % 64);
       for (uint64_t& b : g.data.latency) b = rng() % 3 ? 0 : rng() >> (rng() % 64);
       for (uint64_t& b : g.data.size) b = rng() % 3 ? 0 : rng() >> (rng() % 64);
       s.groups.push_back(g);

@@ -99,6 +99,7 @@ SummaryRecord EveryFieldSummary() {
   a.data.count = 7;
   a.data.bytes = 28672;
   a.data.slow = 2;
+  a.data.errors = 1;
   a.data.latency[0] = 1;
   a.data.latency[3] = 4;
   a.data.latency[14] = 2;
@@ -307,9 +308,9 @@ TEST(SchemaTest, SummaryValuesExactly) {
             R"("interval_s":60.25,"min_us":10000,"groups":[)"
             R"({"disk":"sda","op":"read","count":7,"bytes":28672,"slow":2,)"
             R"("latency_us_log2":[1,0,0,4,0,0,0,0,0,0,0,0,0,0,2],)"
-            R"("size_log2":[0,0,0,0,0,0,0,0,0,0,0,0,7]},)"
+            R"("size_log2":[0,0,0,0,0,0,0,0,0,0,0,0,7],"errors":1},)"
             R"({"disk":"v\"d)" "\xef\xbf\xbd" R"(","op":"flush","count":0,"bytes":0,)"
-            R"("slow":0,"latency_us_log2":[],"size_log2":[]}]})"
+            R"("slow":0,"latency_us_log2":[],"size_log2":[],"errors":0}]})"
             "\n");
   // The last bucket is written when it is not zero.
   SummaryRecord s;

@@ -52,6 +52,7 @@ void BaselineGroup::Add(const BaselineGroup& o) {
   count += o.count;
   bytes += o.bytes;
   slow += o.slow;
+  errors += o.errors;
   for (int b = 0; b < kBuckets; ++b) latency[b] += o.latency[b];
 }
 
@@ -84,6 +85,7 @@ void BaselineCollector::Add(const v1::Summary& s) {
     out.count = g.count();
     out.bytes = g.bytes();
     out.slow = g.slow();
+    out.errors = g.errors();
     // The reader guarantees at most kMaxSummaryBuckets elements.
     for (int b = 0; b < g.latency_us_log2_size() && b < kBuckets; ++b) {
       out.latency[b] = g.latency_us_log2(b);

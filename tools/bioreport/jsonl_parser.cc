@@ -58,13 +58,14 @@ constexpr Key kSummaryKeys[] = {
 constexpr Key kSummaryGroupKeys[] = {
     {"disk", 1},  {"op", 2},  {"count", 3},           {"bytes", 4},
     {"slow", 5},  {"latency_us_log2", 6}, {"size_log2", 7},
+    {"errors", 8},
 };
 
 // The keys a record must carry (bit n: field n): every key biosnoop
 // writes for its kind, but an event's nullable ones (partition, queue_us,
 // comm_raw, error), whose absence reads as null, and a stats record's
-// "unfinished" (counted from a later version on: absent reads as 0, as
-// those runs counted none).  A record without one of them is not read with
+// "unfinished" and a summary group's "errors" (counted from a later version
+// on: absent reads as 0, as those runs counted none).  A record without one of them is not read with
 // a zero standing in: a log pipeline that dropped "latency_us" or
 // "error_code" would turn slow or failed I/O into fast, clean I/O, one that
 // dropped "lost" would hide a loss, and one that dropped "boot_id" would
@@ -354,6 +355,7 @@ absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
     case 3: s = r.U64(kU64, &u); g->set_count(u); return s;
     case 4: s = r.U64(kU64, &u); g->set_bytes(u); return s;
     case 5: s = r.U64(kU64, &u); g->set_slow(u); return s;
+    case 8: s = r.U64(kU64, &u); g->set_errors(u); return s;
     case 6: return HistogramArray(r.lex(), g->mutable_latency_us_log2());
     case 7: return HistogramArray(r.lex(), g->mutable_size_log2());
   }

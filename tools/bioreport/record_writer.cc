@@ -89,6 +89,7 @@ void AppendSummaryRecordJson(const v1::Summary& s, std::string* out) {
     AppendJsonUintArray(SpanOf(g.latency_us_log2()), out);
     out->append(",\"size_log2\":");
     AppendJsonUintArray(SpanOf(g.size_log2()), out);
+    absl::StrAppend(out, ",\"errors\":", g.errors());
     out->push_back('}');
   }
   out->append("]}\n");

@@ -184,9 +184,9 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     header.push_back("min_us");
     align += "r";
   }
-  header.insert(header.end(), {"count", "slow", "slow_%", "bytes",
+  header.insert(header.end(), {"count", "slow", "slow_%", "errors", "bytes",
                                absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
-  align += "rrrrrr";
+  align += "rrrrrrr";
   Table table(header, align);
   auto add = [&](const Row* row, const BaselineGroup& g, bool all) {
     std::vector<std::string> cells;
@@ -199,7 +199,7 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     if (!one_threshold) cells.push_back(absl::StrCat(g.min_us));
     cells.insert(cells.end(),
                  {Decimal(g.count), Decimal(g.slow), PercentText(g),
-                  HumanBytes(g.bytes),
+                  Decimal(g.errors), HumanBytes(g.bytes),
                   LatencyText(EstimatePercentileUs(g.latency, kP50), opt.ms),
                   LatencyText(EstimatePercentileUs(g.latency, kP99), opt.ms)});
     table.Add(std::move(cells));
@@ -227,7 +227,10 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     absl::StrAppend(&out, "  ", PercentText(g), " of ", OpPlural(g.op), " on ",
                     Printable(g.disk), " took ", Threshold(g.min_us),
                     " or more (", Decimal(g.slow), " of ", Decimal(g.count),
-                    ")\n");
+                    ")",
+                    g.errors == 0 ? std::string()
+                                  : absl::StrCat("; ", Decimal(g.errors), " failed"),
+                    "\n");
   }
   return out;
 }
@@ -236,7 +239,7 @@ std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
   const BaselineCollector& b = *in.baseline;
   std::string out =
       "start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,"
-      "p99_us_est\n";
+      "p99_us_est,errors\n";
   const std::vector<BaselineGroup> merged = b.Merged();
   for (const Row& row : Rows(b, opt.per_interval, merged)) {
     const BaselineGroup& g = *row.group;
@@ -249,7 +252,8 @@ std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
                     Decimal(g.bytes), ",", Decimal(g.slow), ",",
                     pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
                     p50 ? absl::StrCat(*p50) : std::string(), ",",
-                    p99 ? absl::StrCat(*p99) : std::string(), "\n");
+                    p99 ? absl::StrCat(*p99) : std::string(), ",",
+                    Decimal(g.errors), "\n");
   }
   return out;
 }
@@ -287,7 +291,7 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
         ",\"bytes\":", Decimal(g.bytes), ",\"slow\":", Decimal(g.slow),
         ",\"slow_pct\":",
         pct ? JsonFixed(*pct, 4) : std::string("null"),
-        ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
+        ",\"errors\":", Decimal(g.errors), ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
         ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP99)),
         ",\"latency_us_log2\":");
     AppendSumArray(g.latency, &out);

@@ -53,11 +53,12 @@ size_t HistBucket(uint64_t v) {
 class SummaryTally {
  public:
   void Add(absl::string_view disk, absl::string_view op, uint64_t latency_us,
-           uint64_t bytes, bool slow) {
+           uint64_t bytes, bool slow, bool failed = false) {
     HistData& d = groups_[{std::string(disk), std::string(op)}];
     ++d.count;
     d.bytes += bytes;
     d.slow += slow;
+    d.errors += failed;
     ++d.latency[HistBucket(latency_us)];
     ++d.size[HistBucket(bytes)];
   }
@@ -155,7 +156,7 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
     if (o.summary_every > 0) {
       tally.Add(e.disk, OpName(e.event.op),
                 e.event.LatencyNs(e.include_queue) / 1000, e.event.bytes,
-                /*slow=*/true);
+                /*slow=*/true, /*failed=*/e.event.blk_status != 0);
       AddFastCompletions(e.disk, &summary_rng, &tally);
       if (i % o.summary_every == 0 && i < o.events) {
         if (absl::Status s = sink->WriteSummary(tally.Take(now, info.min_us));
