@@ -196,17 +196,9 @@ TEST(Hist, FailedReadsAreCountedAsFailed) {
   ASSERT_TRUE(slow.ok()) << slow.error();
   Biosnoop b({"--hist", "--json", "-d", slow.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  int fd = open(slow.loop_path().c_str(), O_RDONLY | O_DIRECT);
-  ASSERT_GE(fd, 0);
-  void* buf = nullptr;
-  ASSERT_EQ(posix_memalign(&buf, 4096, 4096), 0);
-  int failed = 0;
-  for (off_t off = (2 << 20) - 8192; off < (2 << 20) + 65536 + 8192; off += 4096) {
-    if (pread(fd, buf, 4096, off) < 0) ++failed;
-  }
-  free(buf);
-  close(fd);
-  ASSERT_EQ(failed, 16);
+  ASSERT_EQ(DirectReadsFailingWithEio(slow.loop_path(), (2 << 20) - 8192,
+                                      (2 << 20) + 65536 + 8192),
+            16);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   json report = OnlyReport(b);
   const json* all = Find(report, "", "");

@@ -195,21 +195,9 @@ FailedReadEvents ReadAcrossAFailingRegion(const std::string& min_us) {
   if (!slow.ok()) return counts;
   Biosnoop b({"--min-us", min_us, "-d", slow.loop_name()});
   EXPECT_TRUE(b.WaitAttached()) << b.Stderr();
-  int fd = open(slow.loop_path().c_str(), O_RDONLY | O_DIRECT);
-  EXPECT_GE(fd, 0);
-  if (fd < 0) return counts;
-  void* buf = nullptr;
-  EXPECT_EQ(posix_memalign(&buf, 4096, 4096), 0);
-  int failed = 0;
-  for (off_t off = (2 << 20) - 8192; off < (2 << 20) + 65536 + 8192; off += 4096) {
-    if (pread(fd, buf, 4096, off) < 0) {
-      EXPECT_EQ(errno, EIO);
-      ++failed;
-    }
-  }
-  free(buf);
-  close(fd);
-  EXPECT_EQ(failed, 16);
+  EXPECT_EQ(DirectReadsFailingWithEio(slow.loop_path(), (2 << 20) - 8192,
+                                      (2 << 20) + 65536 + 8192),
+            16);
   EXPECT_EQ(b.Stop(), 0);
   for (const json& e : EventsOfPid(b.Events(), getpid())) {
     uint64_t s = e["sector"];

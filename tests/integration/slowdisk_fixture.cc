@@ -445,4 +445,22 @@ void SlowDisk::Unmount() {
   }
 }
 
+int DirectReadsFailingWithEio(const std::string& path, off_t from, off_t to) {
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) return -1;
+  void* buf = nullptr;
+  if (posix_memalign(&buf, 4096, 4096) != 0) {
+    close(fd);
+    return -1;
+  }
+  int failed = 0;
+  for (off_t off = from; off < to && failed >= 0; off += 4096) {
+    if (pread(fd, buf, 4096, off) >= 0) continue;
+    failed = errno == EIO ? failed + 1 : -1;
+  }
+  free(buf);
+  close(fd);
+  return failed;
+}
+
 }  // namespace biosnoop::testing

@@ -127,4 +127,9 @@ class SlowDisk {
   std::vector<std::string> made_nodes_;  // partition nodes we mknod'ed
 };
 
+// Reads [from, to) of the device at `path` with O_DIRECT, 4 KiB at a
+// time, in this process; returns how many reads failed with EIO, or -1 if
+// the device cannot be opened or a read fails otherwise.
+int DirectReadsFailingWithEio(const std::string& path, off_t from, off_t to);
+
 }  // namespace biosnoop::testing
