@@ -213,12 +213,16 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back()["queue_depth"], 1);
   std::map<std::string, double> s = b.Summary();
-  // Found by the reuse, once.
-  EXPECT_EQ(s["missed_reuse"], 1) << b.Stderr();
-  EXPECT_EQ(s["missed"], 1) << b.Stderr();
+  // Found by the reuse.  A real read's completion the kernel ran no
+  // program for (README "missed": a few in a million here, in bursts)
+  // adds to both counts and takes its event away; the
+  // planted one is never an event.
+  EXPECT_GE(s["missed_reuse"], 1) << b.Stderr();
+  EXPECT_GE(s["missed"], s["missed_reuse"]) << b.Stderr();
+  const double natural = s["missed"] - 1;
+  EXPECT_LE(natural, 2) << b.Stderr();
+  EXPECT_EQ(static_cast<double>(b.Events().size()) + natural, 601) << b.Stderr();
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
-  // The planted entry never becomes an event: one per real read.
-  EXPECT_EQ(b.Events().size(), 601u) << b.Stderr();
   EXPECT_EQ(s["orphans"], 0) << b.Stderr();
 }
 
