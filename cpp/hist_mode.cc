@@ -31,10 +31,7 @@ HistGrouping GroupingFor(const Options& o) {
 }  // namespace
 
 absl::Status RunHistograms(const Options& options, std::FILE* diag) {
-  ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
-  // Before the output is created (see Run()).
-  RETURN_IF_ERROR(Probe::CheckPrerequisites());
-  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
+  ASSIGN_OR_RETURN(ProbeConfig config, PrepareStart(options, diag));
   absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
   if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
   OutputFile& file = **out;

@@ -84,13 +84,9 @@ absl::StatusOr<std::unique_ptr<FileSink>> OpenSink(const Options& options,
 
 absl::Status Run(const Options& options, std::FILE* diag) {
   if (options.hist) return RunHistograms(options, diag);
-  ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
-  // Before the output is created, so a start that cannot succeed leaves no
-  // empty file behind.  (The output is still opened before the probe: once
-  // it is attached, the capabilities that may be needed to create it are
-  // dropped.  What only loading finds out removes the file again.)
-  RETURN_IF_ERROR(Probe::CheckPrerequisites());
-  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
+  // Before the output is created; what only loading finds out removes the
+  // file again (below).
+  ASSIGN_OR_RETURN(ProbeConfig config, PrepareStart(options, diag));
 
   std::string host = "unknown";
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;

@@ -71,6 +71,14 @@ absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
   return absl::OkStatus();
 }
 
+absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
+                                         std::FILE* diag) {
+  ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
+  RETURN_IF_ERROR(Probe::CheckPrerequisites());
+  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
+  return config;
+}
+
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                                                  RecordHandler handler,
                                                  std::FILE* diag, int verbose) {

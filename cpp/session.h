@@ -30,6 +30,15 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& options);
 absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
                             std::FILE* diag);
 
+// What a run checks before it creates its output, so that a start that
+// cannot succeed leaves no file behind: ProbeConfigFor(), then privilege
+// and kernel BTF (Probe::CheckPrerequisites), then -p (CheckPidFilter
+// against /proc, warnings on `diag`).  The output is still created before
+// the probe is opened: once attached, the capabilities that may be needed
+// to create it are dropped.  Returns the probe configuration.
+absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
+                                         std::FILE* diag);
+
 // Loads and attaches the program, then drops every privilege (see
 // privileges.h) before returning, so no event is parsed with any held.
 // With -v says what was attached on `diag`.

@@ -33,7 +33,7 @@ struct BaselineGroup {
   Sum count = 0;
   Sum bytes = 0;
   Sum slow = 0;
-  Sum errors = 0;      // failed, whatever their latency (0 before biosnoop counted them)
+  Sum errors = 0;      // failed, whatever their latency (0 in older streams)
   Log2Sums latency{};  // log2 microseconds, as SummaryGroup.latency_us_log2
 
   // Adds counts and buckets; labels are left alone.

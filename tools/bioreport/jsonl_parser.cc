@@ -64,12 +64,12 @@ constexpr Key kSummaryGroupKeys[] = {
 // The keys a record must carry (bit n: field n): every key biosnoop
 // writes for its kind, but an event's nullable ones (partition, queue_us,
 // comm_raw, error), whose absence reads as null, and a stats record's
-// "unfinished" and a summary group's "errors" (counted from a later version
-// on: absent reads as 0, as those runs counted none).  A record without one of them is not read with
-// a zero standing in: a log pipeline that dropped "latency_us" or
-// "error_code" would turn slow or failed I/O into fast, clean I/O, one that
-// dropped "lost" would hide a loss, and one that dropped "boot_id" would
-// merge two runs.
+// "unfinished" and a summary group's "errors" (counted from a later
+// version on: absent reads as 0, as those runs counted none).  A record
+// without one of them is not read with a zero standing in: a log pipeline
+// that dropped "latency_us" or "error_code" would turn slow or failed I/O
+// into fast, clean I/O, one that dropped "lost" would hide a loss, and one
+// that dropped "boot_id" would merge two runs.
 constexpr uint32_t Fields(int first, int last) {
   return static_cast<uint32_t>(((uint64_t{1} << (last + 1)) - 1) &
                                ~((uint64_t{1} << first) - 1));

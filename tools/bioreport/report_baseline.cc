@@ -228,8 +228,9 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                     Printable(g.disk), " took ", Threshold(g.min_us),
                     " or more (", Decimal(g.slow), " of ", Decimal(g.count),
                     ")",
-                    g.errors == 0 ? std::string()
-                                  : absl::StrCat("; ", Decimal(g.errors), " failed"),
+                    g.errors == 0
+                        ? std::string()
+                        : absl::StrCat("; ", Decimal(g.errors), " failed"),
                     "\n");
   }
   return out;
@@ -291,7 +292,8 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
         ",\"bytes\":", Decimal(g.bytes), ",\"slow\":", Decimal(g.slow),
         ",\"slow_pct\":",
         pct ? JsonFixed(*pct, 4) : std::string("null"),
-        ",\"errors\":", Decimal(g.errors), ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
+        ",\"errors\":", Decimal(g.errors),
+        ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
         ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP99)),
         ",\"latency_us_log2\":");
     AppendSumArray(g.latency, &out);
