@@ -289,6 +289,7 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
   // interrupt its writes); anything else may block until a stop cuts in.
   std::optional<InterruptibleWrite> interruptible;
   if (stopping_ != nullptr && !is_regular_) interruptible.emplace();
+  write_started_ns_.store(MonotonicNs(), std::memory_order_relaxed);
   size_t done = 0;
   int err = 0;
   bool gave_up = false;
@@ -318,6 +319,7 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
     err = n < 0 ? errno : EIO;  // write(2) returning 0 makes no progress
     break;
   }
+  write_started_ns_.store(0, std::memory_order_relaxed);
   if (err == 0 && !gave_up) {
     records_written_ += records;
     bytes_written_ += data.size();

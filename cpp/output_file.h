@@ -16,8 +16,10 @@
 // a blocked write gives up after a short grace instead, since a stop must
 // end the run.
 //
-// Not thread-safe: one writer thread.
+// Not thread-safe: one writer thread.  Only write_started_ns() may be
+// read from another (a watcher that reports a blocked output).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -142,6 +144,18 @@ class OutputFile {
   // The path given to Open() ("-" for stdout).
   const std::string& path() const { return path_; }
   bool is_stdout() const { return !owns_fd_; }
+  // As messages name the output: stdout, or the path quoted.
+  std::string DisplayName() const;
+  // A regular file (no reader to wait for; its writes still block on a
+  // hung file system).
+  bool is_regular() const { return is_regular_; }
+
+  // When the write(2) under way began (CLOCK_MONOTONIC ns), 0 when none
+  // is: a write that began seconds ago is blocked.  Safe to call from any
+  // thread.
+  uint64_t write_started_ns() const {
+    return write_started_ns_.load(std::memory_order_relaxed);
+  }
 
   RecordFraming framing() const { return framing_; }
 
@@ -169,7 +183,6 @@ class OutputFile {
   void NoteBlocked();
   // How long poll(2) may wait for room on a non-blocking fd, in ms.
   int PollTimeoutMs() const;
-  std::string DisplayName() const;
 
   std::string path_;
   RecordFraming framing_;
@@ -192,6 +205,8 @@ class OutputFile {
   uint64_t give_up_at_ns_ = 0;
   // Once a write gave up: the error every later write returns at once.
   absl::Status stalled_;
+  // See write_started_ns().
+  std::atomic<uint64_t> write_started_ns_{0};
 };
 
 }  // namespace biosnoop

@@ -16,6 +16,7 @@
 #include "histogram.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
+#include "output_watch.h"
 #include "probe.h"
 #include "proto_sink.h"
 #include "record_pipeline.h"
@@ -107,6 +108,16 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     return opened.status();
   }
   std::unique_ptr<Probe> probe = std::move(*opened);
+  // Privileges are dropped by now, so the watch thread has none either.
+  const OutputFile& file = sink->file();
+  OutputWatch watch(
+      LossReporter(file.DisplayName(), !file.is_regular()),
+      [&file] { return file.write_started_ns(); },
+      [&probe]() -> absl::StatusOr<uint64_t> {
+        ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
+        return c.lost();
+      },
+      diag);
 
   const uint64_t start_ns = MonotonicNs();
   // As a signal, so that it also ends a write blocked on a stalled reader.
@@ -158,7 +169,6 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   uint64_t next_tick = start_ns + kTickNs;
   uint64_t next_stats = stats_every_ns == UINT64_MAX ? UINT64_MAX
                                                      : start_ns + stats_every_ns;
-  uint64_t lost_reported = 0;
   uint64_t last_flush = start_ns;
 
   // Summary records: the interval's kernel histograms (every I/O that
@@ -222,15 +232,6 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       next_tick = now + kTickNs;
       enricher.Recalibrate();
       RETURN_IF_ERROR(RescueIfSkipped(*probe, diag));
-      ASSIGN_OR_RETURN(Counters c, probe->ReadCounters());
-      if (c.lost() > lost_reported) {
-        // Loss is reported while it happens, not only at exit.
-        absl::FPrintF(diag,
-                      "biosnoop: lost %d events (kernel ring buffer full); "
-                      "%d lost since start. Raise --ringbuf-kib or --min-us.\n",
-                      c.lost() - lost_reported, c.lost());
-        lost_reported = c.lost();
-      }
     }
     if (now >= next_summary) {
       next_summary = now + summary_every_ns;
@@ -274,6 +275,9 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     keep(sink->WriteStats(last));
     keep(sink->Flush());
   }
+  // Loss is said while it happens (OutputWatch); what is left of it, the
+  // summary line says.
+  watch.Stop();
   ASSIGN_OR_RETURN(Counters counters, probe->ReadCounters());
   absl::FPrintF(diag, "%s\n",
                 SummaryLine(counters, last, probe->ReadMissed(counters),

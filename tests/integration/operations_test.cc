@@ -556,6 +556,83 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
   }
 }
 
+// A log shipper that stops reading blocks biosnoop's write(2) with no stop
+// in sight.  biosnoop cannot write events meanwhile, and the kernel's ring
+// buffer fills: it says so on stderr while it lasts (from a second
+// thread, the writer being stuck), not only once the write goes through,
+// and then says how many events were lost while the output was blocked,
+// without advising a bigger ring buffer, which would not have helped.
+TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string err_path = dir.path() + "/err";
+  int reader = -1;
+  const pid_t pid = SpawnIntoPipe(
+      {"--min-us", "0", "-d", loop.name(), "--ringbuf-kib", "64"}, &reader,
+      err_path);
+  ASSERT_GT(pid, 0);
+  auto wait_for = [&](const std::string& what, int timeout_ms) {
+    for (int waited = 0; waited < timeout_ms; waited += 20) {
+      if (ReadAll(err_path).find(what) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  if (!wait_for("biosnoop: attached", 15000)) {
+    WaitOrKill(pid, 0);
+    close(reader);
+    FAIL() << ReadAll(err_path);
+  }
+  // ~330 bytes an event: 3000 are far more than the pipe (64 KiB),
+  // biosnoop's buffer (64 KiB) and the ring buffer (64 KiB, ~580 records)
+  // hold together.
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 3000).exit_code, 0);
+  const bool said_blocked = wait_for("has been blocked for", 8000);
+  const std::string while_blocked = ReadAll(err_path);
+
+  // The reader comes back.
+  std::string out;
+  std::thread drain([&out, reader] {
+    char buf[65536];
+    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
+  });
+  const bool said_moving = wait_for("went through again", 8000);
+  kill(pid, SIGINT);
+  const int rc = WaitOrKill(pid, 20000);
+  drain.join();
+  close(reader);
+  const std::string err = ReadAll(err_path);
+
+  ASSERT_TRUE(said_blocked) << err;
+  EXPECT_NE(while_blocked.find("writing stdout has been blocked for"),
+            std::string::npos) << while_blocked;
+  EXPECT_NE(while_blocked.find("the reader is not taking the output"),
+            std::string::npos) << while_blocked;
+  ASSERT_TRUE(said_moving) << err;
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_EQ(err.find("Raise --ringbuf-kib"), std::string::npos) << err;
+
+  std::map<std::string, double> s = ParseSummary(err);
+  ASSERT_TRUE(s.count("lost")) << "no summary line:\n" << err;
+  EXPECT_GT(s["lost"], 0) << err;
+  // The ring buffer can only have been full while the output was blocked:
+  // all the loss is the episode's, as said when it ended.
+  const size_t at = err.find("went through again");
+  const size_t n = err.find("events were lost meanwhile", at);
+  ASSERT_NE(n, std::string::npos) << err;
+  const size_t num = err.rfind("; ", n) + 2;
+  EXPECT_EQ(std::stod(err.substr(num, n - num)), s["lost"]) << err;
+
+  size_t events = 0;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    events += json::parse(line)["type"] == "event";
+  }
+  EXPECT_EQ(s["written"], events) << err;
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << err;
+}
+
 TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);
