@@ -1,6 +1,7 @@
 // End-to-end: the real BPF program, real loop devices, real dd.
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,10 +9,15 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 
@@ -246,6 +252,139 @@ TEST(EndToEnd, DiscardAndWriteZeroesAreNamedAsTheKernelNamesThem) {
   }
   EXPECT_EQ(discards, 1) << b.Stdout();
   EXPECT_GE(zeroes, 1) << b.Stdout();
+}
+
+// The kernel's own block_rq_complete tracepoint output for one disk, in a
+// tracefs instance of its own (the global trace buffer is left alone);
+// tracefs is mounted for it if it is not, and unmounted again.
+class KernelCompletionTrace {
+ public:
+  explicit KernelCompletionTrace(const std::string& disk) {
+    if (access((kTracefs + "/instances").c_str(), F_OK) != 0) {
+      if (mount("nodev", kTracefs.c_str(), "tracefs", 0, nullptr) != 0) return;
+      mounted_ = true;
+    }
+    std::ifstream devfile("/sys/block/" + disk + "/dev");
+    unsigned major = 0, minor = 0;
+    char colon = 0;
+    if (!(devfile >> major >> colon >> minor)) return;
+    dir_ = kTracefs + "/instances/biosnoop-test-" + std::to_string(getpid());
+    if (mkdir(dir_.c_str(), 0755) != 0) {
+      dir_.clear();
+      return;
+    }
+    const std::string event = dir_ + "/events/block/block_rq_complete";
+    ok_ = Write(event + "/filter",
+                "dev == " + std::to_string(major << 20 | minor)) &&
+          Write(event + "/enable", "1");
+  }
+  ~KernelCompletionTrace() {
+    if (!dir_.empty()) {
+      Write(dir_ + "/events/block/block_rq_complete/enable", "0");
+      rmdir(dir_.c_str());
+    }
+    if (mounted_) umount2(kTracefs.c_str(), MNT_DETACH);
+  }
+  bool ok() const { return ok_; }
+
+  // (rwbs, sector) of every completion traced so far.
+  std::multiset<std::pair<std::string, uint64_t>> Completions() const {
+    std::multiset<std::pair<std::string, uint64_t>> out;
+    std::ifstream trace(dir_ + "/trace");
+    for (std::string line; std::getline(trace, line);) {
+      // "<comm>-<pid> [cpu] flags ts: block_rq_complete: 7,3 RA () 2048 + 8 ..."
+      // (a comm may hold spaces: parse from the event's name on).
+      const size_t at = line.find("block_rq_complete: ");
+      if (at == std::string::npos) continue;
+      std::istringstream fields(line.substr(at + 19));
+      std::string dev, rwbs, cmd;
+      uint64_t sector = 0;
+      if (fields >> dev >> rwbs >> cmd >> sector) out.emplace(rwbs, sector);
+    }
+    return out;
+  }
+
+ private:
+  static bool Write(const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    f << text;
+    f.flush();
+    return f.good();
+  }
+  inline static const std::string kTracefs = "/sys/kernel/tracing";
+  bool mounted_ = false;
+  bool ok_ = false;
+  std::string dir_;
+};
+
+// rwbs as the kernel itself prints it, for every request of a workload
+// that sets the flags a loop device sees (preflush, readahead, sync,
+// metadata) and each operation it takes: the kernel's own
+// block_rq_complete trace of the same requests is the reference.
+TEST(EndToEnd, RwbsIsWhatTheKernelsOwnTracepointPrints) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir mnt;
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  std::multiset<std::pair<std::string, uint64_t>> kernel;
+  {
+    KernelCompletionTrace trace(loop.name());
+    ASSERT_TRUE(trace.ok()) << "cannot trace block_rq_complete";
+    const std::string dev = loop.path();
+    const std::string script =
+        // R, WS, RA (buffered reads of the device after dropping its cache).
+        "dd if=" + dev + " of=/dev/null bs=4k count=2 iflag=direct status=none && "
+        "dd if=/dev/zero of=" + dev + " bs=4k count=2 seek=100 "
+        "oflag=direct,dsync status=none && "
+        "blockdev --flushbufs " + dev + " && "
+        "dd if=" + dev + " of=/dev/null bs=4k count=4 skip=1000 status=none && "
+        // D, write-zeroes (N).
+        "blkdiscard -o 0 -l 1048576 " + dev + " && "
+        "blkdiscard -z -o 1048576 -l 1048576 " + dev + " && "
+        // A file system: metadata reads (M), journal commits (preflush,
+        // FUA), fsync's flush.
+        "mkfs.ext4 -q -F " + dev + " && "
+        "mount -o sync " + dev + " " + mnt.path() + " && "
+        "dd if=/dev/zero of=" + mnt.path() + "/f bs=64k count=4 conv=fsync status=none && "
+        "umount " + mnt.path();
+    ASSERT_EQ(RunCommand({"bash", "-c", script}), 0);
+    // Completions come in softirq: let the last ones reach the trace.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kernel = trace.Completions();
+  }
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  // The kernel traces each completion of a request (a request completed in
+  // parts, or the data and flush steps of a write with preflush or FUA, is
+  // traced more than once) where biosnoop has one event: every event must
+  // be among the kernel's completions, and every rwbs the kernel printed
+  // must be in an event.  Flush requests have no sector; the kernel prints
+  // one of all ones, biosnoop 0.
+  std::set<std::string> kernel_rwbs, ours;
+  for (const auto& [rwbs, sector] : kernel) kernel_rwbs.insert(rwbs);
+  std::multiset<std::pair<std::string, uint64_t>> left = kernel;
+  for (const json& e : b.Events()) {
+    const std::string rwbs = e["rwbs"];
+    uint64_t sector = e["sector"];
+    if (e["op"] == "flush") sector = ~uint64_t{0};
+    ours.insert(rwbs);
+    auto it = left.find({rwbs, sector});
+    EXPECT_NE(it, left.end()) << "not traced by the kernel: " << e;
+    if (it != left.end()) left.erase(it);
+  }
+  EXPECT_EQ(ours, kernel_rwbs);
+  // The workload did what it is for: each flag and operation shows up.
+  for (const char* want : {"R", "RA", "WS", "DS", "NS", "FF"}) {
+    EXPECT_TRUE(ours.count(want)) << want << " missing; have "
+                                  << absl::StrJoin(ours, " ");
+  }
+  // A loop device has no FUA: the block layer turns a FUA write into a
+  // write and a flush, so no trailing F shows here, in either trace.
+  bool meta = false;
+  for (const std::string& r : ours) meta = meta || r.find('M') != std::string::npos;
+  EXPECT_TRUE(meta) << absl::StrJoin(ours, " ");
 }
 
 TEST(EndToEnd, ThresholdKeepsFastIoOut) {

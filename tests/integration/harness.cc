@@ -71,6 +71,15 @@ std::string ReadFile(const std::string& path) {
 
 }  // namespace
 
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/biosnoop-test-XXXXXX";
+  if (mkdtemp(tmpl) != nullptr) path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  if (!path_.empty()) RunCommand({"rm", "-rf", path_});
+}
+
 bool IsRoot() { return geteuid() == 0; }
 
 bool InCi() {

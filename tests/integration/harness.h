@@ -39,6 +39,19 @@ int RunCommand(const std::vector<std::string>& argv);
 // Runs argv and returns its stdout (trimmed), or nullopt when it fails.
 std::optional<std::string> CommandOutput(const std::vector<std::string>& argv);
 
+// A directory under /tmp, removed with what it holds when it goes.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }  // empty if not made
+
+ private:
+  std::string path_;
+};
+
 // A loop device over a file in /dev/shm.
 // Loop devices are reused, and their queue settings outlive losetup -d:
 // puts back the defaults a test (or a person) may have changed

@@ -55,21 +55,6 @@ std::vector<json> ParseLines(const std::string& path) {
   return out;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/biosnoop-ops-XXXXXX";
-    if (mkdtemp(tmpl) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    if (!path_.empty()) RunCommand({"rm", "-rf", path_});
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 TEST(Operations, SighupRotationLosesNoEvent) {
   BIOSNOOP_REQUIRE_ROOT();
   // Every read takes 1 ms: a stream of slow I/O, each one logged.
