@@ -2,6 +2,7 @@
 // rotation, a full output disk, hostile process names, privilege drop, a
 // symlink planted at the output path.
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -747,9 +748,12 @@ TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
   }
 }
 
-std::map<std::string, std::string> ProcStatus(pid_t pid) {
+// /proc/<pid>/status, or with `tid`, that thread's.
+std::map<std::string, std::string> ProcStatus(pid_t pid, pid_t tid = 0) {
   std::map<std::string, std::string> kv;
-  std::string text = ReadAll("/proc/" + std::to_string(pid) + "/status");
+  std::string text = ReadAll(
+      "/proc/" + std::to_string(pid) +
+      (tid != 0 ? "/task/" + std::to_string(tid) : std::string()) + "/status");
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     std::pair<std::string, std::string> p = absl::StrSplit(line, ":\t");
     kv[p.first] = p.second;
@@ -763,11 +767,23 @@ TEST(Operations, RunningProcessHoldsNoPrivilege) {
   ASSERT_TRUE(loop.ok());
   Biosnoop b({"--min-us", "0", "-d", loop.name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  std::map<std::string, std::string> st = ProcStatus(b.pid());
-  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
-    EXPECT_EQ(st[set], "0000000000000000") << set;
+  // Capabilities are per thread: every one of them, the output watch's
+  // too.
+  std::vector<pid_t> tids;
+  if (DIR* d = opendir(("/proc/" + std::to_string(b.pid()) + "/task").c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') tids.push_back(std::atoi(e->d_name));
+    }
+    closedir(d);
   }
-  EXPECT_EQ(st["NoNewPrivs"], "1");
+  EXPECT_EQ(tids.size(), 2u) << "the writer and the output watch";
+  for (pid_t tid : tids) {
+    std::map<std::string, std::string> st = ProcStatus(b.pid(), tid);
+    for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+      EXPECT_EQ(st[set], "0000000000000000") << set << " of thread " << tid;
+    }
+    EXPECT_EQ(st["NoNewPrivs"], "1") << tid;
+  }
   // It still does its job without them.
   Workload dd = DirectDd(loop.path(), true, 4096, 20);
   ASSERT_EQ(dd.exit_code, 0);
