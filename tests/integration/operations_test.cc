@@ -448,6 +448,16 @@ pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
   return pid;
 }
 
+// Whether the file at `path` holds `what` within `timeout_ms`.
+bool FileSays(const std::string& path, const std::string& what,
+              int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    if (ReadAll(path).find(what) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 // The exit code, -1 for a death by signal, -2 after timeout_ms (then the
 // process is killed).
 int WaitOrKill(pid_t pid, int timeout_ms) {
@@ -487,12 +497,7 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     const auto started = std::chrono::steady_clock::now();
     const pid_t pid = SpawnIntoPipe(args, &reader, err_path);
     ASSERT_GT(pid, 0);
-    bool attached = false;
-    for (int i = 0; i < 1500 && !attached; ++i) {
-      attached = ReadAll(err_path).find("biosnoop: attached") != std::string::npos;
-      if (!attached) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (!attached) {
+    if (!FileSays(err_path, "biosnoop: attached", 15000)) {
       WaitOrKill(pid, 0);
       close(reader);
       FAIL() << ReadAll(err_path);
@@ -559,12 +564,8 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
       {"--min-us", "0", "-d", loop.name(), "--ringbuf-kib", "64"}, &reader,
       err_path);
   ASSERT_GT(pid, 0);
-  auto wait_for = [&](const std::string& what, int timeout_ms) {
-    for (int waited = 0; waited < timeout_ms; waited += 20) {
-      if (ReadAll(err_path).find(what) != std::string::npos) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+  auto wait_for = [&err_path](const std::string& what, int timeout_ms) {
+    return FileSays(err_path, what, timeout_ms);
   };
   if (!wait_for("biosnoop: attached", 15000)) {
     WaitOrKill(pid, 0);
