@@ -1,14 +1,19 @@
 // biosnoop: log slow block I/O as JSON lines.  main() only parses options,
 // runs the pipeline and maps its status to an exit code.
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "absl/strings/str_format.h"
+#include "diag_stream.h"
 #include "exit_codes.h"
 #include "options.h"
+#include "output_file.h"
 #include "runner.h"
+#include "signals.h"
 #include "std_fds.h"
 
 int main(int argc, char** argv) {
@@ -38,9 +43,15 @@ int main(int argc, char** argv) {
                   "biosnoop: stdout is closed: give -o FILE for the output\n");
     return biosnoop::kExitCantCreate;
   }
-  absl::Status status = biosnoop::Run(*options, stderr);
+  // stderr may be a pipe nobody reads: a stop must still end the run.
+  std::FILE* diag = biosnoop::OpenDiagStream(STDERR_FILENO,
+                                             &biosnoop::StopRequested,
+                                             biosnoop::OutputFile::kStopGrace);
+  if (diag == nullptr) diag = stderr;
+  absl::Status status = biosnoop::Run(*options, diag);
   if (!status.ok()) {
-    absl::FPrintF(stderr, "biosnoop: %s\n", status.message());
+    absl::FPrintF(diag, "biosnoop: %s\n", status.message());
   }
+  if (diag != stderr) std::fclose(diag);
   return biosnoop::ExitCodeFor(status);
 }

@@ -73,7 +73,9 @@ class LossReporter {
 class OutputWatch {
  public:
   // `write_started` and `read_lost` are called on the watch thread (a
-  // lost count that cannot be read skips that look).  Lines go to `diag`.
+  // lost count that cannot be read skips that look).  Lines go to `diag`,
+  // which should not block for ever once the run is stopping (stderr may
+  // be the stalled pipe itself: diag_stream.h), or Stop() waits with it.
   OutputWatch(LossReporter reporter, std::function<uint64_t()> write_started,
               std::function<absl::StatusOr<uint64_t>()> read_lost,
               std::FILE* diag, uint64_t period_ns = 1000000000);

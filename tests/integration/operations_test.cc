@@ -434,7 +434,10 @@ pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
   cargv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // No err_path: stderr into the pipe too (`biosnoop 2>&1 | reader`).
+    const int err = err_path.empty()
+                        ? fds[1]
+                        : open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int in = open("/dev/null", O_RDONLY);
     if (err < 0 || in < 0 || dup2(fds[1], 1) < 0 || dup2(err, 2) < 0 ||
         dup2(in, 0) < 0) {
@@ -618,6 +621,41 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
   }
   EXPECT_EQ(s["written"], events) << err;
   EXPECT_TRUE(EmittedAllAccountedFor(s)) << err;
+}
+
+// `biosnoop 2>&1 | shipper` with the shipper hung: stderr is the stalled
+// pipe too, so the stop's own messages (the stall, the summary line) cannot
+// be written either.  They are given up after the same grace, and the run
+// still ends (exit 74, the output stalled).
+TEST(Operations, StderrOnTheStalledPipeDoesNotHoldOffAStop) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  int reader = -1;
+  const pid_t pid = SpawnIntoPipe({"--min-us", "0", "-d", loop.name()},
+                                  &reader, /*err_path=*/"");
+  ASSERT_GT(pid, 0);
+  // Attached once its events come (-v's line is in the pipe, unread).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  ASSERT_EQ(DirectDd(loop.path(), true, 4096, 2000).exit_code, 0);
+  // Long enough for the output watch to try to say the output is blocked.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  const auto stop_at = std::chrono::steady_clock::now();
+  const int rc = WaitOrKill(pid, 20000);
+  const auto took = std::chrono::steady_clock::now() - stop_at;
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
+  close(reader);
+  ASSERT_NE(rc, -2) << "still blocked 20 s after the stop";
+  EXPECT_EQ(rc, 74);
+  // The output's grace, then stderr's: 2 s each.
+  EXPECT_LT(took, std::chrono::seconds(10));
+  // What did reach the pipe starts with whole lines: the -v lines, the
+  // header and events.
+  EXPECT_NE(out.find("biosnoop: attached"), std::string::npos);
+  EXPECT_NE(out.find("\"type\":\"event\""), std::string::npos);
 }
 
 TEST(Operations, FullOutputDiskIsAClearErrorWithWholeLines) {

@@ -1,0 +1,88 @@
+#include "diag_stream.h"
+
+#include <limits.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+constexpr int kPollStepMs = 100;
+
+struct DiagCookie {
+  int fd;
+  bool (*stopping)();
+  uint64_t grace_ns;
+  // Once stopping: when a wait for room gives up (0 until one waited).
+  uint64_t give_up_at_ns = 0;
+  bool gave_up = false;
+};
+
+// Whether `fd` has room, waiting up to `timeout_ms`.  An error condition
+// counts as room: write(2) then reports it (EPIPE for a closed reader).
+bool Room(int fd, int timeout_ms) {
+  struct pollfd pfd = {fd, POLLOUT, 0};
+  return poll(&pfd, 1, timeout_ms) == 1 &&
+         (pfd.revents & (POLLOUT | POLLERR | POLLHUP | POLLNVAL)) != 0;
+}
+
+ssize_t DiagWrite(void* cookie, const char* buf, size_t size) {
+  DiagCookie& d = *static_cast<DiagCookie*>(cookie);
+  size_t done = 0;
+  while (done < size && !d.gave_up) {
+    if (!Room(d.fd, kPollStepMs)) {
+      if (d.stopping != nullptr && d.stopping()) {
+        const uint64_t now = MonotonicNs();
+        if (d.give_up_at_ns == 0) {
+          d.give_up_at_ns = now + d.grace_ns;
+        } else if (now >= d.give_up_at_ns) {
+          d.gave_up = true;
+        }
+      }
+      continue;
+    }
+    const size_t chunk = std::min<size_t>(size - done, PIPE_BUF);
+    const ssize_t n = write(d.fd, buf + done, chunk);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && errno != EINTR && errno != EAGAIN) {
+      // stdio marks the stream in error, as it would for stderr.
+      return done > 0 ? static_cast<ssize_t>(done) : -1;
+    }
+  }
+  // Given up: what was not written is dropped, as if said.
+  return static_cast<ssize_t>(size);
+}
+
+int DiagClose(void* cookie) {
+  delete static_cast<DiagCookie*>(cookie);
+  return 0;
+}
+
+}  // namespace
+
+bool FdWritableNow(int fd) { return Room(fd, 0); }
+
+std::FILE* OpenDiagStream(int fd, bool (*stopping)(), absl::Duration grace) {
+  auto* cookie = new DiagCookie{
+      fd, stopping, static_cast<uint64_t>(absl::ToInt64Nanoseconds(grace))};
+  cookie_io_functions_t io = {};
+  io.write = DiagWrite;
+  io.close = DiagClose;
+  std::FILE* f = fopencookie(cookie, "w", io);
+  if (f == nullptr) {
+    delete cookie;
+    return nullptr;
+  }
+  // Each message is one line: out as soon as it ends.
+  setvbuf(f, nullptr, _IOLBF, 4096);
+  return f;
+}
+
+}  // namespace biosnoop
