@@ -100,6 +100,8 @@ OutputWatch::OutputWatch(LossReporter reporter,
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   thread_ = std::thread([this] { Loop(); });
+  // So it can be told apart (`top -H`, /proc/<pid>/task/*/comm).
+  pthread_setname_np(thread_.native_handle(), kThreadName);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 

@@ -72,6 +72,9 @@ class LossReporter {
 // blocked write(2) and poll.
 class OutputWatch {
  public:
+  // The thread's name (its comm).
+  static constexpr char kThreadName[] = "output-watch";
+
   // `write_started` and `read_lost` are called on the watch thread (a
   // lost count that cannot be read skips that look).  Lines go to `diag`,
   // which should not block for ever once the run is stopping (stderr may

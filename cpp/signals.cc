@@ -4,13 +4,17 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 
 namespace biosnoop {
 namespace {
 
-volatile sig_atomic_t g_stop = 0;
+// Read from other threads too (the stderr stream's writes, the output
+// watch's): an atomic, lock-free and so safe to set in a handler.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 volatile sig_atomic_t g_reopen = 0;
 // Inside an InterruptibleWrite.
 volatile sig_atomic_t g_in_write = 0;
@@ -33,7 +37,7 @@ void ArmWriteWakeup() {
 
 void OnStopSignal(int) {
   const int saved_errno = errno;
-  g_stop = 1;
+  g_stop.store(true);
   // A write blocked on a pipe nobody reads returns EINTR for this signal
   // (no SA_RESTART), or a short count; the next write(2) then blocks
   // again with no signal to come.  So while a write is under way, wake it
@@ -74,7 +78,7 @@ void RequestStopAfter(absl::Duration after) {
   ArmTimer(std::max<int64_t>(absl::ToInt64Nanoseconds(after), 1));
 }
 
-bool StopRequested() { return g_stop != 0; }
+bool StopRequested() { return g_stop.load(); }
 
 bool TakeReopenRequest() {
   if (g_reopen == 0) return false;
