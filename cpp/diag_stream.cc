@@ -67,8 +67,6 @@ int DiagClose(void* cookie) {
 
 }  // namespace
 
-bool FdWritableNow(int fd) { return Room(fd, 0); }
-
 std::FILE* OpenDiagStream(int fd, bool (*stopping)(), absl::Duration grace) {
   auto* cookie = new DiagCookie{
       fd, stopping, static_cast<uint64_t>(absl::ToInt64Nanoseconds(grace))};

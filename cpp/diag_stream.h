@@ -25,7 +25,4 @@ namespace biosnoop {
 // stream cannot be made (then use stderr itself).
 std::FILE* OpenDiagStream(int fd, bool (*stopping)(), absl::Duration grace);
 
-// Whether a write of up to PIPE_BUF bytes to `fd` would not wait now.
-bool FdWritableNow(int fd);
-
 }  // namespace biosnoop
