@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 
-#include "wall_clock.h"
+#include "stop_grace.h"
 
 namespace biosnoop {
 namespace {
@@ -17,11 +17,7 @@ constexpr int kPollStepMs = 100;
 
 struct DiagCookie {
   int fd;
-  bool (*stopping)();
-  uint64_t grace_ns;
-  // Once stopping: when a wait for room gives up (0 until one waited).
-  uint64_t give_up_at_ns = 0;
-  bool gave_up = false;
+  StopGrace stop_grace;
 };
 
 // Whether `fd` has room, waiting up to `timeout_ms`.  An error condition
@@ -35,16 +31,9 @@ bool Room(int fd, int timeout_ms) {
 ssize_t DiagWrite(void* cookie, const char* buf, size_t size) {
   DiagCookie& d = *static_cast<DiagCookie*>(cookie);
   size_t done = 0;
-  while (done < size && !d.gave_up) {
+  while (done < size && !d.stop_grace.Expired()) {
     if (!Room(d.fd, kPollStepMs)) {
-      if (d.stopping != nullptr && d.stopping()) {
-        const uint64_t now = MonotonicNs();
-        if (d.give_up_at_ns == 0) {
-          d.give_up_at_ns = now + d.grace_ns;
-        } else if (now >= d.give_up_at_ns) {
-          d.gave_up = true;
-        }
-      }
+      d.stop_grace.NoteWaited();
       continue;
     }
     const size_t chunk = std::min<size_t>(size - done, PIPE_BUF);
@@ -68,8 +57,7 @@ int DiagClose(void* cookie) {
 }  // namespace
 
 std::FILE* OpenDiagStream(int fd, bool (*stopping)(), absl::Duration grace) {
-  auto* cookie = new DiagCookie{
-      fd, stopping, static_cast<uint64_t>(absl::ToInt64Nanoseconds(grace))};
+  auto* cookie = new DiagCookie{fd, StopGrace(stopping, grace)};
   cookie_io_functions_t io = {};
   io.write = DiagWrite;
   io.close = DiagClose;

@@ -251,26 +251,19 @@ absl::Status OutputFile::Flush() {
 }
 
 void OutputFile::GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace) {
-  stopping_ = stopping;
-  grace_ns_ = static_cast<uint64_t>(absl::ToInt64Nanoseconds(grace));
-}
-
-void OutputFile::NoteBlocked() {
-  if (give_up_at_ns_ == 0 && stopping_ != nullptr && stopping_()) {
-    give_up_at_ns_ = MonotonicNs() + grace_ns_;
-  }
+  stop_grace_ = StopGrace(stopping, grace);
 }
 
 int OutputFile::PollTimeoutMs() const {
-  if (give_up_at_ns_ != 0) {
+  if (const uint64_t give_up_at = stop_grace_.give_up_at_ns(); give_up_at != 0) {
     const uint64_t now = MonotonicNs();
-    return now >= give_up_at_ns_
+    return now >= give_up_at
                ? 0
-               : static_cast<int>((give_up_at_ns_ - now) / 1000000 + 1);
+               : static_cast<int>((give_up_at - now) / 1000000 + 1);
   }
   // A stop signal interrupts poll(2), but one landing just before the call
   // would not: look again now and then.
-  if (stopping_ != nullptr) {
+  if (stop_grace_.armed()) {
     return static_cast<int>(
         absl::ToInt64Milliseconds(InterruptibleWrite::kWriteWakeup));
   }
@@ -288,13 +281,13 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
   // A regular file has no reader to wait for (and the kernel does not
   // interrupt its writes); anything else may block until a stop cuts in.
   std::optional<InterruptibleWrite> interruptible;
-  if (stopping_ != nullptr && !is_regular_) interruptible.emplace();
+  if (stop_grace_.armed() && !is_regular_) interruptible.emplace();
   write_started_ns_.store(MonotonicNs(), std::memory_order_relaxed);
   size_t done = 0;
   int err = 0;
   bool gave_up = false;
   while (done < data.size()) {
-    if (give_up_at_ns_ != 0 && MonotonicNs() >= give_up_at_ns_) {
+    if (stop_grace_.Expired()) {
       gave_up = true;
       break;
     }
@@ -302,16 +295,16 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
     if (n > 0) {
       done += static_cast<size_t>(n);
       // Short: the pipe filled and a signal ended the wait.
-      if (done < data.size()) NoteBlocked();
+      if (done < data.size()) stop_grace_.NoteWaited();
       continue;
     }
     if (n < 0 && errno == EINTR) {
-      NoteBlocked();
+      stop_grace_.NoteWaited();
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       // stdout may be a non-blocking pipe inherited from the caller.
-      NoteBlocked();
+      stop_grace_.NoteWaited();
       struct pollfd pfd = {fd_, POLLOUT, 0};
       (void)poll(&pfd, 1, PollTimeoutMs());
       continue;
@@ -339,7 +332,7 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
     stalled_ = absl::DeadlineExceededError(absl::StrCat(
         "writing ", DisplayName(), ": output stalled: the reader did not ",
         "take what was left within ",
-        absl::FormatDuration(absl::Nanoseconds(grace_ns_)),
+        absl::FormatDuration(stop_grace_.grace()),
         " of the stop request; the events not written are counted as "
         "dropped",
         cut > 0 ? absl::StrFormat("; the last record written is cut short "

@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "stop_grace.h"
 
 namespace biosnoop {
 
@@ -178,9 +179,6 @@ class OutputFile {
   // After a failed write to a regular file: cuts off the `partial_bytes`
   // of an incomplete record that precede the file offset.
   absl::Status TrimPartialRecord(size_t partial_bytes);
-  // A write did not finish at once: if the run is stopping, the grace
-  // starts now (once).
-  void NoteBlocked();
   // How long poll(2) may wait for room on a non-blocking fd, in ms.
   int PollTimeoutMs() const;
 
@@ -198,11 +196,8 @@ class OutputFile {
   uint64_t records_written_ = 0;
   uint64_t bytes_written_ = 0;
   uint64_t records_dropped_ = 0;
-  // GiveUpWhenStopping(): the stop check, the grace, and when a blocked
-  // write gives up (CLOCK_MONOTONIC ns; 0 until it blocked while stopping).
-  bool (*stopping_)() = nullptr;
-  uint64_t grace_ns_ = 0;
-  uint64_t give_up_at_ns_ = 0;
+  // GiveUpWhenStopping(): how long a blocked write goes on once stopping.
+  StopGrace stop_grace_;
   // Once a write gave up: the error every later write returns at once.
   absl::Status stalled_;
   // See write_started_ns().
