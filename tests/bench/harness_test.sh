@@ -170,6 +170,33 @@ check "interrupt: no loop device left" 0 "$(loops_here)"
 check "interrupt: no process left" 0 "$(procs_here)"
 check "interrupt: work directory emptied" "" "$(files_here)"
 
+# --- hook_floor with a subset of hooks (the floor ladder) -------------------
+# Only the named hooks get a program: what the kernel shows attached.
+floor=$BIOSNOOP_BUILD_DIR/tools/bench/hook_floor
+rc=0
+err=$("$floor" issue,bogus 2>&1) || rc=$?
+check "hook_floor: an unknown hook is bad usage" 64 "$rc"
+contains "hook_floor: says what it takes" "submit, issue, complete" "$err"
+"$floor" issue,complete 2>"$work/floor.err" &
+fpid=$!
+for ((i = 0; i < 100; i++)); do
+  grep -q "stop with SIGINT" "$work/floor.err" 2>/dev/null && break
+  sleep 0.1
+done
+check "hook_floor issue,complete: says what it attached" \
+  "hook_floor: empty programs on block_rq_issue block_rq_complete; stop with SIGINT" \
+  "$(cat "$work/floor.err")"
+# The programs of the process: their names, from its file descriptors.
+progs=$(for id in $(awk '/^prog_id:/ { print $2 }' /proc/"$fpid"/fdinfo/* 2>/dev/null | sort -u); do
+  bpftool prog show id "$id" --json | jq -r .name
+done | sort | paste -sd,)
+check "hook_floor issue,complete: loaded programs" "floor_rq_complete,floor_rq_issue" "$progs"
+kill -INT "$fpid"
+rc=0
+wait "$fpid" || rc=$?
+check "hook_floor: stops on SIGINT" 0 "$rc"
+rm -f "$work/floor.err"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed; harness stderr:"
   tail -30 "$work/stderr"

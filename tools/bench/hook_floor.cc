@@ -4,6 +4,10 @@
 // The benchmark harness (tools/bench/run, configuration `floor`) measures
 // fio's IOPS under it beside biosnoop: the cost of the hooks themselves,
 // which no tracer built on them can go below.  See hook_floor.bpf.c.
+//
+// `hook_floor submit,issue` (any subset of submit, issue, complete)
+// attaches only those, so that a series can measure what each hook costs
+// by itself (the "floor ladder" in BENCHMARKS.md).
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <signal.h>
@@ -11,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "hook_floor.skel.h"
 #include "kernel_btf.h"
@@ -27,14 +32,39 @@ int Fail(const char* what, int err) {
   return 1;
 }
 
+struct Hooks {
+  bool submit = true;
+  bool issue = true;
+  bool complete = true;
+};
+
+// "submit,issue,complete" or any non-empty subset; false on anything else.
+bool ParseHooks(const char* list, Hooks* hooks) {
+  *hooks = Hooks{false, false, false};
+  std::string rest = list;
+  while (true) {
+    const size_t comma = rest.find(',');
+    const std::string name = rest.substr(0, comma);
+    if (name == "submit") hooks->submit = true;
+    else if (name == "issue") hooks->issue = true;
+    else if (name == "complete") hooks->complete = true;
+    else return false;
+    if (comma == std::string::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 1) {
+  Hooks hooks;
+  if (argc > 2 || (argc == 2 && !ParseHooks(argv[1], &hooks))) {
     fprintf(stderr,
-            "usage: %s\n"
+            "usage: %s [HOOKS]\n"
             "Attaches empty BPF programs to biosnoop's per-I/O tracepoints\n"
-            "(submission, issue, completion) until SIGINT or SIGTERM.\n",
+            "until SIGINT or SIGTERM.  HOOKS: a comma-separated subset of\n"
+            "submit, issue, complete (default: all three).\n",
             argv[0]);
     return 64;
   }
@@ -54,18 +84,20 @@ int main(int argc, char** argv) {
 
   hook_floor_bpf* skel = hook_floor_bpf__open();
   if (skel == nullptr) return Fail("open BPF object", errno);
-  bpf_program__set_autoload(skel->progs.floor_io_start, io_start);
-  bpf_program__set_autoload(skel->progs.floor_rq_insert, !io_start);
+  bpf_program__set_autoload(skel->progs.floor_io_start, hooks.submit && io_start);
+  bpf_program__set_autoload(skel->progs.floor_rq_insert, hooks.submit && !io_start);
+  bpf_program__set_autoload(skel->progs.floor_rq_issue, hooks.issue);
+  bpf_program__set_autoload(skel->progs.floor_rq_complete, hooks.complete);
   int err = hook_floor_bpf__load(skel);
   if (err == 0) err = hook_floor_bpf__attach(skel);
   if (err != 0) {
     hook_floor_bpf__destroy(skel);
     return Fail("load and attach", err);
   }
-  fprintf(stderr,
-          "hook_floor: empty programs on %s, block_rq_issue, block_rq_complete; "
-          "stop with SIGINT\n",
-          io_start ? "block_io_start" : "block_rq_insert");
+  fprintf(stderr, "hook_floor: empty programs on%s%s%s; stop with SIGINT\n",
+          !hooks.submit ? "" : io_start ? " block_io_start" : " block_rq_insert",
+          hooks.issue ? " block_rq_issue" : "",
+          hooks.complete ? " block_rq_complete" : "");
   int sig = 0;
   sigwait(&stop, &sig);
   hook_floor_bpf__destroy(skel);
