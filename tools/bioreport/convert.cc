@@ -17,6 +17,11 @@ absl::Status Convert(StreamSet* inputs, const Filter& filter, StreamFormat to,
             return absl::OkStatus();
           }
           ++counts->events;
+        } else if (rec.kind == RecordKind::kStuck) {
+          // Selected like the events, but not counted as one.
+          if (!filter.Matches(rec.stuck, ToNs(rec.stuck.timestamp()))) {
+            return absl::OkStatus();
+          }
         }
         buffer.clear();
         if (to == StreamFormat::kProtobuf) {

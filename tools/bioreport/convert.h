@@ -1,8 +1,8 @@
 #pragma once
 
-// Conversion between the stream formats: every record (events that pass
-// the filter; headers, stats and summaries always) written in the other
-// format.
+// Conversion between the stream formats: every record (events and stuck
+// records that pass the filter; headers, stats and summaries always)
+// written in the other format.
 // Lossless: converting back gives the same records (record_writer.h).
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace biosnoop::report {
 
 struct ConvertCounts {
   uint64_t records = 0;
-  uint64_t events = 0;
+  uint64_t events = 0;  // stuck records are records, not events
 };
 
 // `to` is kJsonLines or kProtobuf, and `out` must have the matching

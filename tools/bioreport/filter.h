@@ -1,9 +1,12 @@
 #pragma once
 
 // Which events a report counts: --since/--until, --disk, --pid, --comm,
-// --op, --min-us.  Headers and stats are never filtered (loss figures are
-// those of whole runs); summary records are selected by the baseline
-// report's own rules (baseline.h).
+// --op, --min-us.  Stuck records (requests still in flight) are selected
+// by the same filters but --min-us: they have no latency (the request has
+// not completed), and a hung disk must not vanish from a report because
+// its requests have not hung for N microseconds yet.  Headers and stats
+// are never filtered (loss figures are those of whole runs); summary
+// records are selected by the baseline report's own rules (baseline.h).
 
 #include <cstdint>
 #include <optional>
@@ -24,6 +27,8 @@ struct Filter {
 
   // `ns` is the event's timestamp in ns (already validated by the reader).
   bool Matches(const v1::Event& e, int64_t ns) const;
+  // The same for a stuck record, but min_us (see above).
+  bool Matches(const v1::Stuck& k, int64_t ns) const;
   bool InWindow(int64_t ns) const {
     return (!since_ns || ns >= *since_ns) && (!until_ns || ns < *until_ns);
   }

@@ -40,7 +40,16 @@ constexpr Key kHeaderKeys[] = {
     {"start_time", 4},     {"biosnoop_version", 5}, {"kernel_release", 6},
     {"min_us", 7},         {"queued", 8},       {"disk_filter", 9},
     {"pid_filter", 10},    {"comm_filter", 11}, {"op_filter", 12},
-    {"ringbuf_kib", 13},
+    {"ringbuf_kib", 13},   {"stuck_after_us", 14},
+};
+
+constexpr Key kStuckKeys[] = {
+    {"timestamp", 1},    {"host", 2},         {"disk", 3},
+    {"partition", 4},    {"dev", 5},          {"op", 6},
+    {"rwbs", 7},         {"sector", 8},       {"bytes", 9},
+    {"inflight_us", 10}, {"queue_us", 11},    {"queue_depth", 12},
+    {"pid", 13},         {"tid", 14},         {"comm", 15},
+    {"comm_raw", 16},
 };
 
 constexpr Key kStatsKeys[] = {
@@ -62,10 +71,11 @@ constexpr Key kSummaryGroupKeys[] = {
 };
 
 // The keys a record must carry (bit n: field n): every key biosnoop
-// writes for its kind, but an event's nullable ones (partition, queue_us,
-// comm_raw, error), whose absence reads as null, and a stats record's
-// "unfinished" and a summary group's "errors" (counted from a later
-// version on: absent reads as 0, as those runs counted none).  A record
+// writes for its kind, but an event's or stuck record's nullable ones
+// (partition, queue_us, comm_raw, error), whose absence reads as null, and
+// a stats record's "unfinished", a summary group's "errors" and a header's
+// "stuck_after_us" (from later versions on: absent reads as 0, as those
+// runs counted no failures and reported no stuck requests).  A record
 // without one of them is not read with a zero standing in: a log pipeline
 // that dropped "latency_us" or "error_code" would turn slow or failed I/O
 // into fast, clean I/O, one that dropped "lost" would hide a loss, and one
@@ -76,6 +86,8 @@ constexpr uint32_t Fields(int first, int last) {
 }
 constexpr uint32_t kRequiredEventFields =
     Fields(1, 20) & ~((1u << 4) | (1u << 12) | (1u << 17) | (1u << 19));
+constexpr uint32_t kRequiredStuckFields =
+    Fields(1, 16) & ~((1u << 4) | (1u << 11) | (1u << 16));
 constexpr uint32_t kRequiredHeaderFields = Fields(1, 13);
 constexpr uint32_t kRequiredStatsFields = Fields(1, 14);
 constexpr uint32_t kRequiredSummaryFields = Fields(1, 4);
@@ -91,6 +103,8 @@ struct Schema {
 
 constexpr Schema kEventSchema{"event", kEventKeys, kRequiredEventFields};
 constexpr Schema kHeaderSchema{"header", kHeaderKeys, kRequiredHeaderFields};
+constexpr Schema kStuckSchema{"stuck record", kStuckKeys,
+                              kRequiredStuckFields};
 constexpr Schema kStatsSchema{"stats record", kStatsKeys, kRequiredStatsFields};
 constexpr Schema kSummarySchema{"summary", kSummaryKeys,
                                 kRequiredSummaryFields};
@@ -102,6 +116,7 @@ const Schema& SchemaOf(RecordKind kind) {
     case RecordKind::kHeader: return kHeaderSchema;
     case RecordKind::kStats: return kStatsSchema;
     case RecordKind::kSummary: return kSummarySchema;
+    case RecordKind::kStuck: return kStuckSchema;
     case RecordKind::kEvent: break;
   }
   return kEventSchema;
@@ -204,6 +219,34 @@ class ValueReader {
   std::string& key_scratch_;
 };
 
+// comm_raw: hex digit pairs, or null (unset).
+template <typename Message>
+absl::Status CommRaw(ValueReader& r, Message* m) {
+  if (r.lex().ConsumeNull()) {
+    m->clear_comm_raw();
+    return absl::OkStatus();
+  }
+  absl::string_view hex;
+  if (absl::Status s = r.View(&hex); !s.ok()) return s;
+  if (!DecodeHex(hex, m->mutable_comm_raw())) {
+    return absl::InvalidArgumentError("comm_raw is not hex digit pairs");
+  }
+  return absl::OkStatus();
+}
+
+// queue_us: an integer, or null (unset).
+template <typename Message>
+absl::Status QueueUs(ValueReader& r, Message* m) {
+  if (r.lex().ConsumeNull()) {
+    m->clear_queue_us();
+    return absl::OkStatus();
+  }
+  uint64_t u = 0;
+  absl::Status s = r.U64(kU64, &u);
+  m->set_queue_us(u);
+  return s;
+}
+
 absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
   uint64_t u = 0;
   absl::Status s;
@@ -221,30 +264,12 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
     case 9: s = r.U64(kU32, &u); e->set_bytes(static_cast<uint32_t>(u)); return s;
     case 10: s = r.U64(kU64, &u); e->set_latency_us(u); return s;
     case 11: s = r.U64(kU64, &u); e->set_device_us(u); return s;
-    case 12:
-      if (r.lex().ConsumeNull()) {
-        e->clear_queue_us();
-        return absl::OkStatus();
-      }
-      s = r.U64(kU64, &u);
-      e->set_queue_us(u);
-      return s;
+    case 12: return QueueUs(r, e);
     case 13: s = r.U64(kU32, &u); e->set_queue_depth(static_cast<uint32_t>(u)); return s;
     case 14: s = r.U64(kU32, &u); e->set_pid(static_cast<uint32_t>(u)); return s;
     case 15: s = r.U64(kU32, &u); e->set_tid(static_cast<uint32_t>(u)); return s;
     case 16: return r.Str(e->mutable_comm());
-    case 17: {
-      if (r.lex().ConsumeNull()) {
-        e->clear_comm_raw();
-        return absl::OkStatus();
-      }
-      absl::string_view hex;
-      if (s = r.View(&hex); !s.ok()) return s;
-      if (!DecodeHex(hex, e->mutable_comm_raw())) {
-        return absl::InvalidArgumentError("comm_raw is not hex digit pairs");
-      }
-      return absl::OkStatus();
-    }
+    case 17: return CommRaw(r, e);
     case 18: {
       int64_t v = 0;
       s = r.lex().Int(std::numeric_limits<int32_t>::min(),
@@ -256,6 +281,33 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
       return r.NullableStr([e] { e->clear_error(); },
                            [e] { return e->mutable_error(); });
     case 20: s = r.U64(kU64, &u); e->set_seq(u); return s;
+  }
+  return r.lex().SkipValue();
+}
+
+// A stuck record's fields: those it shares with an event read the same way.
+absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case 1: return r.Time(k->mutable_timestamp());
+    case 2: return r.Str(k->mutable_host());
+    case 3: return r.Str(k->mutable_disk());
+    case 4:
+      return r.NullableStr([k] { k->clear_partition(); },
+                           [k] { return k->mutable_partition(); });
+    case 5: return r.Str(k->mutable_dev());
+    case 6: return r.Str(k->mutable_op());
+    case 7: return r.Str(k->mutable_rwbs());
+    case 8: s = r.U64(kU64, &u); k->set_sector(u); return s;
+    case 9: s = r.U64(kU32, &u); k->set_bytes(static_cast<uint32_t>(u)); return s;
+    case 10: s = r.U64(kU64, &u); k->set_inflight_us(u); return s;
+    case 11: return QueueUs(r, k);
+    case 12: s = r.U64(kU32, &u); k->set_queue_depth(static_cast<uint32_t>(u)); return s;
+    case 13: s = r.U64(kU32, &u); k->set_pid(static_cast<uint32_t>(u)); return s;
+    case 14: s = r.U64(kU32, &u); k->set_tid(static_cast<uint32_t>(u)); return s;
+    case 15: return r.Str(k->mutable_comm());
+    case 16: return CommRaw(r, k);
   }
   return r.lex().SkipValue();
 }
@@ -282,6 +334,7 @@ absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
     case 11: return r.Str(h->mutable_comm_filter());
     case 12: return r.Str(h->mutable_op_filter());
     case 13: s = r.U64(kU32, &u); h->set_ringbuf_kib(static_cast<uint32_t>(u)); return s;
+    case 14: s = r.U64(kU64, &u); h->set_stuck_after_us(u); return s;
   }
   return r.lex().SkipValue();
 }
@@ -424,6 +477,7 @@ absl::StatusOr<RecordKind> KindFromName(absl::string_view name) {
   if (name == "header") return RecordKind::kHeader;
   if (name == "stats") return RecordKind::kStats;
   if (name == "summary") return RecordKind::kSummary;
+  if (name == "stuck") return RecordKind::kStuck;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown record type \"", name, "\""));
 }
@@ -472,6 +526,8 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
     kind = RecordKind::kStats;
   } else if (line.substr(0, 18) == "{\"type\":\"summary\",") {
     kind = RecordKind::kSummary;
+  } else if (line.substr(0, 16) == "{\"type\":\"stuck\",") {
+    kind = RecordKind::kStuck;
   } else {
     absl::StatusOr<RecordKind> k = ScanForKind(line, &key_scratch_);
     if (!k.ok()) return k.status();
@@ -520,6 +576,9 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
           break;
         case RecordKind::kSummary:
           s = SummaryField(field, reader, &rec->summary);
+          break;
+        case RecordKind::kStuck:
+          s = StuckField(field, reader, &rec->stuck);
           break;
       }
       fields_seen |= 1u << field;

@@ -37,20 +37,22 @@ absl::Status CheckTimestamp(const char* record, const char* field,
 // without a time, disk, device or operation (a record cut down by some
 // pipeline, or not biosnoop's) is refused rather than reported at the epoch
 // or under a disk named "".  The JSON parser also wants every non-nullable
-// key present.
-absl::Status CheckEvent(const v1::Event& e) {
-  if (absl::Status s = CheckTimestamp("event", "timestamp", e.timestamp());
+// key present.  A stuck record (the same request fields, found in flight)
+// is held to the same rules: `what` is "event" or "stuck record".
+template <typename Message>
+absl::Status CheckRequest(const char* what, const Message& m) {
+  if (absl::Status s = CheckTimestamp(what, "timestamp", m.timestamp());
       !s.ok()) {
     return s;
   }
   for (const auto& [name, value] :
-       {std::pair<const char*, const std::string*>{"disk", &e.disk()},
-        {"dev", &e.dev()},
-        {"op", &e.op()},
-        {"rwbs", &e.rwbs()}}) {
+       {std::pair<const char*, const std::string*>{"disk", &m.disk()},
+        {"dev", &m.dev()},
+        {"op", &m.op()},
+        {"rwbs", &m.rwbs()}}) {
     if (value->empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("event with no \"", name, "\""));
+          absl::StrCat(what, " with no \"", name, "\""));
     }
   }
   return absl::OkStatus();
@@ -95,13 +97,20 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec) {
       ResetKeepingTimestamp(&rec->summary, &v1::Summary::release_timestamp,
                             &v1::Summary::set_allocated_timestamp);
       break;
+    case RecordKind::kStuck:
+      ResetKeepingTimestamp(&rec->stuck, &v1::Stuck::release_timestamp,
+                            &v1::Stuck::set_allocated_timestamp);
+      break;
   }
 }
 
 absl::Status ValidateRecord(ParsedRecord* rec) {
   switch (rec->kind) {
     case RecordKind::kEvent: {
-      return CheckEvent(rec->event);
+      return CheckRequest("event", rec->event);
+    }
+    case RecordKind::kStuck: {
+      return CheckRequest("stuck record", rec->stuck);
     }
     case RecordKind::kHeader: {
       // The version biosnoop writes is the one this bioreport reads: a
@@ -150,7 +159,7 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
 
 absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
                                       ParsedRecord* rec) {
-  // What biosnoop writes: one field (1 to 4, length-delimited) holding
+  // What biosnoop writes: one field (1 to 5, length-delimited) holding
   // the whole member.  Parsing the member into the reused message directly
   // keeps its strings' capacity; a general Record parse would free and
   // reallocate the member each time.
@@ -158,7 +167,8 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
   const size_t n = bytes.size();
   bool parsed = false;
   if (n >= 2 &&
-      (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a || p[0] == 0x22)) {
+      (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a || p[0] == 0x22 ||
+       p[0] == 0x2a)) {
     uint64_t len = 0;
     size_t i = 1;
     int shift = 0;
@@ -188,9 +198,13 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
           ResetForKind(RecordKind::kStats, rec);
           ok = MergeFrom(payload, size, &rec->stats);
           break;
-        default:
+        case 0x22:
           ResetForKind(RecordKind::kSummary, rec);
           ok = MergeFrom(payload, size, &rec->summary);
+          break;
+        default:
+          ResetForKind(RecordKind::kStuck, rec);
+          ok = MergeFrom(payload, size, &rec->stuck);
           break;
       }
       if (!ok) {
@@ -222,9 +236,14 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
         rec->kind = RecordKind::kSummary;
         rec->summary.Swap(scratch_.mutable_summary());
         break;
+      case v1::Record::kStuck:
+        rec->kind = RecordKind::kStuck;
+        rec->stuck.Swap(scratch_.mutable_stuck());
+        break;
       case v1::Record::KIND_NOT_SET:
         return absl::InvalidArgumentError(
-            "record holds no header, event, stats or summary (unknown kind?)");
+            "record holds no header, event, stats, summary or stuck record "
+            "(unknown kind?)");
     }
   }
   return ValidateRecord(rec);

@@ -8,6 +8,7 @@ const char* RecordKindName(RecordKind kind) {
     case RecordKind::kEvent: return "event";
     case RecordKind::kStats: return "stats";
     case RecordKind::kSummary: return "summary";
+    case RecordKind::kStuck: return "stuck";
   }
   return "event";
 }

@@ -7,7 +7,7 @@
 
 namespace biosnoop::report {
 
-enum class RecordKind { kHeader, kEvent, kStats, kSummary };
+enum class RecordKind { kHeader, kEvent, kStats, kSummary, kStuck };
 
 // Only the message named by `kind` is meaningful.  Readers reuse one
 // ParsedRecord for a whole stream, so that the messages' strings keep their
@@ -17,21 +17,27 @@ enum class RecordKind { kHeader, kEvent, kStats, kSummary };
 // set; an absent one reads as the epoch) is within the int64-nanosecond
 // range, a Stats' elapsed_s is finite, a Summary's interval_s is between 0
 // and 100 years (record_parsers.h), a
-// SummaryGroup's histograms have at most kMaxSummaryBuckets buckets, and all
+// SummaryGroup's histograms have at most kMaxSummaryBuckets buckets, an
+// event or stuck record names its disk, device, op and rwbs, and all
 // strings are valid UTF-8.
+//
+// A Stuck record (a request still in flight past biosnoop's --stuck-after)
+// is not an event: it has no seq, and biosnoop does not count it in
+// `written`; reports keep it apart from the events.
 struct ParsedRecord {
   RecordKind kind = RecordKind::kEvent;
   v1::StreamHeader header;
   v1::Event event;
   v1::Stats stats;
   v1::Summary summary;
+  v1::Stuck stuck;
 };
 
 // The most buckets a SummaryGroup histogram may have: one per bit of a
 // uint64 value (biosnoop writes at most 32).
 inline constexpr int kMaxSummaryBuckets = 64;
 
-// "header", "event", "stats", "summary": the oneof member names.
+// "header", "event", "stats", "summary", "stuck": the oneof member names.
 const char* RecordKindName(RecordKind kind);
 
 }  // namespace biosnoop::report

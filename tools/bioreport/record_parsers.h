@@ -16,7 +16,7 @@ namespace biosnoop::report {
 // One JSON Lines line (without its '\n') -> a record.
 //
 // The line is one JSON object.  Its "type" ("event", "header", "stats",
-// "summary") names the Record member; a line without "type" is an event (the format
+// "summary", "stuck") names the Record member; a line without "type" is an event (the format
 // before typed lines).  Every other key is a field of that message, in any
 // order, each at most once (a known key or "type" given twice is an
 // error: which value was meant is unknown); unknown keys are skipped
@@ -24,6 +24,9 @@ namespace biosnoop::report {
 // strings (timestamps as RFC 3339; comm_raw as hex), integers in the
 // field's range (no fraction, no exponent), true/false, and null for
 // the optional fields (partition, queue_us, comm_raw, error), meaning unset;
+// every key biosnoop writes must be there, but those optional ones and the
+// keys later versions added (a header's stuck_after_us, a stats record's
+// unfinished, a summary group's errors), which read as 0 when absent;
 // a summary's "groups" is an array of objects (SummaryGroup fields, unknown
 // keys skipped) and its histograms arrays of at most kMaxSummaryBuckets
 // integers.
@@ -61,7 +64,8 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec);
 // Checks and normalizes what both parsers promise (record.h): sets an
 // absent timestamp to the epoch; rejects a header whose format_version is
 // not the one biosnoop writes (kStreamFormatVersion), out-of-range
-// timestamps, a non-finite elapsed_s, an interval_s outside 0 to 100 years, and
+// timestamps, an event or stuck record without a time, disk, dev, op or
+// rwbs, a non-finite elapsed_s, an interval_s outside 0 to 100 years, and
 // over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 

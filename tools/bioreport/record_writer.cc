@@ -63,6 +63,41 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   absl::StrAppend(out, ",\"seq\":", e.seq(), "}\n");
 }
 
+// A stuck line as biosnoop writes it: the fields it shares with an event
+// laid out as there, in schema order; comm_raw only when set.
+void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
+  out->append("{\"type\":\"stuck\",\"timestamp\":\"");
+  AppendRfc3339Nanos(ToNs(k.timestamp()), out);
+  out->append("\",\"host\":");
+  AppendJsonString(k.host(), out);
+  Key("disk", out);
+  AppendJsonString(k.disk(), out);
+  NullableString("partition", k.has_partition(), k.partition(), out);
+  Key("dev", out);
+  AppendJsonString(k.dev(), out);
+  Key("op", out);
+  AppendJsonString(k.op(), out);
+  Key("rwbs", out);
+  AppendJsonString(k.rwbs(), out);
+  absl::StrAppend(out, ",\"sector\":", k.sector(), ",\"bytes\":", k.bytes(),
+                  ",\"inflight_us\":", k.inflight_us(), ",\"queue_us\":");
+  if (k.has_queue_us()) {
+    absl::StrAppend(out, k.queue_us());
+  } else {
+    out->append("null");
+  }
+  absl::StrAppend(out, ",\"queue_depth\":", k.queue_depth(),
+                  ",\"pid\":", k.pid(), ",\"tid\":", k.tid());
+  Key("comm", out);
+  AppendJsonString(k.comm(), out);
+  if (k.has_comm_raw()) {
+    out->append(",\"comm_raw\":\"");
+    AppendLowerHex(k.comm_raw(), out);
+    out->push_back('"');
+  }
+  out->append("}\n");
+}
+
 absl::Span<const uint64_t> SpanOf(
     const google::protobuf::RepeatedField<uint64_t>& values) {
   return absl::MakeConstSpan(values.data(), values.size());
@@ -95,21 +130,36 @@ void AppendSummaryRecordJson(const v1::Summary& s, std::string* out) {
   out->append("]}\n");
 }
 
-StreamInfo InfoOf(const v1::StreamHeader& h) {
-  StreamInfo info;
-  info.host = h.host();
-  info.boot_id = h.boot_id();
-  info.start_realtime_ns = ToNs(h.start_time());
-  info.biosnoop_version = h.biosnoop_version();
-  info.kernel_release = h.kernel_release();
-  info.min_us = h.min_us();
-  info.queued = h.queued();
-  info.disk_filter = h.disk_filter();
-  info.pid_filter = h.pid_filter();
-  info.comm_filter = h.comm_filter();
-  info.op_filter = h.op_filter();
-  info.ringbuf_kib = h.ringbuf_kib();
-  return info;
+// The header line biosnoop writes (AppendHeaderJson()'s layout): every
+// field, zeros and empty strings included, in schema order.  Written here
+// rather than through AppendHeaderJson() so that every field of the
+// message, stuck_after_us included, is copied whatever StreamInfo holds.
+// stuck_after_us is always written, as biosnoop does: a header from before
+// it had the field converts with "stuck_after_us":0 (no stuck records),
+// which is what its absence meant.
+void AppendHeaderRecordJson(const v1::StreamHeader& h, std::string* out) {
+  absl::StrAppend(out, "{\"type\":\"header\",\"format_version\":",
+                  h.format_version(), ",\"host\":");
+  AppendJsonString(h.host(), out);
+  Key("boot_id", out);
+  AppendJsonString(h.boot_id(), out);
+  out->append(",\"start_time\":\"");
+  AppendRfc3339Nanos(ToNs(h.start_time()), out);
+  out->append("\",\"biosnoop_version\":");
+  AppendJsonString(h.biosnoop_version(), out);
+  Key("kernel_release", out);
+  AppendJsonString(h.kernel_release(), out);
+  absl::StrAppend(out, ",\"min_us\":", h.min_us(),
+                  ",\"queued\":", h.queued() ? "true" : "false");
+  Key("disk_filter", out);
+  AppendJsonString(h.disk_filter(), out);
+  absl::StrAppend(out, ",\"pid_filter\":", h.pid_filter());
+  Key("comm_filter", out);
+  AppendJsonString(h.comm_filter(), out);
+  Key("op_filter", out);
+  AppendJsonString(h.op_filter(), out);
+  absl::StrAppend(out, ",\"ringbuf_kib\":", h.ringbuf_kib(),
+                  ",\"stuck_after_us\":", h.stuck_after_us(), "}\n");
 }
 
 StatsSnapshot SnapshotOf(const v1::Stats& s) {
@@ -140,13 +190,16 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
       AppendEventRecordJson(rec.event, out);
       return;
     case RecordKind::kHeader:
-      AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
+      AppendHeaderRecordJson(rec.header, out);
       return;
     case RecordKind::kStats:
       AppendStatsJson(SnapshotOf(rec.stats), out);
       return;
     case RecordKind::kSummary:
       AppendSummaryRecordJson(rec.summary, out);
+      return;
+    case RecordKind::kStuck:
+      AppendStuckRecordJson(rec.stuck, out);
       return;
   }
 }
@@ -167,6 +220,9 @@ void AppendRecordProto(const ParsedRecord& rec, std::string* out) {
   } else if (rec.kind == RecordKind::kSummary) {
     member = &rec.summary;
     tag = 0x22;
+  } else if (rec.kind == RecordKind::kStuck) {
+    member = &rec.stuck;
+    tag = 0x2a;
   }
   const auto size = static_cast<uint32_t>(member->ByteSizeLong());
   const uint32_t record_size = 1 + CodedOutputStream::VarintSize32(size) + size;

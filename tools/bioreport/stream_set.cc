@@ -18,6 +18,7 @@ int64_t RecordTime(const ParsedRecord& rec) {
     case RecordKind::kEvent: return ToNs(rec.event.timestamp());
     case RecordKind::kStats: return ToNs(rec.stats.timestamp());
     case RecordKind::kSummary: return ToNs(rec.summary.timestamp());
+    case RecordKind::kStuck: return ToNs(rec.stuck.timestamp());
   }
   return 0;
 }
