@@ -42,8 +42,9 @@ constexpr char kUsage[] =
     "            operation, slow share, bytes, estimated p50 and p99\n"
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
-    "Filters (events; for baseline, --since/--until select summary\n"
-    "intervals by their end, -d/--op their groups; each at most once):\n"
+    "Filters (events, and stuck records but --min-us; for baseline,\n"
+    "--since/--until select summary intervals by their end, -d/--op their\n"
+    "groups; each at most once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
@@ -417,6 +418,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   Aggregator agg(agg_options);
   const Filter& filter = o.filter;
   BaselineCollector baseline(filter);
+  StuckCollector stuck;
   absl::Status s = set->ForEach(
       [&agg](const RecordReader&) { agg.StartInput(); },
       [&](const ParsedRecord& rec) -> absl::Status {
@@ -436,6 +438,15 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           baseline.Add(rec.summary);
           return absl::OkStatus();
         }
+        if (rec.kind == RecordKind::kStuck) {
+          // Not an event: no seq (so no part in the loss figures), not in
+          // the event counts; selected by the event filters but --min-us.
+          const int64_t ns = ToNs(rec.stuck.timestamp());
+          if (filter.InWindow(ns)) agg.AddRecordTime(ns);
+          if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
+          return absl::OkStatus();
+        }
+        if (rec.kind == RecordKind::kHeader) stuck.AddHeader(rec.header);
         const int64_t ns = rec.kind == RecordKind::kHeader
                                ? ToNs(rec.header.start_time())
                                : ToNs(rec.stats.timestamp());
@@ -454,6 +465,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   in.inputs = input_count;
   in.formats = set->formats();
   in.baseline = &baseline;
+  in.stuck = &stuck;
   std::string text;
   if (o.report == "summary") text = SummaryReport(in, o.report_options);
   if (o.report == "hist") text = HistReport(in, o.report_options);

@@ -13,6 +13,7 @@
 #include "aggregator.h"
 #include "baseline.h"
 #include "stream_set.h"
+#include "stuck.h"
 
 namespace biosnoop::report {
 
@@ -31,6 +32,7 @@ struct ReportInput {
   size_t inputs = 0;
   std::string formats;  // "jsonl", "proto", ...
   const BaselineCollector* baseline = nullptr;  // for the baseline forms
+  const StuckCollector* stuck = nullptr;  // stuck records (may be null)
 };
 
 // Empty when nothing is wrong.  Otherwise "WARNING: ..." lines, a blank
@@ -48,6 +50,8 @@ std::string FormatWarningBlock(absl::string_view what,
 
 // Per disk and operation, then all: count, bytes, min, mean, p50, p90,
 // p99, p99.9, max latency, errors.  Percentiles are exact (nearest rank).
+// When the stream has stuck records, their section (StuckSection) comes
+// first, after the heading.
 std::string SummaryReport(const ReportInput& in, const ReportOptions& opt);
 
 // log2 latency histogram(s) as biolatency prints them.
@@ -67,7 +71,8 @@ std::string ErrorsReport(const ReportInput& in, const ReportOptions& opt);
 std::string CsvReport(const ReportInput& in);
 
 // One JSON object and '\n': duration, event counts, tail events over the
-// threshold, highest bucket, latency figures, errors and loss figures.
+// threshold, highest bucket, latency figures, errors, loss figures, and
+// the stuck requests (AppendStuckJson; never counted as events).
 std::string JsonReport(const ReportInput& in);
 
 // The baseline, from summary records (baseline.h; report_baseline.cc):
@@ -95,6 +100,20 @@ std::string BaselineWarningBlock(const ReportInput& in);
 // Why the baseline has no rows ("no summary records in this stream", ...),
 // or empty when it has some.
 std::string BaselineEmptyReason(const ReportInput& in);
+
+// Stuck records (report_stuck.cc), empty when there are none: the section
+// of the summary form (how many, still in flight after how long; per
+// disk: count, longest in flight, first and last found; the
+// StuckCollector::kLongest longest requests: time, disk, op, sector,
+// bytes, in flight, pid, comm), and the one line the other text forms
+// print after their WARNING block.
+std::string StuckSection(const ReportInput& in, const ReportOptions& opt);
+std::string StuckNotice(const ReportInput& in);
+// The "stuck" object of JsonReport: {"requests", "stuck_after_us" (the
+// runs' distinct non-zero values), "disks" (disk, count, max_inflight_us,
+// first, last), "longest" (timestamp, host, disk, partition, op, sector,
+// bytes, inflight_us, pid, tid, comm)}; zero and empty arrays when none.
+void AppendStuckJson(const ReportInput& in, std::string* out);
 
 // Helpers shared by the forms (report_text.cc).
 std::string HumanBytes(Sum bytes);

@@ -85,7 +85,9 @@ std::string JsonReport(const ReportInput& in) {
       ",\"before_input\":", Decimal(loss.before_input),
       ",\"duplicate_events\":", Decimal(loss.duplicates),
       ",\"corrupt_records\":", skipped, ",\"truncated_inputs\":", truncated,
-      "}\n");
+      ",\"stuck\":");
+  AppendStuckJson(in, &out);
+  out += "}\n";
   return out;
 }
 

@@ -49,6 +49,10 @@ std::string Heading(const ReportInput& in) {
   std::string out = absl::StrCat("inputs: ", in.inputs, " (", in.formats,
                                  "), records: ", a.records(),
                                  ", events: ", a.events());
+  // Stuck records are not events either: their own count.
+  if (in.stuck != nullptr && in.stuck->count() > 0) {
+    absl::StrAppend(&out, ", stuck requests: ", in.stuck->count());
+  }
   // Summaries are not events: say they are there, and where to see them.
   if (a.summary_records() > 0) {
     absl::StrAppend(&out, ", summaries: ", a.summary_records(),
@@ -191,8 +195,9 @@ std::string FormatWarningBlock(absl::string_view what,
 
 std::string SummaryReport(const ReportInput& in, const ReportOptions& opt) {
   const Aggregator& a = *in.agg;
-  std::string out = WarningBlock(in) + Heading(in);
-  if (a.events() == 0) return out + "\nno events\n";
+  std::string out = WarningBlock(in) + Heading(in) + "\n" +
+                    StuckSection(in, opt);
+  if (a.events() == 0) return out + "no events\n";
   const char* u = Unit(opt.ms);
   Table table({"disk", "op", "count", "bytes", absl::StrCat("min_", u),
                absl::StrCat("mean_", u), absl::StrCat("p50_", u),
@@ -203,12 +208,12 @@ std::string SummaryReport(const ReportInput& in, const ReportOptions& opt) {
     AddSummaryRow(key.first, key.second, s, s.latencies_us, opt.ms, &table);
   }
   AddSummaryRow("all", "all", a.overall(), a.AllLatencies(), opt.ms, &table);
-  return out + "\n" + table.Render();
+  return out + table.Render();
 }
 
 std::string HistReport(const ReportInput& in, const ReportOptions& opt) {
   const Aggregator& a = *in.agg;
-  std::string out = WarningBlock(in);
+  std::string out = WarningBlock(in) + StuckNotice(in);
   const char* label = opt.ms ? "msecs" : "usecs";
   auto hist_of = [&](const LatencyStats& s) -> const Log2Hist& {
     return opt.ms ? s.hist_ms : s.hist;
@@ -240,7 +245,7 @@ std::string HistReport(const ReportInput& in, const ReportOptions& opt) {
 
 std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
   const Aggregator& a = *in.agg;
-  std::string out = WarningBlock(in);
+  std::string out = WarningBlock(in) + StuckNotice(in);
   if (a.events() == 0) return out + "no events\n";
   const char* u = Unit(opt.ms);
 
@@ -307,7 +312,7 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
 }
 
 std::string SizesReport(const ReportInput& in, const ReportOptions& opt) {
-  std::string out = WarningBlock(in) +
+  std::string out = WarningBlock(in) + StuckNotice(in) +
                     RenderLog2Hist(in.agg->size_hist_kib(), "kbytes");
   if (in.agg->zero_byte_events() > 0) {
     absl::StrAppend(&out, "(", in.agg->zero_byte_events(),
@@ -318,7 +323,7 @@ std::string SizesReport(const ReportInput& in, const ReportOptions& opt) {
 
 std::string ErrorsReport(const ReportInput& in, const ReportOptions& opt) {
   const Aggregator& a = *in.agg;
-  std::string out = WarningBlock(in);
+  std::string out = WarningBlock(in) + StuckNotice(in);
   if (a.errors().empty()) {
     return absl::StrCat(out, "no I/O errors in ", a.events(), " events\n");
   }
