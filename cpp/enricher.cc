@@ -14,6 +14,16 @@ void Enricher::Enrich(const Event& event, uint64_t now_ns,
 }
 
 void Enricher::EnrichInPlace(uint64_t now_ns, EnrichedEvent* out) {
+  FillNamesAndTime(now_ns, out);
+  out->seq = ++seq_;
+}
+
+void Enricher::EnrichStuck(uint64_t now_ns, StuckRequest* out) {
+  FillNamesAndTime(now_ns, out);
+  out->seq = 0;
+}
+
+void Enricher::FillNamesAndTime(uint64_t now_ns, EnrichedEvent* out) {
   const Event& event = out->event;
   // assign() keeps the strings' buffers: no allocation per event once they
   // are big enough (and device names usually fit the small-string buffer).
@@ -28,7 +38,6 @@ void Enricher::EnrichInPlace(uint64_t now_ns, EnrichedEvent* out) {
     out->partition.assign(where.partition.data(), where.partition.size());
   }
   out->realtime_ns = clock_.ToRealtimeNs(event.complete_ns);
-  out->seq = ++seq_;
   out->include_queue = include_queue_;
 }
 

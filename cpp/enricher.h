@@ -30,6 +30,10 @@ class Enricher {
   void Enrich(const Event& event, uint64_t now_ns, EnrichedEvent* out);
   // The same for an event already in out->event (decoded in place).
   void EnrichInPlace(uint64_t now_ns, EnrichedEvent* out);
+  // A stuck request's names and wall-clock time (of event.complete_ns, the
+  // moment it was found), with no seq: stuck records are not events, and
+  // a seq taken here would read as a lost event.
+  void EnrichStuck(uint64_t now_ns, StuckRequest* out);
 
   // Re-measures the wall-clock offset; call about once a second so that a
   // stepped wall clock shows up in the timestamps.
@@ -42,6 +46,9 @@ class Enricher {
   WallClock& wall_clock() { return clock_; }
 
  private:
+  // Every field of EnrichInPlace but seq.
+  void FillNamesAndTime(uint64_t now_ns, EnrichedEvent* out);
+
   DiskNames names_;
   WallClock clock_;
   bool include_queue_;

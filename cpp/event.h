@@ -89,4 +89,10 @@ struct EnrichedEvent {
   bool include_queue = false;  // latency_us includes the queue time (-Q)
 };
 
+// A request still in flight (proto message Stuck), in an event's shape:
+// the fields an event has at issue, event.device_ns the time since the
+// issue so far, realtime_ns when it was found.  seq, blk_status and
+// complete_ns mean nothing here.
+using StuckRequest = EnrichedEvent;
+
 }  // namespace biosnoop

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "decimal_digits.h"
 #include "short_copy.h"
 #include "wall_clock.h"
@@ -443,6 +444,46 @@ void AppendHeaderJson(const StreamInfo& info, std::string* out) {
   AppendHeaderJson(info, kStreamFormatVersion, out);
 }
 
+void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
+                     std::string* out) {
+  const Event& ev = s.event;
+  out->append("{\"type\":\"stuck\"");
+  AppendTimeField("timestamp", s.realtime_ns, out);
+  AppendKey("host", out);
+  out->append(host.text().data(), host.text().size());
+  AppendStringField("disk", s.disk, out);
+  AppendKey("partition", out);
+  if (s.partition.empty()) {
+    out->append("null");
+  } else {
+    AppendJsonString(s.partition, out);
+  }
+  AppendStringField("dev", absl::StrCat(ev.major, ":", ev.minor), out);
+  AppendStringField("op", OpName(ev.op), out);
+  AppendStringField("rwbs", Rwbs(ev.op, ev.flags), out);
+  AppendUintField("sector", ev.sector, out);
+  AppendUintField("bytes", ev.bytes, out);
+  AppendUintField("inflight_us", ev.device_ns / 1000, out);
+  if (ev.queue_ns.has_value()) {
+    AppendUintField("queue_us", *ev.queue_ns / 1000, out);
+  } else {
+    AppendKey("queue_us", out);
+    out->append("null");
+  }
+  AppendUintField("queue_depth", ev.queue_depth, out);
+  AppendUintField("pid", ev.pid, out);
+  AppendUintField("tid", ev.tid, out);
+  const absl::string_view comm = ev.Comm();
+  AppendStringField("comm", comm, out);
+  if (!IsValidUtf8(comm)) {
+    AppendKey("comm_raw", out);
+    out->push_back('"');
+    AppendLowerHex(comm, out);
+    out->push_back('"');
+  }
+  out->append("}\n");
+}
+
 void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
                       std::string* out) {
   out->append("{\"type\":\"header\"");
@@ -459,6 +500,7 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
   AppendStringField("comm_filter", info.comm_filter, out);
   AppendStringField("op_filter", info.op_filter, out);
   AppendUintField("ringbuf_kib", info.ringbuf_kib, out);
+  AppendUintField("stuck_after_us", info.stuck_after_us, out);
   out->append("}\n");
 }
 

@@ -88,11 +88,21 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host);
 // some of the fields.
 char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p);
 
+// Appends a stuck line: {"type":"stuck", then every Stuck field in schema
+// order: timestamp (from s.realtime_ns), host, disk, partition (null when
+// empty), dev, op, rwbs, sector, bytes, inflight_us (s.event.device_ns /
+// 1000), queue_us (null when unknown), queue_depth, pid, tid, comm, and
+// comm_raw only when comm is not valid UTF-8, all written as
+// AppendEventJson writes the same fields}, then '\n'.
+class JsonHost;
+void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
+                     std::string* out);
+
 // Appends the stream header line: {"type":"header", then every StreamHeader
 // field in schema order: format_version (kStreamFormatVersion), host,
 // boot_id, start_time (RFC 3339 like an event's timestamp), biosnoop_version,
 // kernel_release, min_us, queued (true/false), disk_filter, pid_filter,
-// comm_filter, op_filter, ringbuf_kib}, then '\n'.  Every field is always
+// comm_filter, op_filter, ringbuf_kib, stuck_after_us}, then '\n'.  Every field is always
 // present (empty strings and zeros included).
 void AppendHeaderJson(const StreamInfo& info, std::string* out);
 

@@ -43,4 +43,10 @@ absl::Status JsonlSink::WriteSummary(const SummaryRecord& summary) {
   return AppendNonEvent(line);
 }
 
+absl::Status JsonlSink::WriteStuck(const StuckRequest& stuck) {
+  std::string line;
+  AppendStuckJson(stuck, host_, &line);
+  return AppendNonEvent(line);
+}
+
 }  // namespace biosnoop

@@ -29,6 +29,7 @@ class JsonlSink : public FileSink {
   absl::Status WriteHeader(const StreamInfo& info) override;
   absl::Status WriteStats(const StatsSnapshot& stats) override;
   absl::Status WriteSummary(const SummaryRecord& summary) override;
+  absl::Status WriteStuck(const StuckRequest& stuck) override;
 
  private:
   const JsonHost host_;

@@ -34,6 +34,7 @@ enum LongOnly : int {
   kOptStatsInterval,
   kOptVersion,
   kOptRescue,
+  kOptStuckAfter,
 };
 
 constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
@@ -63,6 +64,7 @@ const struct option kLongOptions[] = {
     {"help", no_argument, nullptr, 'h'},
     {"version", no_argument, nullptr, kOptVersion},
     {"rescue", required_argument, nullptr, kOptRescue},
+    {"stuck-after", required_argument, nullptr, kOptStuckAfter},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -327,6 +329,18 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.stats_interval = *d;
         break;
       }
+      case kOptStuckAfter: {
+        stream_option_given = true;
+        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
+        if (!d.ok()) return d.status();
+        // The table is looked at once a second: a finer value would only
+        // pretend to a precision it does not have.
+        if (*d != absl::ZeroDuration() && *d < absl::Seconds(1)) {
+          return BadValue(c, arg, "0 (off) or at least 1 second");
+        }
+        opts.stuck_after = *d;
+        break;
+      }
       case kOptSummaryInterval: {
         stream_option_given = true;
         auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
@@ -366,8 +380,8 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   }
   if (opts.hist && stream_option_given) {
     return absl::InvalidArgumentError(
-        "--format, --stats-interval and --summary-interval go with the event "
-        "stream, not --hist");
+        "--format, --stats-interval, --summary-interval and --stuck-after go "
+        "with the event stream, not --hist");
   }
   if (optind < argc) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -405,6 +419,9 @@ one JSON object per line.
       --summary-interval T
                       every T (default 1m; 0: never) a summary record with
                       the interval's latency/size histograms per disk and op
+      --stuck-after T a stuck record for each request still in flight T
+                      after its issue, written while it hangs (default 1s,
+                      at least 1s; 0: never)
       --rescue always|auto
                       the kernel skips a completion that interrupts
                       biosnoop's completion program on the same CPU; a

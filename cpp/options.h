@@ -30,6 +30,9 @@ struct Options {
   // --max-inflight-age: in-flight entries older than this are dropped (their
   // completion was missed) so the bounded table cannot fill up.
   absl::Duration max_inflight_age = absl::Minutes(10);
+  // --stuck-after: a request in flight this long since its issue is
+  // reported while it lasts (a stuck record); zero turns it off.
+  absl::Duration stuck_after = absl::Seconds(1);
   // Histogram mode (biolatency): --hist prints latency and size histograms
   // of every I/O instead of events.
   bool hist = false;

@@ -552,6 +552,18 @@ absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
   return out;
 }
 
+absl::StatusOr<std::vector<biosnoop_inflight_val>> Probe::ReadIssuedBefore(
+    uint64_t issued_before_ns) const {
+  std::vector<biosnoop_inflight_val> out;
+  RETURN_IF_ERROR(ForEachInflight(
+      [&](const biosnoop_inflight_val& val, bool /*in_slot*/, uint32_t /*slot*/) {
+        if (val.issue_ns != 0 && !val.requeued && val.issue_ns <= issued_before_ns) {
+          out.push_back(val);
+        }
+      }));
+  return out;
+}
+
 absl::StatusOr<uint64_t> Probe::RemoveInflight(
     const std::vector<InflightEntry>& entries) {
   // An entry is removed only while it still holds the same request: a

@@ -119,6 +119,11 @@ class Probe {
   // The issued, not requeued read and write requests in flight on `devs`.
   absl::StatusOr<std::vector<InflightEntry>> ReadIssuedInflight(
       const absl::flat_hash_set<uint32_t>& devs) const;
+  // Every issued, not requeued entry whose issue was at or before
+  // issued_before_ns (CLOCK_MONOTONIC), whole: the requests on a device
+  // that long (stuck_requests.h).
+  absl::StatusOr<std::vector<biosnoop_inflight_val>> ReadIssuedBefore(
+      uint64_t issued_before_ns) const;
   // Removes each entry that still holds the same request; returns how many.
   absl::StatusOr<uint64_t> RemoveInflight(const std::vector<InflightEntry>& entries);
   // Sets the queue-depth counter of `dev` to 0 (the disk is idle).

@@ -84,6 +84,41 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   msg->set_seq(e.seq);
 }
 
+void FillStuckProto(const StuckRequest& s, absl::string_view host,
+                    v1::Stuck* msg) {
+  const Event& ev = s.event;
+  SetTimestamp(s.realtime_ns, msg->mutable_timestamp());
+  AssignUtf8(host, msg->mutable_host());
+  AssignUtf8(s.disk, msg->mutable_disk());
+  if (s.partition.empty()) {
+    msg->clear_partition();
+  } else {
+    AssignUtf8(s.partition, msg->mutable_partition());
+  }
+  msg->set_dev(absl::StrCat(ev.major, ":", ev.minor));
+  msg->set_op(std::string(OpName(ev.op)));
+  msg->set_rwbs(std::string(Rwbs(ev.op, ev.flags)));
+  msg->set_sector(ev.sector);
+  msg->set_bytes(ev.bytes);
+  msg->set_inflight_us(ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) {
+    msg->set_queue_us(*ev.queue_ns / 1000);
+  } else {
+    msg->clear_queue_us();
+  }
+  msg->set_queue_depth(ev.queue_depth);
+  msg->set_pid(ev.pid);
+  msg->set_tid(ev.tid);
+  const absl::string_view comm = ev.Comm();
+  std::string* comm_text = msg->mutable_comm();
+  comm_text->clear();
+  if (AppendSanitizedUtf8(comm, comm_text)) {
+    msg->mutable_comm_raw()->assign(comm.data(), comm.size());
+  } else {
+    msg->clear_comm_raw();
+  }
+}
+
 void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
   msg->set_format_version(kStreamFormatVersion);
   AssignUtf8(info.host, msg->mutable_host());
@@ -98,6 +133,7 @@ void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
   AssignUtf8(info.comm_filter, msg->mutable_comm_filter());
   AssignUtf8(info.op_filter, msg->mutable_op_filter());
   msg->set_ringbuf_kib(info.ringbuf_kib);
+  msg->set_stuck_after_us(info.stuck_after_us);
 }
 
 void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {

@@ -36,6 +36,11 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg);
 // and op as valid UTF-8, each histogram without its trailing zero buckets.
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg);
 
+// The same values as AppendStuckJson(), as FillEventProto fills the
+// fields the two messages share.
+void FillStuckProto(const StuckRequest& s, absl::string_view host,
+                    v1::Stuck* msg);
+
 // Sets a Timestamp from ns since the epoch (floor division: nanos >= 0).
 void SetTimestamp(int64_t realtime_ns, google::protobuf::Timestamp* ts);
 

@@ -38,4 +38,10 @@ absl::Status ProtoSink::WriteSummary(const SummaryRecord& summary) {
   return AppendNonEvent(bytes);
 }
 
+absl::Status ProtoSink::WriteStuck(const StuckRequest& stuck) {
+  std::string bytes;
+  AppendStuckRecordDelimited(stuck, host_, &bytes);
+  return AppendNonEvent(bytes);
+}
+
 }  // namespace biosnoop

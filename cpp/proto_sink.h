@@ -31,6 +31,7 @@ class ProtoSink : public FileSink {
   absl::Status WriteHeader(const StreamInfo& info) override;
   absl::Status WriteStats(const StatsSnapshot& stats) override;
   absl::Status WriteSummary(const SummaryRecord& summary) override;
+  absl::Status WriteStuck(const StuckRequest& stuck) override;
 
  private:
   const ProtoHost host_;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "decimal_digits.h"
 #include "histogram.h"
@@ -122,6 +123,14 @@ class Encoder {
     if (s.empty()) return;
     Len(field, s);
   }
+  // A field already encoded.
+  void Raw(absl::string_view s) { out_.append(s.data(), s.size()); }
+  // `optional` fields: written when present, even if empty or zero.
+  void OptStr(int field, absl::string_view s) { Len(field, s); }
+  void OptU64(int field, uint64_t v) {
+    Tag(field, kVarint);
+    Varint(v);
+  }
   // A message field: written whenever the message is present, even empty.
   void Message(int field, const Encoder& body) { Len(field, body.bytes()); }
   // A repeated scalar, packed (the proto3 default); nothing when empty.
@@ -184,6 +193,7 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
   h.Str(11, Utf8(info.comm_filter, &fixed));
   h.Str(12, Utf8(info.op_filter, &fixed));
   h.U64(13, info.ringbuf_kib);
+  h.U64(14, info.stuck_after_us);
   AppendRecord(1, h, out);
 }
 
@@ -229,6 +239,32 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
     s.Message(4, group);
   }
   AppendRecord(4, s, out);
+}
+
+void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
+                                std::string* out) {
+  const Event& ev = s.event;
+  std::string fixed;
+  Encoder m;
+  m.Message(1, TimestampMessage(s.realtime_ns));
+  m.Raw(host.field());  // host (2), as in an event
+  m.Str(3, Utf8(s.disk, &fixed));
+  if (!s.partition.empty()) m.OptStr(4, Utf8(s.partition, &fixed));
+  m.Str(5, absl::StrCat(ev.major, ":", ev.minor));
+  m.Str(6, OpName(ev.op));
+  m.Str(7, Rwbs(ev.op, ev.flags));
+  m.U64(8, ev.sector);
+  m.U64(9, ev.bytes);
+  m.U64(10, ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) m.OptU64(11, *ev.queue_ns / 1000);
+  m.U64(12, ev.queue_depth);
+  m.U64(13, ev.pid);
+  m.U64(14, ev.tid);
+  const absl::string_view comm = ev.Comm();
+  const bool comm_valid = IsValidUtf8(comm);
+  m.Str(15, Utf8(comm, &fixed));
+  if (!comm_valid) m.OptStr(16, comm);
+  AppendRecord(5, m, out);
 }
 
 namespace {

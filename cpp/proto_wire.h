@@ -52,5 +52,8 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out);
 void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out);
 void AppendSummaryRecordDelimited(const SummaryRecord& summary,
                                   std::string* out);
+// The length-delimited Record{stuck}: the values of FillStuckProto.
+void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
+                                std::string* out);
 
 }  // namespace biosnoop

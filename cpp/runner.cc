@@ -24,6 +24,7 @@
 #include "signals.h"
 #include "status_macros.h"
 #include "stream_header.h"
+#include "stuck_requests.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -143,6 +144,9 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       *probe,
       static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age)),
       start_ns);
+  StuckWatch stuck(
+      *probe, config,
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.stuck_after)));
   uint64_t unfinished = 0;  // known at exit only
   // A stats record from the counters as they are now.  Flushes first, so
   // written/dropped count what has reached the file.
@@ -232,6 +236,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       next_tick = now + kTickNs;
       enricher.Recalibrate();
       RETURN_IF_ERROR(RescueIfSkipped(*probe, diag));
+      RETURN_IF_ERROR(stuck.Look(now, enricher));
+      if (!keep(stuck.WriteFound(*sink))) break;
     }
     if (now >= next_summary) {
       next_summary = now + summary_every_ns;

@@ -32,6 +32,10 @@ class Sink {
   // exit): like stats, written out at once and never counted as an event.
   virtual absl::Status WriteSummary(const SummaryRecord& summary) = 0;
 
+  // A stuck record (a request still in flight): written out at once, like
+  // a summary, and never counted as an event.
+  virtual absl::Status WriteStuck(const StuckRequest& stuck) = 0;
+
   // Log rotation (SIGHUP): flush, then reopen the output path.  The caller
   // writes a header into the new file.
   virtual absl::Status Reopen() = 0;

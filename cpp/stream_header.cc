@@ -28,6 +28,7 @@ StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
                    : o.op == OpFilter::kWrite ? "write"
                                               : "";
   info.ringbuf_kib = o.ringbuf_kib;
+  info.stuck_after_us = static_cast<uint64_t>(absl::ToInt64Microseconds(o.stuck_after));
   return info;
 }
 

@@ -26,6 +26,7 @@ struct StreamInfo {
   std::string comm_filter;
   std::string op_filter;  // "", "read", "write"
   uint32_t ringbuf_kib = 0;
+  uint64_t stuck_after_us = 0;  // 0: no stuck records
 };
 
 struct StatsSnapshot {

@@ -205,17 +205,40 @@ TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
   EXPECT_EQ(ErrorOf({"--json"}),
             "--interval, -D, -F, -m, --csv and --json go with --hist");
   EXPECT_EQ(ErrorOf({"--hist", "--format", "proto"}),
-            "--format, --stats-interval and --summary-interval go with the "
-            "event stream, not --hist");
+            "--format, --stats-interval, --summary-interval and --stuck-after "
+            "go with the event stream, not --hist");
   EXPECT_EQ(ErrorOf({"--hist", "--stats-interval", "10s"}),
             ErrorOf({"--hist", "--format", "proto"}));
   EXPECT_EQ(ErrorOf({"--summary-interval", "0", "--hist"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+  EXPECT_EQ(ErrorOf({"--hist", "--stuck-after", "5s"}),
             ErrorOf({"--hist", "--format", "proto"}));
   absl::StatusOr<Options> o = Parse({"--hist", "-D", "--json", "--interval", "5"});
   EXPECT_TRUE(o.ok()) << o.status();
   o = Parse({"--format", "proto", "--stats-interval", "5", "--summary-interval",
              "0"});
   EXPECT_TRUE(o.ok()) << o.status();
+}
+
+// --stuck-after: 1 s by default; any duration spelling of at least a
+// second (the in-flight table is looked at once a second), or 0 for off.
+TEST(OptionsTest, StuckAfter) {
+  absl::StatusOr<Options> o = Parse({});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->stuck_after, absl::Seconds(1));
+  o = Parse({"--stuck-after", "30s"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->stuck_after, absl::Seconds(30));
+  o = Parse({"--stuck-after", "2.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->stuck_after, absl::Milliseconds(2500));
+  o = Parse({"--stuck-after", "0"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->stuck_after, absl::ZeroDuration());
+  EXPECT_EQ(ErrorOf({"--stuck-after", "0.5"}),
+            "--stuck-after: expected 0 (off) or at least 1 second, got \"0.5\"");
+  EXPECT_NE(ErrorOf({"--stuck-after", "soon"}).find("--stuck-after"),
+            std::string::npos);
 }
 
 TEST(OptionsTest, UnknownOptionsAndStrayArguments) {

@@ -196,6 +196,7 @@ StreamInfo FullInfo() {
   info.comm_filter = "postgres";
   info.op_filter = "write";
   info.ringbuf_kib = 2048;
+  info.stuck_after_us = 1'000'000;
   return info;
 }
 
@@ -213,7 +214,40 @@ TEST(ProtoWireTest, SameBytesAsTheLibraryForHeaders) {
   info.min_us = std::numeric_limits<uint64_t>::max();
   info.pid_filter = std::numeric_limits<uint32_t>::max();
   info.ringbuf_kib = std::numeric_limits<uint32_t>::max();
+  info.stuck_after_us = std::numeric_limits<uint64_t>::max();
   EXPECT_EQ(Encode(info), Reference(info));
+}
+
+std::string ReferenceStuck(const StuckRequest& s, absl::string_view host) {
+  v1::Record record;
+  FillStuckProto(s, host, record.mutable_stuck());
+  std::string out;
+  AppendDelimited(record, &out);
+  return out;
+}
+
+std::string EncodeStuck(const StuckRequest& s, absl::string_view host) {
+  std::string out;
+  AppendStuckRecordDelimited(s, ProtoHost(host), &out);
+  return out;
+}
+
+// A stuck request: an event's fields at issue, in flight 20.5 ms so far.
+TEST(ProtoWireTest, SameBytesAsTheLibraryForStuckRequests) {
+  StuckRequest s = Sample();
+  EXPECT_EQ(EncodeStuck(s, "db-7"), ReferenceStuck(s, "db-7"));
+  // Absent optionals, zeros, an invalid comm (comm_raw) and host, a queue
+  // time of zero (present: optional).
+  s.partition.clear();
+  s.event.queue_ns = 0;
+  s.event.pid = s.event.tid = s.event.queue_depth = 0;
+  s.event.sector = 0;
+  std::memcpy(s.event.comm.data(), "a\"b\xff\x01\0", 6);
+  EXPECT_EQ(EncodeStuck(s, "h\xc0"), ReferenceStuck(s, "h\xc0"));
+  s.event.queue_ns.reset();
+  s.disk = "d\xff";
+  s.realtime_ns = -1;
+  EXPECT_EQ(EncodeStuck(s, ""), ReferenceStuck(s, ""));
 }
 
 TEST(ProtoWireTest, SameBytesAsTheLibraryForStats) {

@@ -63,6 +63,7 @@ StreamInfo EveryFieldInfo() {
   info.comm_filter = "postgres";
   info.op_filter = "write";
   info.ringbuf_kib = 4096;
+  info.stuck_after_us = 2000000;
   return info;
 }
 
@@ -120,6 +121,12 @@ std::string SummaryLine(const SummaryRecord& summary) {
 std::string EventLine(const EnrichedEvent& e) {
   std::string line;
   AppendEventJson(e, "host-a", &line);
+  return line;
+}
+
+std::string StuckLine(const StuckRequest& s) {
+  std::string line;
+  AppendStuckJson(s, JsonHost("host-a"), &line);
   return line;
 }
 
@@ -253,6 +260,7 @@ TEST(SchemaTest, TypeNamesAreTheRecordOneofMembers) {
   EXPECT_EQ(MessageOfType("header"), biosnoop::v1::StreamHeader::descriptor());
   EXPECT_EQ(MessageOfType("stats"), biosnoop::v1::Stats::descriptor());
   EXPECT_EQ(MessageOfType("summary"), biosnoop::v1::Summary::descriptor());
+  EXPECT_EQ(MessageOfType("stuck"), biosnoop::v1::Stuck::descriptor());
   EXPECT_EQ(MessageOfType("timestamp"), nullptr);
 }
 
@@ -271,6 +279,32 @@ TEST(SchemaTest, EventLineWithNullsAndValidComm) {
       FieldNames(biosnoop::v1::Event::descriptor());
   std::erase(expected, "comm_raw");
   EXPECT_EQ(ExpectMatchesSchema(EventLine(e), "event"), expected);
+}
+
+// A stuck request is an event's fields at issue (EveryFieldEvent), found
+// 25 ms after it.
+TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
+  EXPECT_EQ(ExpectMatchesSchema(StuckLine(EveryFieldEvent()), "stuck"),
+            FieldNames(biosnoop::v1::Stuck::descriptor()));
+  StuckRequest s = EveryFieldEvent();
+  std::memcpy(s.event.comm.data(), "fine", 5);  // valid: no comm_raw
+  s.event.queue_ns.reset();
+  s.partition.clear();
+  std::vector<std::string> expected =
+      FieldNames(biosnoop::v1::Stuck::descriptor());
+  std::erase(expected, "comm_raw");
+  EXPECT_EQ(ExpectMatchesSchema(StuckLine(s), "stuck"), expected);
+}
+
+TEST(SchemaTest, StuckValuesExactly) {
+  EXPECT_EQ(StuckLine(EveryFieldEvent()),
+            R"({"type":"stuck","timestamp":"2026-11-21T05:44:01.000000000Z",)"
+            R"("host":"host-a","disk":"sda","partition":"sda1","dev":"8:0",)"
+            R"("op":"read","rwbs":"R","sector":2048,"bytes":65536,)"
+            R"("inflight_us":25000,"queue_us":1000,"queue_depth":4,)"
+            R"("pid":100,"tid":101,"comm":"bad)" "\xef\xbf\xbd"
+            R"(","comm_raw":"626164ff"})"
+            "\n");
 }
 
 TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
@@ -330,7 +364,7 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("biosnoop_version":"0.1.0","kernel_release":"6.18.0",)"
             R"("min_us":10000,"queued":true,"disk_filter":"vda",)"
             R"("pid_filter":42,"comm_filter":"postgres","op_filter":"write",)"
-            R"("ringbuf_kib":4096})"
+            R"("ringbuf_kib":4096,"stuck_after_us":2000000})"
             "\n");
   EXPECT_EQ(StatsLine(EveryFieldStats()),
             R"({"type":"stats","timestamp":"2026-11-21T05:45:00.000000001Z",)"
@@ -412,6 +446,20 @@ TEST(SchemaTest, ProtobufJsonParserReadsASummaryLineAsFillSummaryProto) {
   EXPECT_EQ(filled.groups(1).disk(), "v\"d\xef\xbf\xbd");
   EXPECT_EQ(filled.groups(1).latency_us_log2_size(), 0);
   EXPECT_EQ(filled.interval_s(), 60.25);
+}
+
+// The JSON line and the protobuf message of a stuck request say the same.
+TEST(SchemaTest, ProtobufJsonParserReadsAStuckLineAsFillStuckProto) {
+  StuckRequest s = EveryFieldEvent();
+  std::memcpy(s.event.comm.data(), "dd", 3);  // comm_raw is base64 in protobuf's JSON
+  biosnoop::v1::Stuck from_json;
+  ExpectProtobufParses(StuckLine(s), &from_json);
+  biosnoop::v1::Stuck filled;
+  FillStuckProto(s, "host-a", &filled);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
+      << from_json.DebugString() << "\nvs\n" << filled.DebugString();
+  EXPECT_EQ(filled.inflight_us(), 25000u);
+  EXPECT_FALSE(filled.has_comm_raw());
 }
 
 }  // namespace

@@ -1,0 +1,87 @@
+#pragma once
+
+// Requests that hang: found in the in-flight table while they last, and
+// written as stuck records (proto message Stuck), once per request, so a
+// disk that stops answering shows in the stream at once and not only when
+// (if ever) its requests complete.
+//
+// Looked for once a second (the poll loop's tick): a request is reported
+// at the first look that finds it at least --stuck-after since its issue,
+// on a disk the kernel says is busy (sysfs `inflight` > 0: an idle disk's
+// entry is a completion biosnoop missed, see missed_completions.h, not a
+// hang).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "biosnoop_abi.h"
+#include "enricher.h"
+#include "event.h"
+#include "probe.h"
+#include "sink.h"
+
+namespace biosnoop {
+
+// What the kernel's filters decide at completion (bpf passes_filters),
+// applied to an in-flight entry: -p, --comm, --op, and a partition's
+// sectors.  The disk filter needs no check: other disks have no entries.
+bool StuckPassesFilters(const ProbeConfig& config, const biosnoop_inflight_val& v);
+
+// An issued entry in an event's shape, found at now_ns (see StuckRequest):
+// device_ns is now_ns - issue; queue_ns is known when the submission was
+// seen before the issue.
+Event StuckEvent(const biosnoop_inflight_val& v, uint64_t now_ns);
+
+// Which requests to report.  Pure: the caller reads the table.
+class StuckTracker {
+ public:
+  explicit StuckTracker(uint64_t after_ns) : after_ns_(after_ns) {}
+
+  // One look at the issued, not requeued entries at now_ns.  Returns those
+  // in flight for at least after_ns since their issue and not returned
+  // before (a request is reported once per issue; issued again after a
+  // requeue, it may be again).  Forgets requests no longer in `issued`.
+  std::vector<biosnoop_inflight_val> Observe(
+      absl::Span<const biosnoop_inflight_val> issued, uint64_t now_ns);
+
+ private:
+  uint64_t after_ns_;
+  // (request, issue time) of those reported and still in flight.
+  absl::flat_hash_set<std::pair<uint64_t, uint64_t>> reported_;
+};
+
+// The periodic look, from the table to the sink.
+class StuckWatch {
+ public:
+  // after_ns 0: never looks.
+  StuckWatch(Probe& probe, const ProbeConfig& config, uint64_t after_ns,
+             std::string sysfs_root = "/sys")
+      : probe_(probe), config_(config), tracker_(after_ns), after_ns_(after_ns),
+        sysfs_root_(std::move(sysfs_root)) {}
+
+  // Finds the requests newly stuck at now_ns, enriched, for WriteFound().
+  // Errors are the in-flight table's.
+  absl::Status Look(uint64_t now_ns, Enricher& enricher);
+  // Writes a stuck record for each request the last Look() found.  Errors
+  // are the sink's; the records not written are given up.
+  absl::Status WriteFound(Sink& sink);
+
+  // Stuck records written so far.
+  uint64_t reported() const { return reported_; }
+
+ private:
+  Probe& probe_;
+  const ProbeConfig& config_;
+  StuckTracker tracker_;
+  uint64_t after_ns_;
+  std::string sysfs_root_;
+  std::vector<StuckRequest> found_;
+  uint64_t reported_ = 0;
+};
+
+}  // namespace biosnoop

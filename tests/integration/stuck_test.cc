@@ -1,0 +1,168 @@
+// Stuck records on a real hanging disk (tools/slowdisk behind a loop
+// device): a read that takes seconds is reported while it is still in
+// flight, once, with who submitted it, and is an ordinary event when it
+// completes; reads faster than --stuck-after, --stuck-after 0 and the
+// filters report nothing.
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "harness.h"
+#include "slowdisk_fixture.h"
+
+extern char** environ;
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+// dd reading one 4 KiB block at `block` with O_DIRECT, not waited for.
+pid_t StartDirectRead(const std::string& dev, int block) {
+  std::vector<std::string> args = {"dd",           "if=" + dev,
+                                   "of=/dev/null", "iflag=direct",
+                                   "bs=4096",      "count=1",
+                                   "skip=" + std::to_string(block),
+                                   "status=none"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, "dd", nullptr, nullptr, argv.data(), environ) != 0) {
+    return -1;
+  }
+  return pid;
+}
+
+// Still running (not exited) now.
+bool Running(pid_t pid) {
+  int status = 0;
+  return waitpid(pid, &status, WNOHANG) == 0;
+}
+
+int Reap(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<json> OfPid(const std::vector<json>& records, pid_t pid) {
+  std::vector<json> out;
+  for (const json& r : records) {
+    if (r.value("pid", 0) == pid) out.push_back(r);
+  }
+  return out;
+}
+
+TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
+  BIOSNOOP_REQUIRE_ROOT();
+  constexpr int kDelayMs = 4000;
+  SlowDisk slow({.size_mib = 16, .read_delay_ms = kDelayMs});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--min-us", "10000", "--stuck-after", "1s", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t dd = StartDirectRead(slow.loop_path(), 100);
+  ASSERT_GT(dd, 0);
+  // The record must come while dd still waits for its read: within the
+  // second after it is 1 s old (the table is looked at once a second),
+  // long before the disk answers.
+  std::vector<json> stuck;
+  bool dd_running_when_seen = false;
+  while (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(kDelayMs)) {
+    stuck = OfPid(b.RecordsOfType("stuck"), dd);
+    if (!stuck.empty()) {
+      dd_running_when_seen = Running(dd);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const auto seen_after = std::chrono::steady_clock::now() - started;
+  ASSERT_EQ(stuck.size(), 1u) << b.Stdout() << b.Stderr();
+  EXPECT_TRUE(dd_running_when_seen) << "reported only after the read completed";
+  EXPECT_LT(seen_after, std::chrono::milliseconds(3000));
+  const json& s = stuck[0];
+  EXPECT_EQ(s["disk"], slow.loop_name());
+  EXPECT_TRUE(s["partition"].is_null()) << s;
+  EXPECT_EQ(s["op"], "read");
+  EXPECT_EQ(s["sector"], 100 * 8);
+  EXPECT_EQ(s["bytes"], 4096);
+  EXPECT_EQ(s["comm"], "dd");
+  EXPECT_EQ(s["tid"], dd);
+  EXPECT_GE(s["queue_depth"].get<int>(), 1);
+  EXPECT_FALSE(s.contains("seq")) << s;
+  const uint64_t inflight_us = s["inflight_us"];
+  EXPECT_GE(inflight_us, 1000000u);
+  EXPECT_LT(inflight_us, static_cast<uint64_t>(kDelayMs) * 1000);
+
+  ASSERT_EQ(Reap(dd), 0);
+  // Its completion is an event as well, and the stuck record stays the
+  // only one: the next looks find it in flight, already reported.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  const std::vector<json> events = OfPid(b.Events(), dd);
+  ASSERT_EQ(events.size(), 1u) << b.Stdout();
+  EXPECT_EQ(events[0]["sector"], 100 * 8);
+  EXPECT_EQ(events[0]["rwbs"], s["rwbs"]);  // "RS": a direct read is sync
+  EXPECT_EQ(events[0]["queue_depth"], s["queue_depth"]);
+  EXPECT_GE(events[0]["latency_us"].get<uint64_t>(), inflight_us);
+  EXPECT_EQ(OfPid(b.RecordsOfType("stuck"), dd).size(), 1u) << b.Stdout();
+  // A stuck record is no event: seq has no gap, and written counts events.
+  const std::vector<json> all_events = b.Events();
+  for (size_t i = 0; i < all_events.size(); ++i) {
+    EXPECT_EQ(all_events[i]["seq"], i + 1);
+  }
+  EXPECT_EQ(b.Summary()["written"], all_events.size()) << b.Stderr();
+  // The header says the setting.
+  const std::vector<json> headers = b.RecordsOfType("header");
+  ASSERT_FALSE(headers.empty());
+  EXPECT_EQ(headers[0]["stuck_after_us"], 1000000);
+}
+
+// Nothing is stuck for a read answered before --stuck-after, nor with
+// --stuck-after 0, nor for a process the filters leave out; each run still
+// gets the read's event, or its filter counts it.
+TEST(Stuck, FasterReadsTheOffSwitchAndFiltersReportNothing) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.size_mib = 16, .read_delay_ms = 2500});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  const std::string disk = slow.loop_name();
+  Biosnoop longer({"--stuck-after", "5s", "-d", disk});
+  Biosnoop off({"--stuck-after", "0", "-d", disk});
+  Biosnoop other_pid({"--stuck-after", "1s", "-p", "1", "-d", disk});
+  Biosnoop other_op({"--stuck-after", "1s", "--op", "write", "-d", disk});
+  Biosnoop watching({"--stuck-after", "1s", "-d", disk});
+  for (Biosnoop* b : {&longer, &off, &other_pid, &other_op, &watching}) {
+    ASSERT_TRUE(b->WaitAttached()) << b->Stderr();
+  }
+  const pid_t dd = StartDirectRead(slow.loop_path(), 7);
+  ASSERT_GT(dd, 0);
+  ASSERT_EQ(Reap(dd), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  for (Biosnoop* b : {&longer, &off, &other_pid, &other_op, &watching}) {
+    ASSERT_EQ(b->Stop(), 0) << b->Stderr();
+  }
+  // The one that does report it: the read was stuck for 1 s.
+  EXPECT_EQ(OfPid(watching.RecordsOfType("stuck"), dd).size(), 1u) << watching.Stdout();
+  for (Biosnoop* b : {&longer, &off}) {
+    EXPECT_TRUE(b->RecordsOfType("stuck").empty()) << b->Stdout();
+    EXPECT_EQ(OfPid(b->Events(), dd).size(), 1u) << b->Stdout();
+  }
+  for (Biosnoop* b : {&other_pid, &other_op}) {
+    EXPECT_TRUE(b->RecordsOfType("stuck").empty()) << b->Stdout();
+    EXPECT_TRUE(OfPid(b->Events(), dd).empty()) << b->Stdout();
+  }
+  EXPECT_EQ(off.RecordsOfType("header")[0]["stuck_after_us"], 0);
+}
+
+}  // namespace
+}  // namespace biosnoop::testing
