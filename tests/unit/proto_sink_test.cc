@@ -26,6 +26,7 @@
 #include "output_file.h"
 #include "proto_format.h"
 #include "proto_sink.h"
+#include "proto_wire.h"
 #include "record_reader.h"
 #include "record_writer.h"
 
@@ -307,34 +308,41 @@ INSTANTIATE_TEST_SUITE_P(JsonlAndProto, SinkFormatsTest, ::testing::Bool(),
 
 // The protobuf form, written back as JSON by the converter, is byte for
 // byte the line biosnoop's own JSON writer makes: the formats agree.
+// A random event: every field over its range, hostile strings now and
+// then; `host` gets a random host name.
+EnrichedEvent RandomEvent(std::mt19937_64& rng, std::string* host) {
+  EnrichedEvent e;
+  const uint64_t r = rng();
+  e.event.device_ns = rng() >> (r % 64);
+  if (r & 1) e.event.queue_ns = rng() >> (r % 60);
+  e.include_queue = r & 2;
+  e.event.sector = rng();
+  e.event.major = static_cast<uint32_t>(rng());
+  e.event.minor = static_cast<uint32_t>(rng() >> 44);
+  e.event.bytes = static_cast<uint32_t>(rng());
+  e.event.pid = static_cast<uint32_t>(rng());
+  e.event.tid = static_cast<uint32_t>(rng());
+  e.event.queue_depth = static_cast<uint32_t>(rng() >> 50);
+  e.event.op = static_cast<Op>(r % 8);
+  e.event.flags = static_cast<uint8_t>(rng() & 0x1f);
+  e.event.blk_status = (r >> 8) % 4 == 0 ? static_cast<uint8_t>(rng()) : 0;
+  const size_t comm_len = (r >> 16) % 16;
+  for (size_t k = 0; k < comm_len; ++k) {
+    e.event.comm[k] = static_cast<char>(1 + rng() % 255);
+  }
+  e.disk = (r >> 20) % 5 == 0 ? "d\xff\"isk" : "sda";
+  e.partition = (r >> 24) % 3 == 0 ? "" : "sda1";
+  e.realtime_ns = static_cast<int64_t>(rng() >> 2) * ((r >> 30) % 2 ? 1 : -1);
+  e.seq = rng();
+  *host = (r >> 32) % 7 == 0 ? "h\x01\xc3" : "db-7";
+  return e;
+}
+
 TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomEvents) {
   std::mt19937_64 rng(42);
   for (int i = 0; i < 5000; ++i) {
-    EnrichedEvent e;
-    const uint64_t r = rng();
-    e.event.device_ns = rng() >> (r % 64);
-    if (r & 1) e.event.queue_ns = rng() >> (r % 60);
-    e.include_queue = r & 2;
-    e.event.sector = rng();
-    e.event.major = static_cast<uint32_t>(rng());
-    e.event.minor = static_cast<uint32_t>(rng() >> 44);
-    e.event.bytes = static_cast<uint32_t>(rng());
-    e.event.pid = static_cast<uint32_t>(rng());
-    e.event.tid = static_cast<uint32_t>(rng());
-    e.event.queue_depth = static_cast<uint32_t>(rng() >> 50);
-    e.event.op = static_cast<Op>(r % 8);
-    e.event.flags = static_cast<uint8_t>(rng() & 0x1f);
-    e.event.blk_status = (r >> 8) % 4 == 0 ? static_cast<uint8_t>(rng()) : 0;
-    const size_t comm_len = (r >> 16) % 16;
-    for (size_t k = 0; k < comm_len; ++k) {
-      e.event.comm[k] = static_cast<char>(1 + rng() % 255);
-    }
-    e.disk = (r >> 20) % 5 == 0 ? "d\xff\"isk" : "sda";
-    e.partition = (r >> 24) % 3 == 0 ? "" : "sda1";
-    e.realtime_ns = static_cast<int64_t>(rng() >> 2) * ((r >> 30) % 2 ? 1 : -1);
-    e.seq = rng();
-    const std::string host = (r >> 32) % 7 == 0 ? "h\x01\xc3" : "db-7";
-
+    std::string host;
+    const EnrichedEvent e = RandomEvent(rng, &host);
     std::string biosnoop_line;
     AppendEventJson(e, host, &biosnoop_line);
     ParsedRecord rec;
@@ -352,6 +360,31 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomEvents) {
     std::string expected;
     AppendDelimited(record, &expected);
     ASSERT_EQ(framed, expected);
+  }
+}
+
+// The same for stuck records: the converter's JSON from FillStuckProto's
+// message is AppendStuckJson's line, and its protobuf bytes
+// AppendStuckRecordDelimited's.
+TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomStuckRequests) {
+  std::mt19937_64 rng(44);
+  for (int i = 0; i < 5000; ++i) {
+    std::string host;
+    const StuckRequest s = RandomEvent(rng, &host);
+    std::string biosnoop_line;
+    AppendStuckJson(s, JsonHost(host), &biosnoop_line);
+    ParsedRecord rec;
+    rec.kind = RecordKind::kStuck;
+    FillStuckProto(s, host, &rec.stuck);
+    std::string converted;
+    report::AppendRecordJson(rec, &converted);
+    ASSERT_EQ(converted, biosnoop_line);
+
+    std::string framed;
+    report::AppendRecordProto(rec, &framed);
+    std::string written;
+    AppendStuckRecordDelimited(s, ProtoHost(host), &written);
+    ASSERT_EQ(framed, written);
   }
 }
 

@@ -130,36 +130,25 @@ void AppendSummaryRecordJson(const v1::Summary& s, std::string* out) {
   out->append("]}\n");
 }
 
-// The header line biosnoop writes (AppendHeaderJson()'s layout): every
-// field, zeros and empty strings included, in schema order.  Written here
-// rather than through AppendHeaderJson() so that every field of the
-// message, stuck_after_us included, is copied whatever StreamInfo holds.
-// stuck_after_us is always written, as biosnoop does: a header from before
-// it had the field converts with "stuck_after_us":0 (no stuck records),
-// which is what its absence meant.
-void AppendHeaderRecordJson(const v1::StreamHeader& h, std::string* out) {
-  absl::StrAppend(out, "{\"type\":\"header\",\"format_version\":",
-                  h.format_version(), ",\"host\":");
-  AppendJsonString(h.host(), out);
-  Key("boot_id", out);
-  AppendJsonString(h.boot_id(), out);
-  out->append(",\"start_time\":\"");
-  AppendRfc3339Nanos(ToNs(h.start_time()), out);
-  out->append("\",\"biosnoop_version\":");
-  AppendJsonString(h.biosnoop_version(), out);
-  Key("kernel_release", out);
-  AppendJsonString(h.kernel_release(), out);
-  absl::StrAppend(out, ",\"min_us\":", h.min_us(),
-                  ",\"queued\":", h.queued() ? "true" : "false");
-  Key("disk_filter", out);
-  AppendJsonString(h.disk_filter(), out);
-  absl::StrAppend(out, ",\"pid_filter\":", h.pid_filter());
-  Key("comm_filter", out);
-  AppendJsonString(h.comm_filter(), out);
-  Key("op_filter", out);
-  AppendJsonString(h.op_filter(), out);
-  absl::StrAppend(out, ",\"ringbuf_kib\":", h.ringbuf_kib(),
-                  ",\"stuck_after_us\":", h.stuck_after_us(), "}\n");
+// The header as biosnoop's own writer lays it out.  A header from before
+// stuck_after_us converts with "stuck_after_us":0 (no stuck records), which
+// is what its absence meant.
+StreamInfo InfoOf(const v1::StreamHeader& h) {
+  StreamInfo info;
+  info.host = h.host();
+  info.boot_id = h.boot_id();
+  info.start_realtime_ns = ToNs(h.start_time());
+  info.biosnoop_version = h.biosnoop_version();
+  info.kernel_release = h.kernel_release();
+  info.min_us = h.min_us();
+  info.queued = h.queued();
+  info.disk_filter = h.disk_filter();
+  info.pid_filter = h.pid_filter();
+  info.comm_filter = h.comm_filter();
+  info.op_filter = h.op_filter();
+  info.ringbuf_kib = h.ringbuf_kib();
+  info.stuck_after_us = h.stuck_after_us();
+  return info;
 }
 
 StatsSnapshot SnapshotOf(const v1::Stats& s) {
@@ -190,7 +179,7 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
       AppendEventRecordJson(rec.event, out);
       return;
     case RecordKind::kHeader:
-      AppendHeaderRecordJson(rec.header, out);
+      AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
       return;
     case RecordKind::kStats:
       AppendStatsJson(SnapshotOf(rec.stats), out);
