@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -126,6 +128,18 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
   const std::vector<json> headers = b.RecordsOfType("header");
   ASSERT_FALSE(headers.empty());
   EXPECT_EQ(headers[0]["stuck_after_us"], 1000000);
+
+  // bioreport reads the stream and names the hang apart from the events.
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  std::ofstream(log) << b.Stdout();
+  std::optional<std::string> out = CommandOutput({BIOREPORT_BIN, "json", log});
+  ASSERT_TRUE(out.has_value());
+  const json r = json::parse(*out);
+  EXPECT_EQ(r["stuck"]["requests"], 1) << r;
+  ASSERT_EQ(r["stuck"]["longest"].size(), 1u) << r;
+  EXPECT_EQ(r["stuck"]["longest"][0]["comm"], "dd") << r;
+  EXPECT_EQ(r["stuck"]["longest"][0]["inflight_us"], inflight_us) << r;
 }
 
 // Nothing is stuck for a read answered before --stuck-after, nor with
