@@ -3,7 +3,7 @@
 #   examples/slow-io-report.sh slow.jsonl
 set -euo pipefail
 log=${1:-slow.jsonl}
-# Only event lines (the stream also has header, stats and summary lines).
+# Only event lines (the stream also has header, stats, summary and stuck lines).
 events() { jq -c 'select(.type == "event")' "$log"; }
 
 echo "== loss: the last stats record"
@@ -27,6 +27,11 @@ events | jq -s -r 'sort_by(-.latency_us)[:10][]
 
 echo "== failed I/Os"
 events | jq -c 'select(.error != null) | {timestamp, disk, sector, op, error}'
+
+echo "== requests stuck in flight (stuck records: still at the device, not completed then)"
+jq -r 'select(.type == "stuck")
+  | [.timestamp, .disk, (.partition // "-"), .op, .sector, .bytes,
+     (.inflight_us / 1000), .comm, .pid] | @tsv' "$log" | column -t
 
 echo "== share of slow I/O per interval (summary records)"
 jq -r 'select(.type == "summary") | .timestamp as $t | .groups[]
