@@ -37,8 +37,12 @@ void SetTimestamp(int64_t realtime_ns, google::protobuf::Timestamp* ts) {
   ts->set_nanos(static_cast<int32_t>(nanos));
 }
 
-void FillEventProto(const EnrichedEvent& e, absl::string_view host,
-                    v1::Event* msg) {
+namespace {
+
+// The fields Event and Stuck share, named and numbered alike in both
+// messages (Msg is v1::Event or v1::Stuck).
+template <typename Msg>
+void FillRequestFields(const EnrichedEvent& e, absl::string_view host, Msg* msg) {
   const Event& ev = e.event;
   SetTimestamp(e.realtime_ns, msg->mutable_timestamp());
   AssignUtf8(host, msg->mutable_host());
@@ -56,8 +60,6 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   *msg->mutable_rwbs() = std::string(Rwbs(ev.op, ev.flags));
   msg->set_sector(ev.sector);
   msg->set_bytes(ev.bytes);
-  msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);
-  msg->set_device_us(ev.device_ns / 1000);
   if (ev.queue_ns.has_value()) {
     msg->set_queue_us(*ev.queue_ns / 1000);
   } else {
@@ -74,6 +76,16 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   } else {
     msg->clear_comm_raw();
   }
+}
+
+}  // namespace
+
+void FillEventProto(const EnrichedEvent& e, absl::string_view host,
+                    v1::Event* msg) {
+  FillRequestFields(e, host, msg);
+  const Event& ev = e.event;
+  msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);
+  msg->set_device_us(ev.device_ns / 1000);
   const BlkError error = BlkStatusToError(ev.blk_status);
   msg->set_error_code(error.errno_value);
   if (error.name.empty()) {
@@ -86,37 +98,8 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
                     v1::Stuck* msg) {
-  const Event& ev = s.event;
-  SetTimestamp(s.realtime_ns, msg->mutable_timestamp());
-  AssignUtf8(host, msg->mutable_host());
-  AssignUtf8(s.disk, msg->mutable_disk());
-  if (s.partition.empty()) {
-    msg->clear_partition();
-  } else {
-    AssignUtf8(s.partition, msg->mutable_partition());
-  }
-  msg->set_dev(absl::StrCat(ev.major, ":", ev.minor));
-  msg->set_op(std::string(OpName(ev.op)));
-  msg->set_rwbs(std::string(Rwbs(ev.op, ev.flags)));
-  msg->set_sector(ev.sector);
-  msg->set_bytes(ev.bytes);
-  msg->set_inflight_us(ev.device_ns / 1000);
-  if (ev.queue_ns.has_value()) {
-    msg->set_queue_us(*ev.queue_ns / 1000);
-  } else {
-    msg->clear_queue_us();
-  }
-  msg->set_queue_depth(ev.queue_depth);
-  msg->set_pid(ev.pid);
-  msg->set_tid(ev.tid);
-  const absl::string_view comm = ev.Comm();
-  std::string* comm_text = msg->mutable_comm();
-  comm_text->clear();
-  if (AppendSanitizedUtf8(comm, comm_text)) {
-    msg->mutable_comm_raw()->assign(comm.data(), comm.size());
-  } else {
-    msg->clear_comm_raw();
-  }
+  FillRequestFields(s, host, msg);
+  msg->set_inflight_us(s.event.device_ns / 1000);
 }
 
 void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
