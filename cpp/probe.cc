@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -286,6 +287,20 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     RETURN_IF_ERROR(probe->Attach(h.prog, h.tracepoint));
   }
 
+  // The slot array's values start page-aligned in the mapping, one every
+  // sizeof(biosnoop_inflight_val) bytes (a multiple of 8, as the kernel
+  // lays array values out).
+  static_assert(sizeof(biosnoop_inflight_val) % 8 == 0);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = (sizeof(biosnoop_inflight_val) * BIOSNOOP_SLOTS + page - 1) /
+                       page * page;
+  void* view = mmap(nullptr, bytes, PROT_READ, MAP_SHARED,
+                    bpf_map__fd(skel->maps.slots), 0);
+  if (view != MAP_FAILED) {
+    probe->slots_view_ = static_cast<const biosnoop_inflight_val*>(view);
+    probe->slots_view_bytes_ = bytes;
+  }
+
   probe->rb_ = ring_buffer__new(bpf_map__fd(skel->maps.events), &Probe::OnRecord,
                                 probe.get(), nullptr);
   if (probe->rb_ == nullptr) return ErrnoStatus(errno, "open ring buffer");
@@ -333,6 +348,9 @@ absl::Status Probe::AttachRescue() {
 }
 
 Probe::~Probe() {
+  if (slots_view_ != nullptr) {
+    munmap(const_cast<biosnoop_inflight_val*>(slots_view_), slots_view_bytes_);
+  }
   if (rb_ != nullptr) ring_buffer__free(rb_);
   if (skel_ != nullptr) biosnoop_bpf__destroy(skel_);
 }
@@ -509,7 +527,11 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
     first = false;
   }
 
-  // The overflow hash map.
+  ForEachOverflow(visit);
+  return absl::OkStatus();
+}
+
+void Probe::ForEachOverflow(const InflightVisitor& visit) const {
   int fd = bpf_map__fd(skel_->maps.inflight);
   uint64_t key = 0, next = 0;
   uint64_t* prev = nullptr;
@@ -521,7 +543,6 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
     key = next;
     prev = &key;
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
@@ -555,12 +576,34 @@ absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
 absl::StatusOr<std::vector<biosnoop_inflight_val>> Probe::ReadIssuedBefore(
     uint64_t issued_before_ns) const {
   std::vector<biosnoop_inflight_val> out;
-  RETURN_IF_ERROR(ForEachInflight(
-      [&](const biosnoop_inflight_val& val, bool /*in_slot*/, uint32_t /*slot*/) {
-        if (val.issue_ns != 0 && !val.requeued && val.issue_ns <= issued_before_ns) {
-          out.push_back(val);
-        }
-      }));
+  auto keep = [&](const biosnoop_inflight_val& val, bool /*in_slot*/,
+                  uint32_t /*slot*/) {
+    if (val.rq != 0 && val.issue_ns != 0 && !val.requeued &&
+        val.issue_ns <= issued_before_ns) {
+      out.push_back(val);
+    }
+  };
+  if (slots_view_ == nullptr) {
+    RETURN_IF_ERROR(ForEachInflight(keep));
+    return out;
+  }
+  // The programs write entries while we read: the mapping only picks the
+  // candidates (a torn read can only add or miss one for a second), and
+  // each is then copied whole through the syscall, as every other scan
+  // reads the table.  Usually there is none: no syscall at all.
+  const int fd = bpf_map__fd(skel_->maps.slots);
+  for (uint32_t i = 0; i < BIOSNOOP_SLOTS; ++i) {
+    const biosnoop_inflight_val& slot = slots_view_[i];
+    const uint64_t rq = __atomic_load_n(&slot.rq, __ATOMIC_RELAXED);
+    const uint64_t issue_ns = __atomic_load_n(&slot.issue_ns, __ATOMIC_RELAXED);
+    if (rq == 0 || issue_ns == 0 || issue_ns > issued_before_ns) continue;
+    biosnoop_inflight_val val{};
+    if (bpf_map_lookup_elem(fd, &i, &val) != 0) {
+      return ErrnoStatus(errno, "read in-flight slots");
+    }
+    keep(val, /*in_slot=*/true, i);
+  }
+  ForEachOverflow(keep);
   return out;
 }
 

@@ -145,6 +145,8 @@ class Probe {
   using InflightVisitor =
       std::function<void(const biosnoop_inflight_val&, bool in_slot, uint32_t slot)>;
   absl::Status ForEachInflight(const InflightVisitor& visit) const;
+  // The overflow map's part of ForEachInflight.
+  void ForEachOverflow(const InflightVisitor& visit) const;
   absl::StatusOr<uint64_t> ScanInflight(uint64_t now_ns, uint64_t max_age_ns,
                                         bool remove);
 
@@ -154,6 +156,10 @@ class Probe {
   absl::Status handler_status_;
   std::vector<std::string> attached_;
   bool detached_ = false;
+  // The slot array mapped read-only (nullptr if the kernel would not map
+  // it: then ReadIssuedBefore reads it through the syscall).
+  const biosnoop_inflight_val* slots_view_ = nullptr;
+  size_t slots_view_bytes_ = 0;
 };
 
 }  // namespace biosnoop

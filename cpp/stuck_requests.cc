@@ -69,8 +69,8 @@ std::vector<biosnoop_inflight_val> StuckTracker::Observe(
 absl::Status StuckWatch::Look(uint64_t now_ns, Enricher& enricher) {
   found_.clear();
   if (after_ns_ == 0 || now_ns < after_ns_) return absl::OkStatus();
-  // The table is read whole (~1.3 MB): not on a machine with no request
-  // on a device, which is most seconds of most hosts.
+  // The table is looked over whole (1.2 MB): not on a machine with no
+  // request on a device, which is most seconds of most hosts.
   ASSIGN_OR_RETURN(std::vector<uint32_t> busy, probe_.DevsWithInflight());
   if (busy.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<biosnoop_inflight_val> issued,
