@@ -25,76 +25,64 @@ void NullableString(const char* key, bool has, const std::string& v,
   }
 }
 
-// Same field order and rules as AppendEventJson() (a unit test compares
-// the two on the same events).
-void AppendEventRecordJson(const v1::Event& e, std::string* out) {
-  out->append("{\"type\":\"event\",\"timestamp\":\"");
-  AppendRfc3339Nanos(ToNs(e.timestamp()), out);
+// The fields an event and a stuck record share, laid out as biosnoop
+// writes both (Msg is v1::Event or v1::Stuck: the fields are named alike).
+// From "type" to "bytes":
+template <typename Msg>
+void AppendRequestHead(absl::string_view type, const Msg& m, std::string* out) {
+  absl::StrAppend(out, "{\"type\":\"", type, "\",\"timestamp\":\"");
+  AppendRfc3339Nanos(ToNs(m.timestamp()), out);
   out->append("\",\"host\":");
-  AppendJsonString(e.host(), out);
+  AppendJsonString(m.host(), out);
   Key("disk", out);
-  AppendJsonString(e.disk(), out);
-  NullableString("partition", e.has_partition(), e.partition(), out);
+  AppendJsonString(m.disk(), out);
+  NullableString("partition", m.has_partition(), m.partition(), out);
   Key("dev", out);
-  AppendJsonString(e.dev(), out);
+  AppendJsonString(m.dev(), out);
   Key("op", out);
-  AppendJsonString(e.op(), out);
+  AppendJsonString(m.op(), out);
   Key("rwbs", out);
-  AppendJsonString(e.rwbs(), out);
-  absl::StrAppend(out, ",\"sector\":", e.sector(), ",\"bytes\":", e.bytes(),
-                  ",\"latency_us\":", e.latency_us(),
-                  ",\"device_us\":", e.device_us(), ",\"queue_us\":");
-  if (e.has_queue_us()) {
-    absl::StrAppend(out, e.queue_us());
+  AppendJsonString(m.rwbs(), out);
+  absl::StrAppend(out, ",\"sector\":", m.sector(), ",\"bytes\":", m.bytes());
+}
+
+// ... and from "queue_us" to "comm_raw" (only when set).
+template <typename Msg>
+void AppendRequestTail(const Msg& m, std::string* out) {
+  out->append(",\"queue_us\":");
+  if (m.has_queue_us()) {
+    absl::StrAppend(out, m.queue_us());
   } else {
     out->append("null");
   }
-  absl::StrAppend(out, ",\"queue_depth\":", e.queue_depth(),
-                  ",\"pid\":", e.pid(), ",\"tid\":", e.tid());
+  absl::StrAppend(out, ",\"queue_depth\":", m.queue_depth(),
+                  ",\"pid\":", m.pid(), ",\"tid\":", m.tid());
   Key("comm", out);
-  AppendJsonString(e.comm(), out);
-  if (e.has_comm_raw()) {
+  AppendJsonString(m.comm(), out);
+  if (m.has_comm_raw()) {
     out->append(",\"comm_raw\":\"");
-    AppendLowerHex(e.comm_raw(), out);
+    AppendLowerHex(m.comm_raw(), out);
     out->push_back('"');
   }
+}
+
+// Same field order and rules as AppendEventJson() (a unit test compares
+// the two on the same events).
+void AppendEventRecordJson(const v1::Event& e, std::string* out) {
+  AppendRequestHead("event", e, out);
+  absl::StrAppend(out, ",\"latency_us\":", e.latency_us(),
+                  ",\"device_us\":", e.device_us());
+  AppendRequestTail(e, out);
   absl::StrAppend(out, ",\"error_code\":", e.error_code());
   NullableString("error", e.has_error(), e.error(), out);
   absl::StrAppend(out, ",\"seq\":", e.seq(), "}\n");
 }
 
-// A stuck line as biosnoop writes it: the fields it shares with an event
-// laid out as there, in schema order; comm_raw only when set.
+// Same as AppendStuckJson() (a unit test compares the two).
 void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
-  out->append("{\"type\":\"stuck\",\"timestamp\":\"");
-  AppendRfc3339Nanos(ToNs(k.timestamp()), out);
-  out->append("\",\"host\":");
-  AppendJsonString(k.host(), out);
-  Key("disk", out);
-  AppendJsonString(k.disk(), out);
-  NullableString("partition", k.has_partition(), k.partition(), out);
-  Key("dev", out);
-  AppendJsonString(k.dev(), out);
-  Key("op", out);
-  AppendJsonString(k.op(), out);
-  Key("rwbs", out);
-  AppendJsonString(k.rwbs(), out);
-  absl::StrAppend(out, ",\"sector\":", k.sector(), ",\"bytes\":", k.bytes(),
-                  ",\"inflight_us\":", k.inflight_us(), ",\"queue_us\":");
-  if (k.has_queue_us()) {
-    absl::StrAppend(out, k.queue_us());
-  } else {
-    out->append("null");
-  }
-  absl::StrAppend(out, ",\"queue_depth\":", k.queue_depth(),
-                  ",\"pid\":", k.pid(), ",\"tid\":", k.tid());
-  Key("comm", out);
-  AppendJsonString(k.comm(), out);
-  if (k.has_comm_raw()) {
-    out->append(",\"comm_raw\":\"");
-    AppendLowerHex(k.comm_raw(), out);
-    out->push_back('"');
-  }
+  AppendRequestHead("stuck", k, out);
+  absl::StrAppend(out, ",\"inflight_us\":", k.inflight_us());
+  AppendRequestTail(k, out);
   out->append("}\n");
 }
 
