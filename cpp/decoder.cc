@@ -43,18 +43,8 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   } else {
     e.queue_ns.reset();
   }
-  e.sector = raw.sector;
-  e.major = raw.dev >> 20;
-  e.minor = raw.dev & ((1u << 20) - 1);
-  e.bytes = raw.bytes;
-  e.pid = raw.pid;
-  e.tid = raw.tid;
-  e.queue_depth = raw.queue_depth;
-  e.op = raw.op <= BIOSNOOP_OP_OTHER ? static_cast<Op>(raw.op) : Op::kOther;
-  e.flags = raw.flags;
   e.blk_status = raw.blk_status;
-  e.submit_known = raw.submit_known != 0;
-  std::memcpy(e.comm.data(), raw.comm, sizeof(raw.comm));
+  CopyRequestFields(raw, &e);
   return absl::OkStatus();
 }
 

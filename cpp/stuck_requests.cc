@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "decoder.h"
 #include "missed_completions.h"
 #include "status_macros.h"
 
@@ -31,19 +32,7 @@ Event StuckEvent(const biosnoop_inflight_val& v, uint64_t now_ns) {
   if (v.submit_ns != 0 && v.submit_ns <= v.issue_ns) {
     e.queue_ns = v.issue_ns - v.submit_ns;
   }
-  e.sector = v.sector;
-  e.major = v.dev >> 20;
-  e.minor = v.dev & ((1u << 20) - 1);
-  e.bytes = v.bytes;
-  e.pid = v.pid;
-  e.tid = v.tid;
-  e.queue_depth = v.queue_depth;
-  e.op = static_cast<Op>(v.op <= static_cast<uint8_t>(BIOSNOOP_OP_OTHER)
-                             ? v.op
-                             : static_cast<uint8_t>(BIOSNOOP_OP_OTHER));
-  e.flags = v.flags;
-  e.submit_known = v.submit_known != 0;
-  std::memcpy(e.comm.data(), v.comm, e.comm.size());
+  CopyRequestFields(v, &e);
   return e;
 }
 
