@@ -94,7 +94,6 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p);
 // 1000), queue_us (null when unknown), queue_depth, pid, tid, comm, and
 // comm_raw only when comm is not valid UTF-8, all written as
 // AppendEventJson writes the same fields}, then '\n'.
-class JsonHost;
 void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
                      std::string* out);
 
@@ -102,8 +101,8 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
 // field in schema order: format_version (kStreamFormatVersion), host,
 // boot_id, start_time (RFC 3339 like an event's timestamp), biosnoop_version,
 // kernel_release, min_us, queued (true/false), disk_filter, pid_filter,
-// comm_filter, op_filter, ringbuf_kib, stuck_after_us}, then '\n'.  Every field is always
-// present (empty strings and zeros included).
+// comm_filter, op_filter, ringbuf_kib, stuck_after_us}, then '\n'.  Every
+// field is always present (empty strings and zeros included).
 void AppendHeaderJson(const StreamInfo& info, std::string* out);
 
 // Same as above with an explicit format_version (for a converter that
