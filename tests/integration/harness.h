@@ -27,7 +27,7 @@ namespace biosnoop::testing {
         FAIL() << "privileged test needs root, and CI=true: not skipping";   \
       }                                                                      \
       GTEST_SKIP() << "needs root (loads the BPF program, creates loop "     \
-                      "devices); run tools/test with sudo";                  \
+                      "devices); run tools/test as root";                  \
     }                                                                        \
   } while (0)
 
