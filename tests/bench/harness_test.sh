@@ -148,13 +148,26 @@ pid=$!
 set +m
 # Interrupt in the warm-up round, while jsonl's biosnoop runs with
 # bpf_stats on: a run is logged when it ends, so once quiet's warm-up run
-# is, jsonl's is next (3 s of fio).
-for ((i = 0; i < 900; i++)); do
-  grep -q "round 0 quiet" "$work/stderr" 2>/dev/null && break
+# is, jsonl's is next (3 s of fio).  Wait for that state itself (jsonl's
+# tracer up and bpf_stats turned on for it), however slow the machine.
+jsonl_tracers() { pgrep -c -f -- "$work/.*/jsonl.out" || true; }
+awaited=""
+for ((i = 0; i < 1800; i++)); do
+  if grep -q "round 0 quiet" "$work/stderr" 2>/dev/null &&
+    [[ $(jsonl_tracers) == 1 && $(sysctl -n kernel.bpf_stats_enabled) == 1 ]]; then
+    awaited=yes
+    break
+  fi
+  kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done
-sleep 1.5
-check "interrupt: jsonl's tracer was running" 1 "$(pgrep -c -f -- "$work/.*/jsonl.out" || true)"
+if [[ -z $awaited ]]; then
+  echo "interrupt: gave up after 180 s waiting for quiet's warm-up run to be" \
+    "logged and jsonl's tracer to run with bpf_stats on" \
+    "(logged: $(grep -c "round 0 quiet" "$work/stderr" 2>/dev/null || true)," \
+    "jsonl tracers: $(jsonl_tracers), bpf_stats: $(sysctl -n kernel.bpf_stats_enabled))" >&2
+fi
+check "interrupt: jsonl's tracer was running" 1 "$(jsonl_tracers)"
 check "interrupt: bpf_stats on during the warm-up round" 1 "$(sysctl -n kernel.bpf_stats_enabled)"
 rc=0
 err=$("$root/tools/bench/run" --quick --biosnoop "$biosnoop" --workdir "$work" 2>&1 >/dev/null) || rc=$?
@@ -179,10 +192,13 @@ check "hook_floor: an unknown hook is bad usage" 64 "$rc"
 contains "hook_floor: says what it takes" "submit, issue, complete" "$err"
 "$floor" issue,complete 2>"$work/floor.err" &
 fpid=$!
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 1200; i++)); do
   grep -q "stop with SIGINT" "$work/floor.err" 2>/dev/null && break
+  kill -0 "$fpid" 2>/dev/null || break
   sleep 0.1
 done
+grep -q "stop with SIGINT" "$work/floor.err" 2>/dev/null ||
+  echo "hook_floor: no 'stop with SIGINT' line on its stderr after 120 s" >&2
 check "hook_floor issue,complete: says what it attached" \
   "hook_floor: empty programs on block_rq_issue block_rq_complete; stop with SIGINT" \
   "$(cat "$work/floor.err")"

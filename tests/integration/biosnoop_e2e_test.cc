@@ -535,12 +535,18 @@ TEST(EndToEnd, ClosedPipeEndsCleanly) {
   ASSERT_TRUE(loop.ok());
   // biosnoop | head -3 while dd keeps the device busy; biosnoop's own exit
   // status is what the pipeline reports (pipefail off, so read PIPESTATUS).
+  RunCommand({"rm", "-f", "/tmp/biosnoop-pipe-err", "/tmp/biosnoop-pipe-out",
+              "/tmp/biosnoop-pipe-rc"});
   std::string cmd =
       "( " + std::string(BIOSNOOP_BIN) + " --min-us 0 -d " + loop.name() +
       " 2>/tmp/biosnoop-pipe-err | head -3 > /tmp/biosnoop-pipe-out; "
       "echo ${PIPESTATUS[0]} > /tmp/biosnoop-pipe-rc ) & "
-      "sleep 1; for i in $(seq 20); do dd if=" + loop.path() +
-      " of=/dev/null bs=4k count=50 iflag=direct status=none; done; wait";
+      // Reads until the pipeline has ended (however long biosnoop takes
+      // to attach on a loaded machine), for at most ~2 minutes.
+      "for i in $(seq 1200); do [ -e /tmp/biosnoop-pipe-rc ] && break; dd if=" +
+      loop.path() +
+      " of=/dev/null bs=4k count=50 iflag=direct status=none; sleep 0.1; "
+      "done; wait";
   ASSERT_EQ(RunCommand({"bash", "-c", cmd}), 0);
   std::optional<std::string> rc = CommandOutput({"cat", "/tmp/biosnoop-pipe-rc"});
   ASSERT_TRUE(rc.has_value());
