@@ -110,7 +110,7 @@ TEST(EndToEnd, StreamStartsWithHeaderAndEndsWithFinalStats) {
   Biosnoop b({"--min-us", "0", "-d", loop.name(), "--stats-interval", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  EXPECT_TRUE(b.WaitForRecords("stats", 1));  // the first periodic one
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   std::vector<json> records = b.Records();
   ASSERT_GE(records.size(), 3u);

@@ -252,6 +252,69 @@ std::vector<nlohmann::json> Biosnoop::Records() const {
   return events;
 }
 
+::testing::AssertionResult Biosnoop::WaitForRecords(
+    const std::string& type, size_t count,
+    const std::function<bool(const nlohmann::json&)>& match, int timeout_ms) {
+  size_t seen = 0;
+  auto enough = [&] {
+    seen = 0;
+    for (const nlohmann::json& r : RecordsOfType(type)) {
+      if (!match || match(r)) ++seen;
+    }
+    return seen >= count;
+  };
+  const bool ok = WaitUntil(
+      [&] {
+        if (enough()) return true;
+        int status = 0;
+        if (!exited_ && waitpid(pid_, &status, WNOHANG) == pid_) {
+          exited_ = true;
+          status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        return exited_;
+      },
+      timeout_ms);
+  if (ok && enough()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "waited " << (exited_ ? "until biosnoop exited" : "in vain")
+         << " (bound " << timeout_ms << " ms) for " << count << " \"" << type
+         << "\" record(s)" << (match ? " of the kind awaited" : "")
+         << "; found " << seen << "\nstdout:\n" << Stdout()
+         << "\nstderr:\n" << Stderr();
+}
+
+::testing::AssertionResult Biosnoop::WaitForStderr(const std::string& text,
+                                                   int timeout_ms) {
+  const bool ok = WaitUntil(
+      [&] {
+        if (Stderr().find(text) != std::string::npos) return true;
+        int status = 0;
+        if (!exited_ && waitpid(pid_, &status, WNOHANG) == pid_) {
+          exited_ = true;
+          status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        return exited_;
+      },
+      timeout_ms);
+  if (ok && Stderr().find(text) != std::string::npos) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "waited " << (exited_ ? "until biosnoop exited" : "in vain")
+         << " (bound " << timeout_ms << " ms) for \"" << text
+         << "\" on stderr:\n" << Stderr();
+}
+
+bool WaitUntil(const std::function<bool()>& done, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(timeout_ms);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 std::map<std::string, double> Biosnoop::Summary() const {
   return ParseSummary(Stderr());
 }

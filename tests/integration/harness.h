@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -111,6 +112,18 @@ class Biosnoop {
   // key=value pairs of the "biosnoop: completions=..." summary line.
   std::map<std::string, double> Summary() const;
 
+  // Waits until stdout holds at least `count` records of `type` that
+  // `match` accepts (every one when not given), or `timeout_ms` passes,
+  // or biosnoop exits.  On failure the result says what was awaited and
+  // what was there.
+  ::testing::AssertionResult WaitForRecords(
+      const std::string& type, size_t count,
+      const std::function<bool(const nlohmann::json&)>& match = nullptr,
+      int timeout_ms = 60000);
+  // Waits until stderr contains `text` (same bounds and result).
+  ::testing::AssertionResult WaitForStderr(const std::string& text,
+                                           int timeout_ms = 60000);
+
  private:
   std::string dir_;
   pid_t pid_ = -1;
@@ -158,6 +171,11 @@ std::vector<LinkedProgram> LinkedPrograms(pid_t pid);
 // bpf_prog_info.run_cnt of program `prog_id` (it counts only while
 // bpf_stats are enabled); -1 if it cannot be read.
 int64_t ProgramRunCount(uint32_t prog_id);
+
+// Polls `done` every 10 ms until it holds, for at most `timeout_ms`:
+// for a test that must wait for a state (never a fixed sleep).  Returns
+// whether it held.
+bool WaitUntil(const std::function<bool()>& done, int timeout_ms = 60000);
 
 // Events whose pid is `pid`.
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "biosnoop_abi.h"
 
@@ -342,10 +343,18 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // an empty interval
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  // The interval's report of those reads is in the file before it is
+  // rotated; after SIGHUP, the new file is there before the next reads.
+  EXPECT_TRUE(WaitUntil([&] {
+    for (const std::string& line : Lines(csv)) {
+      if (absl::StartsWith(line, loop.name() + ",")) return true;
+    }
+    return false;
+  })) << "no report row for " << loop.name() << " in " << csv;
   ASSERT_EQ(rename(csv.c_str(), (csv + ".1").c_str()), 0);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(WaitUntil([&] { return access(csv.c_str(), F_OK) == 0; }))
+      << "SIGHUP did not open " << csv << " again:\n" << b.Stderr();
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 30).exit_code, 0);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   uint64_t total = 0;

@@ -6,6 +6,7 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -91,16 +92,12 @@ TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
 
   InjectHiddenCompletion(dev);
 
-  // Two idle observations (one a second) confirm it; a stats record follows.
-  std::this_thread::sleep_for(std::chrono::milliseconds(3300));
-  std::vector<json> stats = b.RecordsOfType("stats");
+  // Two idle observations (one a second) confirm it; a stats record
+  // written while running says so.
+  EXPECT_TRUE(b.WaitForRecords("stats", 1, [](const json& s) {
+    return !s.value("final", false) && s.value("missed", 0) == 1;
+  }));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
-  bool seen_running = false;
-  for (const json& s : stats) {
-    if (!s.value("final", false) && s.value("missed", 0) == 1) seen_running = true;
-  }
-  EXPECT_TRUE(seen_running) << "no stats record counted it while running:\n"
-                            << b.Stdout();
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(s["missed"], 1) << b.Stderr();
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
@@ -168,21 +165,30 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
 
   PinnedToOneCpu pinned;  // this thread, and the threads and dd it starts
   ASSERT_TRUE(pinned.ok());
-  std::thread slow_read([&] { DirectDd(slow.loop_path(), true, 4096, 1); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  std::optional<std::string> dump =
-      CommandOutput({"bpftool", "map", "dump", "name", "slots", "-j"});
-  slow_read.join();
-  ASSERT_TRUE(dump.has_value());
+  std::atomic<bool> read_done{false};
+  std::thread slow_read([&] {
+    DirectDd(slow.loop_path(), true, 4096, 1);
+    read_done = true;
+  });
+  // The slow read's entry in the table, looked for while it is in flight.
   json held;
-  for (const json& e : json::parse(*dump)) {
-    const json& v = e["formatted"]["value"];
-    if (v["rq"].get<uint64_t>() != 0 && v["dev"].get<uint32_t>() == dev &&
-        v["issue_ns"].get<uint64_t>() != 0) {
-      held = e;
+  WaitUntil([&] {
+    const bool last_look = read_done;
+    std::optional<std::string> dump =
+        CommandOutput({"bpftool", "map", "dump", "name", "slots", "-j"});
+    if (!dump.has_value()) return true;
+    for (const json& e : json::parse(*dump)) {
+      const json& v = e["formatted"]["value"];
+      if (v["rq"].get<uint64_t>() != 0 && v["dev"].get<uint32_t>() == dev &&
+          v["issue_ns"].get<uint64_t>() != 0) {
+        held = e;
+      }
     }
-  }
-  ASSERT_FALSE(held.is_null()) << "the slow read was not in the table";
+    return !held.is_null() || last_look;
+  });
+  slow_read.join();
+  ASSERT_FALSE(held.is_null())
+      << "the slow read was not in the table while it was in flight";
   auto bytes = [](const json& hex) {
     std::vector<std::string> out;
     for (const json& h : hex) out.push_back(h.get<std::string>().substr(2));
@@ -256,8 +262,15 @@ void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args) {
   Biosnoop b(args);
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   std::thread read([&] { DirectDd(slow.loop_path(), true, 4096, 1); });
-  // Issued well over a second before the stop, completed well after it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1800));
+  // Issued well over a second before the stop, completed well after it:
+  // once the disk counts it in flight, 1.3 s more (of its 4 s).
+  const std::string inflight = "/sys/block/" + slow.loop_name() + "/inflight";
+  EXPECT_TRUE(WaitUntil([&] {
+    unsigned reads = 0;
+    std::ifstream(inflight) >> reads;
+    return reads > 0;
+  })) << "the read never reached the disk";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
   const int status = b.Stop();
   read.join();
   ASSERT_EQ(status, 0) << b.Stderr();

@@ -436,8 +436,8 @@ TEST(SlowIo, TinyRingBufferLossIsCountedAndReported) {
                         "--iodepth=64", "--numjobs=4", "--size=6000k",
                         "--offset_increment=6000k"});
   ASSERT_TRUE(r.ok);
-  // Let the once-a-second loss report run while biosnoop is still going.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // The once-a-second loss report, while biosnoop is still going.
+  EXPECT_TRUE(b.WaitForStderr("events (kernel ring buffer full)"));
   std::string running = b.Stderr();
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 

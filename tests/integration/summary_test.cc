@@ -47,7 +47,7 @@ TEST(Summary, BaselineCountsEveryIoBesideTheSlowEvents) {
   // 16 slow reads, then 184 fast ones, then 50 writes.
   ASSERT_EQ(DirectDd(disk.loop_path(), true, 4096, 200).exit_code, 0);
   ASSERT_EQ(DirectDd(disk.loop_path(), false, 4096, 50, 1000).exit_code, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_TRUE(b.WaitForRecords("summary", 1));  // a periodic one
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
   std::vector<json> summaries = b.RecordsOfType("summary");
