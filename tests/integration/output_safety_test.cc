@@ -98,6 +98,23 @@ TEST(OutputSafety, BlockDeviceAsOutputIsRefusedAndTheDiskKept) {
   EXPECT_EQ(FsType(disk.path()), "ext4");
 }
 
+// bioreport convert -o shares the rule: a block device statted as size
+// 0 and passed its "new or empty" check.
+TEST(OutputSafety, BioreportConvertRefusesABlockDevice) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice disk(16);
+  ASSERT_TRUE(disk.ok());
+  ASSERT_NO_FATAL_FAILURE(MakeExt4(disk));
+  const std::string input =
+      std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
+      "/../golden/events.jsonl";
+  ASSERT_EQ(access(input.c_str(), R_OK), 0) << input;
+  EXPECT_EQ(RunCommand({BIOREPORT_BIN, "convert", "--to", "jsonl", "-o",
+                        disk.path(), input}),
+            73);
+  EXPECT_EQ(FsType(disk.path()), "ext4");
+}
+
 // SIGHUP after the path became a block device, then a FIFO nobody reads:
 // each said on stderr, the events keep going to the old file, and SIGTERM
 // ends the run with the final stats there.
