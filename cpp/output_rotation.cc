@@ -48,8 +48,9 @@ absl::StatusOr<bool> OutputRotation::Tick(bool hangup, uint64_t now_ns) {
     return false;
   }
   if (late) {
-    absl::FPrintF(diag_, "biosnoop: reopening %s completed; writing to the "
-                         "new file\n",
+    absl::FPrintF(diag_,
+                  "biosnoop: reopening %s completed; writing to the "
+                  "new file\n",
                   file_->DisplayName());
   }
   if (absl::Status s = file_->Adopt(std::move(**done)); !s.ok()) return s;

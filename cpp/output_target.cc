@@ -13,9 +13,9 @@ namespace biosnoop {
 namespace {
 
 // Linux's device numbers (include/uapi/linux/major.h and devices.txt).
-constexpr unsigned kMemMajor = 1;       // 1:3 is /dev/null
+constexpr unsigned kMemMajor = 1;  // 1:3 is /dev/null
 constexpr unsigned kNullMinor = 3;
-constexpr unsigned kTtyAuxMajor = 5;    // 5:2 is /dev/ptmx
+constexpr unsigned kTtyAuxMajor = 5;  // 5:2 is /dev/ptmx
 constexpr unsigned kPtmxMinor = 2;
 constexpr unsigned kPtySlaveMajor = 136;  // /dev/pts/N: 136..143
 constexpr unsigned kPtySlaveMajors = 8;
@@ -46,10 +46,10 @@ bool IsTerminalDevice(dev_t rdev) {
 
 absl::Status Refuse(absl::string_view what, absl::string_view why,
                     bool is_stdout) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      what, ": it is ", why, "; ",
-      is_stdout ? "redirect stdout to a file, or give -o FILE"
-                : "give the path of a file"));
+  return absl::FailedPreconditionError(
+      absl::StrCat(what, ": it is ", why, "; ",
+                   is_stdout ? "redirect stdout to a file, or give -o FILE"
+                             : "give the path of a file"));
 }
 
 }  // namespace

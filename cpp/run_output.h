@@ -32,8 +32,7 @@ struct RunOutput {
 // wait: CancelledError "no process opened the FIFO ... before the stop;
 // nothing was traced" (exit 0).
 absl::StatusOr<RunOutput> OpenRunOutput(const Options& options,
-                                        RecordFraming framing,
-                                        std::FILE* diag);
+                                        RecordFraming framing, std::FILE* diag);
 
 // --duration less the wait for a reader (at least 1 ns: the stop is then
 // due at once), nullopt without --duration.

@@ -147,7 +147,8 @@ TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
   Workload second = DirectDd(loop.path(), true, 4096, 20);
   ASSERT_EQ(second.exit_code, 0);
   ASSERT_EQ(b.Stop(SIGTERM, 20000), 0)
-      << "SIGTERM did not end the run within 20 s\n" << b.Stderr();
+      << "SIGTERM did not end the run within 20 s\n"
+      << b.Stderr();
 
   EXPECT_EQ(FsType(disk.path()), "ext4");
   const std::vector<json> old_file = Lines(ReadAll(log + ".1"));
@@ -212,7 +213,8 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   EXPECT_TRUE(arrived) << "no event of the dd reached the old file in 20 s\n"
                        << b.Stderr();
   ASSERT_EQ(b.Stop(SIGTERM, 20000), 0)
-      << "SIGTERM did not end the run within 20 s\n" << b.Stderr();
+      << "SIGTERM did not end the run within 20 s\n"
+      << b.Stderr();
   EXPECT_NE(b.Stderr().find("had not completed when the run ended"),
             std::string::npos)
       << b.Stderr();
@@ -249,7 +251,8 @@ TEST(OutputSafety, FifoWithNoReaderEndsAsTheRunWould) {
     ASSERT_TRUE(WaitForStderr(b, "waiting for a process to open the FIFO"))
         << b.Stderr();
     EXPECT_EQ(b.Stop(SIGTERM, 20000), 0)
-        << "SIGTERM did not end the wait within 20 s\n" << b.Stderr();
+        << "SIGTERM did not end the wait within 20 s\n"
+        << b.Stderr();
     EXPECT_NE(b.Stderr().find("nothing was traced"), std::string::npos)
         << b.Stderr();
   }

@@ -46,10 +46,10 @@ void ExpectRefused(const std::string& path, const std::string& what) {
   ASSERT_FALSE(file.ok()) << path;
   EXPECT_EQ(file.status().code(), absl::StatusCode::kFailedPrecondition)
       << file.status();
-  EXPECT_EQ(file.status().message().rfind(
-                absl::StrCat("cannot open output \"", path, "\": it is ", what),
-                0),
-            0u)
+  EXPECT_EQ(
+      file.status().message().rfind(
+          absl::StrCat("cannot open output \"", path, "\": it is ", what), 0),
+      0u)
       << file.status();
   EXPECT_EQ(file.status().message().find('\n'), std::string::npos);
 }
@@ -75,7 +75,8 @@ TEST_F(OutputTargetTest, RefusesWhatCannotHoldALog) {
 }
 
 TEST_F(OutputTargetTest, TakesFilesDevNullTerminalsAndReadFifos) {
-  for (const std::string& path : {Path("slow.jsonl"), std::string("/dev/null")}) {
+  for (const std::string& path :
+       {Path("slow.jsonl"), std::string("/dev/null")}) {
     auto file = OutputFile::Open(path);
     ASSERT_TRUE(file.ok()) << file.status();
     EXPECT_TRUE((*file)->Append("{}\n").ok());
@@ -120,9 +121,8 @@ TEST_F(OutputTargetTest, TakesFilesDevNullTerminalsAndReadFifos) {
 TEST_F(OutputTargetTest, FifoWithoutReaderIsUnavailableWithoutBlocking) {
   const std::string fifo = Path("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  std::future<absl::Status> opened = std::async(std::launch::async, [&] {
-    return OutputFile::Open(fifo).status();
-  });
+  std::future<absl::Status> opened = std::async(
+      std::launch::async, [&] { return OutputFile::Open(fifo).status(); });
   if (opened.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
     // Unblock the open, so the test can end.
     const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
