@@ -30,6 +30,9 @@ class FileSink : public Sink {
 
   // The underlying file (its record counters include non-event records).
   const OutputFile& file() const { return *file_; }
+  // For log rotation (OutputRotation), which flushes and adopts a new
+  // file: flushes that hold events only, so the counts stay exact.
+  OutputFile& mutable_file() { return *file_; }
 
   // A start that failed before anything was written: the output file goes
   // if this run created it (OutputFile::RemoveIfCreatedAndUnused).

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_format.h"
@@ -12,6 +13,8 @@
 #include "hist_format.h"
 #include "histogram.h"
 #include "output_file.h"
+#include "output_rotation.h"
+#include "run_output.h"
 #include "session.h"
 #include "signals.h"
 #include "status_macros.h"
@@ -32,12 +35,12 @@ HistGrouping GroupingFor(const Options& o) {
 
 absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   ASSIGN_OR_RETURN(ProbeConfig config, PrepareStart(options, diag));
-  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(options.output);
-  if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
-  OutputFile& file = **out;
-  file.GiveUpWhenStopping(&StopRequested);
-
+  // Before the output is opened: a wait for a FIFO's reader must end at
+  // a stop, as the run would.
   InstallSignalHandlers();
+  ASSIGN_OR_RETURN(RunOutput out,
+                   OpenRunOutput(options, RecordFraming::kLines, diag));
+  OutputFile& file = *out.file;
   absl::StatusOr<std::unique_ptr<Probe>> opened =
       OpenProbe(config, [](const void*, size_t) {
         return absl::OkStatus();  // events are disabled
@@ -91,10 +94,11 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
   };
 
   const uint64_t start = MonotonicNs();
-  if (options.duration) RequestStopAfter(*options.duration);
+  const std::optional<absl::Duration> duration =
+      DurationLeft(options, out.waited);
+  if (duration) RequestStopAfter(*duration);
   const uint64_t end =
-      options.duration ? start + absl::ToInt64Nanoseconds(*options.duration)
-                       : UINT64_MAX;
+      duration ? start + absl::ToInt64Nanoseconds(*duration) : UINT64_MAX;
   const uint64_t every = options.interval
                              ? absl::ToInt64Nanoseconds(*options.interval)
                              : UINT64_MAX;
@@ -107,21 +111,19 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
       static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age)),
       start);
   absl::Status result;
+  OutputRotation rotation(&file, diag);
   while (!StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(100);
     if (!n.ok()) {
       result = n.status();
       break;
     }
-    if (TakeReopenRequest()) {
-      if (result = file.Flush(); !result.ok()) break;
-      // On failure the old file stays open: the next report goes there.
-      if (absl::Status reopened = file.Reopen(); !reopened.ok()) {
-        ReportFailedReopen(reopened, diag);
-      } else {
-        csv_header = true;  // a new CSV file starts with its column line
-      }
-    }
+    absl::StatusOr<bool> new_file =
+        rotation.Tick(TakeReopenRequest(), MonotonicNs());
+    if (result = new_file.status(); !result.ok()) break;
+    // On failure (or while the open is under way) the old file stays
+    // open: the next report goes there.
+    if (*new_file) csv_header = true;  // a new CSV file starts with its column line
     uint64_t now = MonotonicNs();
     if (now >= next_tick) {
       next_tick = now + kTickNs;
@@ -135,6 +137,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     if (now >= end) break;
   }
 
+  rotation.Finish();
   // Completions the kernel ran no program for, on disks idle now: counted
   // in no histogram, so reported as missed (two observations, the second
   // after any pending completion ran).  The programs stay attached for

@@ -88,13 +88,19 @@ absl::Status BadValue(int code, absl::string_view value,
       OptionName(code), ": expected ", want, ", got \"", Echo(value), "\""));
 }
 
+// Every whole-number option's value: digits only (SimpleAtoi would also
+// take a '+' and blanks).  Spelled right but above `max` (or past 2^64 - 1)
+// is not a typo: the message says it is too large, and the largest.
 absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
                                        uint64_t max, absl::string_view want) {
-  uint64_t v = 0;
-  // SimpleAtoi accepts a leading '+' and surrounding blanks: be stricter.
-  if (value.empty() || !absl::ascii_isdigit(value.front()) ||
-      !absl::SimpleAtoi(value, &v) || v > max) {
+  if (value.empty() ||
+      value.find_first_not_of("0123456789") != absl::string_view::npos) {
     return BadValue(code, value, want);
+  }
+  uint64_t v = 0;
+  if (!absl::SimpleAtoi(value, &v) || v > max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        OptionName(code), ": ", Echo(value), " is too large: at most ", max));
   }
   return v;
 }
@@ -307,11 +313,19 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.hist_ms = true;
         break;
       case kOptCsv:
-        opts.hist_format = Options::HistFormat::kCsv;
+      case kOptJson: {
+        const Options::HistFormat format = c == kOptCsv
+                                               ? Options::HistFormat::kCsv
+                                               : Options::HistFormat::kJson;
+        // Both would print one of them, not what was asked for.
+        if (opts.hist_format != Options::HistFormat::kText &&
+            opts.hist_format != format) {
+          return absl::InvalidArgumentError(
+              "--csv and --json are two output formats: give one");
+        }
+        opts.hist_format = format;
         break;
-      case kOptJson:
-        opts.hist_format = Options::HistFormat::kJson;
-        break;
+      }
       case kOptFormat:
         stream_option_given = true;
         if (arg == "json" || arg == "jsonl") {

@@ -1,8 +1,8 @@
 #include "output_file.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,69 +14,13 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "output_open.h"
 #include "signals.h"
 #include "status_macros.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
 namespace {
-
-// O_APPEND: several writers (or a restarted daemon) never overwrite each
-// other's lines, and each write(2) lands at the current end.
-// O_NOFOLLOW: the daemon runs as root; a symlink planted at the log path
-// must not redirect root's writes to, say, /etc/shadow.
-constexpr int kOpenFlags =
-    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
-constexpr mode_t kCreateMode = 0640;
-
-// C-escaped (UTF-8 kept): a path holding a newline still makes a
-// one-line message.
-std::string Quoted(absl::string_view path) {
-  return absl::StrCat("\"", absl::Utf8SafeCEscape(path), "\"");
-}
-
-struct OpenedFd {
-  int fd;
-  bool is_regular;
-  bool created;  // the file did not exist before this open
-};
-
-// `verb` is "open", or "reopen" for SIGHUP's, for the error message.
-absl::StatusOr<OpenedFd> OpenForAppend(const std::string& path,
-                                       absl::string_view verb = "open") {
-  // O_EXCL first, to know whether this open created the file (a start
-  // that fails afterwards removes a file it created and never wrote,
-  // RemoveIfCreatedAndUnused).  O_EXCL never follows a symbolic link: one
-  // at the path is EEXIST, and the plain open below refuses it.
-  int fd;
-  bool created = true;
-  do {
-    fd = open(path.c_str(), kOpenFlags | O_EXCL, kCreateMode);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0 && errno == EEXIST) {
-    created = false;
-    do {
-      fd = open(path.c_str(), kOpenFlags, kCreateMode);
-    } while (fd < 0 && errno == EINTR);
-  }
-  if (fd < 0) {
-    const int err = errno;
-    // ELOOP also means "too many links" in a directory component; only
-    // call it a symlink when the last component really is one.
-    struct stat st;
-    if (err == ELOOP && lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot ", verb, " output ", Quoted(path),
-          ": it is a symbolic link, which is never followed; give the path "
-          "of the real file"));
-    }
-    return absl::ErrnoToStatus(
-        err, absl::StrCat("cannot ", verb, " output ", Quoted(path)));
-  }
-  struct stat st;
-  const bool is_regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  return OpenedFd{fd, is_regular, created};
-}
 
 // The complete records at the start of `data`: how many, and the bytes
 // they span.  Append() needs it to validate its input and a failed write to
@@ -140,6 +84,8 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
     return absl::InvalidArgumentError("output path is empty");
   }
   if (path == "-") {
+    // The shell opened it (`> /dev/sdb` is as destructive as -o /dev/sdb).
+    if (absl::Status s = CheckStdoutTarget(); !s.ok()) return s;
     struct stat st;
     const bool is_regular =
         fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);  // `> x.jsonl`
@@ -147,15 +93,39 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
         "-", framing, STDOUT_FILENO, /*owns_fd=*/false, is_regular));
   }
   std::string p(path);
-  absl::StatusOr<OpenedFd> opened = OpenForAppend(p);
+  absl::StatusOr<OpenedOutput> opened = OpenOutputPath(p);
   if (!opened.ok()) return opened.status();
-  auto file = std::unique_ptr<OutputFile>(
-      new OutputFile(std::move(p), framing, opened->fd, /*owns_fd=*/true,
-                     opened->is_regular));
-  file->created_ = opened->created;
+  const bool is_regular = opened->is_regular();
+  const bool created = opened->created();
+  auto file = std::unique_ptr<OutputFile>(new OutputFile(
+      std::move(p), framing, opened->Release(), /*owns_fd=*/true, is_regular));
+  file->created_ = created;
   return file;
 }
 
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::OpenWaitingForReader(
+    absl::string_view path, RecordFraming framing, bool (*stopping)(),
+    absl::FunctionRef<void()> waiting) {
+  bool said = false;
+  for (;;) {
+    absl::StatusOr<std::unique_ptr<OutputFile>> file = Open(path, framing);
+    if (file.ok() || !absl::IsUnavailable(file.status())) return file;
+    if (!said) {
+      waiting();
+      said = true;
+    }
+    if (stopping()) {
+      return absl::CancelledError(
+          absl::StrCat("no process opened the FIFO ", QuotedPath(path),
+                       " for reading before the stop"));
+    }
+    // A stop signal cuts the sleep short (no SA_RESTART); one that lands
+    // just before it is seen at most one interval late.
+    const struct timespec interval = {
+        0, static_cast<long>(absl::ToInt64Nanoseconds(kReaderPollInterval))};
+    nanosleep(&interval, nullptr);
+  }
+}
 OutputFile::OutputFile(std::string path, RecordFraming framing, int fd,
                        bool owns_fd, bool is_regular)
     : path_(std::move(path)),
@@ -172,7 +142,7 @@ OutputFile::~OutputFile() {
 }
 
 std::string OutputFile::DisplayName() const {
-  return owns_fd_ ? Quoted(path_) : std::string("stdout");
+  return owns_fd_ ? QuotedPath(path_) : std::string("stdout");
 }
 
 absl::Status OutputFile::Append(absl::string_view whole_records) {
@@ -379,12 +349,19 @@ absl::Status OutputFile::TrimPartialRecord(size_t partial_bytes) {
 absl::Status OutputFile::Reopen() {
   absl::Status flushed = Flush();  // these records belong in the rotated file
   if (!owns_fd_) return flushed;
-  absl::StatusOr<OpenedFd> opened = OpenForAppend(path_, "reopen");
+  absl::StatusOr<OpenedOutput> opened = OpenOutputPath(path_, "reopen");
   if (!opened.ok()) return opened.status();
+  absl::Status adopted = Adopt(std::move(*opened));
+  return flushed.ok() ? adopted : flushed;
+}
+
+absl::Status OutputFile::Adopt(OpenedOutput opened) {
+  absl::Status flushed = Flush();
+  if (!owns_fd_) return flushed;  // stdout: nothing to replace
   close(fd_);
-  fd_ = opened->fd;
-  is_regular_ = opened->is_regular;
-  created_ = opened->created;
+  is_regular_ = opened.is_regular();
+  created_ = opened.created();
+  fd_ = opened.Release();
   return flushed;
 }
 

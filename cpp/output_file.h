@@ -25,10 +25,12 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "output_open.h"
 #include "stop_grace.h"
 
 namespace biosnoop {
@@ -44,17 +46,34 @@ class OutputFile {
   static constexpr size_t kBufferBytes = 64 * 1024;
 
   // "-" is stdout (fd 1, not closed by this object; use "./-" for a file
-  // named "-").  Anything else is opened
-  //   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, mode 0640:
-  // appending (never truncating an existing log), created readable by the
-  // owner's group but not by everyone, since I/O logs name processes and
-  // disks.  The umask still applies; an existing file keeps its mode.
-  // A symbolic link as the final path component is refused (never
-  // followed): FailedPreconditionError "... is a symbolic link ...".
+  // named "-").  Anything else is opened by OpenOutputPath()
+  // (output_open.h): appending (never truncating an existing log),
+  // created mode 0640, readable by the owner's group but not by everyone,
+  // since I/O logs name processes and disks (the umask still applies; an
+  // existing file keeps its mode), never through a symbolic link, never
+  // waiting for a FIFO's reader.
+  // What the output is must be fit for a stream (CheckOutputTarget,
+  // output_target.h), stdout too: a block device, a directory, a socket
+  // path or a character device other than /dev/null and terminals is
+  // refused with FailedPreconditionError, before anything is written.
+  // A symbolic link: FailedPreconditionError "... is a symbolic link ...".
+  // A FIFO no process reads: UnavailableError (OpenWaitingForReader).
   // Other errors map errno to a status code, with a message like
   //   cannot open output "x": Permission denied
   static absl::StatusOr<std::unique_ptr<OutputFile>> Open(
       absl::string_view path, RecordFraming framing = RecordFraming::kLines);
+
+  // How often OpenWaitingForReader() looks for a reader.
+  static constexpr absl::Duration kReaderPollInterval = absl::Milliseconds(50);
+
+  // Open(), but while `path` is a FIFO no process reads, calls `waiting`
+  // once (to say so) and tries again every kReaderPollInterval, until a
+  // reader opens it (then returns the file) or `stopping()` is true:
+  // CancelledError "no process opened the FIFO "x" for reading before the
+  // stop".  A signal handled without SA_RESTART ends a pause early.
+  static absl::StatusOr<std::unique_ptr<OutputFile>> OpenWaitingForReader(
+      absl::string_view path, RecordFraming framing, bool (*stopping)(),
+      absl::FunctionRef<void()> waiting);
 
   // Flushes what is buffered (errors are lost: call Flush() first to see
   // them), then closes the file unless it is stdout.
@@ -126,14 +145,21 @@ class OutputFile {
   void GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace = kStopGrace);
 
   // For log rotation (SIGHUP after logrotate renamed the file, "create"
-  // mode): flushes to the old file, then opens the path again with the same
-  // flags and mode and closes the old one.  If the new open fails, output
-  // keeps going to the old file, which stays open, and the open error is
-  // returned ("cannot reopen output ...": the messages of Open()); a later
-  // Reopen() tries again.  Call Flush() first to tell its write errors
-  // from the open error.
-  // For stdout, only flushes.
+  // mode): flushes to the old file, then opens the path again as Open()
+  // does (the same refusals) and closes the old one.  If the new open
+  // fails, output keeps going to the old file, which stays open, and the
+  // open error is returned ("cannot reopen output ...": the messages of
+  // Open()); a later Reopen() tries again.  Call Flush() first to tell its
+  // write errors from the open error.  For stdout, only flushes.
+  // The open may block on a file system that does not answer: the run
+  // opens on another thread (BackgroundOpen) and calls Adopt().
   absl::Status Reopen();
+
+  // The second half of Reopen(): flushes to the old file, then writes to
+  // `opened` (from OpenOutputPath() of path()) from now on and closes the
+  // old one.  Returns the flush's error (the new file is adopted all the
+  // same).  For stdout, only flushes (`opened` is closed).
+  absl::Status Adopt(OpenedOutput opened);
 
   // For a start that fails after the output was opened (the probe cannot
   // load): removes the file if Open() (or the last Reopen()) created it,

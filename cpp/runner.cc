@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -16,10 +17,12 @@
 #include "histogram.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
+#include "output_rotation.h"
 #include "output_watch.h"
 #include "probe.h"
 #include "proto_sink.h"
 #include "record_pipeline.h"
+#include "run_output.h"
 #include "session.h"
 #include "signals.h"
 #include "status_macros.h"
@@ -64,22 +67,24 @@ std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
 }
 
 absl::StatusOr<std::unique_ptr<FileSink>> OpenSink(const Options& options,
-                                                   const std::string& host) {
+                                                   const std::string& host,
+                                                   std::FILE* diag,
+                                                   absl::Duration* waited) {
   const bool proto = options.format == Options::Format::kProto;
   if (proto && options.output == "-" && isatty(STDOUT_FILENO)) {
     return absl::InvalidArgumentError(
         "--format proto writes binary records: give -o FILE or a pipe, not a "
         "terminal");
   }
-  absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Open(
-      options.output,
-      proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
-  if (!out.ok()) return WithExitCode(out.status(), kExitCantCreate);
-  // A stop (signal, --duration) must end the run even when the reader
-  // has stopped reading.
-  (*out)->GiveUpWhenStopping(&StopRequested);
-  if (proto) return std::make_unique<ProtoSink>(std::move(*out), host);
-  return std::make_unique<JsonlSink>(std::move(*out), host);
+  ASSIGN_OR_RETURN(
+      RunOutput out,
+      OpenRunOutput(options,
+                    proto ? RecordFraming::kVarintDelimited
+                          : RecordFraming::kLines,
+                    diag));
+  *waited = out.waited;
+  if (proto) return std::make_unique<ProtoSink>(std::move(out.file), host);
+  return std::make_unique<JsonlSink>(std::move(out.file), host);
 }
 
 }  // namespace
@@ -92,11 +97,15 @@ absl::Status Run(const Options& options, std::FILE* diag) {
 
   std::string host = "unknown";
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host = *h;
-  ASSIGN_OR_RETURN(std::unique_ptr<FileSink> sink, OpenSink(options, host));
+  // Before the output is opened: a wait for a FIFO's reader must end at
+  // a stop, as the run would.
+  InstallSignalHandlers();
+  absl::Duration waited;
+  ASSIGN_OR_RETURN(std::unique_ptr<FileSink> sink,
+                   OpenSink(options, host, diag, &waited));
   Enricher enricher("/sys", options.queued);
   RecordPipeline pipeline{&enricher, sink.get()};
 
-  InstallSignalHandlers();
   absl::StatusOr<std::unique_ptr<Probe>> opened = OpenProbe(
       config,
       [&pipeline](const void* d, size_t n) { return pipeline.Handle(d, n); },
@@ -122,7 +131,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
 
   const uint64_t start_ns = MonotonicNs();
   // As a signal, so that it also ends a write blocked on a stalled reader.
-  if (options.duration.has_value()) RequestStopAfter(*options.duration);
+  const std::optional<absl::Duration> duration = DurationLeft(options, waited);
+  if (duration.has_value()) RequestStopAfter(*duration);
   WallClock& clock = enricher.wall_clock();
   const StreamInfo info =
       MakeStreamInfo(options, host, clock.ToRealtimeNs(start_ns));
@@ -163,8 +173,8 @@ absl::Status Run(const Options& options, std::FILE* diag) {
   };
 
   const uint64_t end_ns =
-      options.duration.has_value()
-          ? start_ns + static_cast<uint64_t>(absl::ToInt64Nanoseconds(*options.duration))
+      duration.has_value()
+          ? start_ns + static_cast<uint64_t>(absl::ToInt64Nanoseconds(*duration))
           : UINT64_MAX;
   const uint64_t stats_every_ns =
       options.stats_interval > absl::ZeroDuration()
@@ -204,6 +214,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     return sink->WriteSummary(r);
   };
 
+  OutputRotation rotation(&sink->mutable_file(), diag);
   while (result.ok() && !StopRequested()) {
     absl::StatusOr<int> n = probe->Poll(kPollMs);
     if (!keep(n.status())) break;
@@ -212,24 +223,17 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       last_flush = now;
       if (!keep(sink->Flush())) break;
     }
-    if (TakeReopenRequest()) {
-      // What is buffered belongs in the rotated file; a write error here
-      // is the old file's, and fatal as anywhere else.
-      if (!keep(sink->Flush())) break;
-      if (absl::Status reopened = sink->Reopen(); !reopened.ok()) {
-        // Still writing to the old file: nothing is lost, and the stream
-        // in it goes on with no gap (no header or stats record, which
-        // start a new file).
-        ReportFailedReopen(reopened, diag);
-      } else {
-        // A rotated file starts with its own header, so it reads alone,
-        // and with a stats record: how many events the files before it
-        // hold (a reader of this file alone tells them from events lost
-        // on the way).
-        if (!keep(sink->WriteHeader(info))) break;
-        ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
-        if (!keep(sink->WriteStats(s))) break;
-      }
+    absl::StatusOr<bool> new_file = rotation.Tick(TakeReopenRequest(), now);
+    if (!keep(new_file.status())) break;
+    if (*new_file) {
+      // A rotated file starts with its own header, so it reads alone, and
+      // with a stats record: how many events the files before it hold (a
+      // reader of this file alone tells them from events lost on the
+      // way).  A reopen that failed or is still under way writes nothing:
+      // the stream in the old file goes on with no gap.
+      if (!keep(sink->WriteHeader(info))) break;
+      ASSIGN_OR_RETURN(StatsSnapshot s, snapshot(false));
+      if (!keep(sink->WriteStats(s))) break;
     }
     if (now >= end_ns) break;
     if (now >= next_tick) {
@@ -251,6 +255,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
     RETURN_IF_ERROR(upkeep.Run(now));
   }
 
+  rotation.Finish();
   // Completions the kernel did not deliver to our hook, on disks idle now:
   // two more observations, the second after any pending completion ran.
   // The programs stay attached for this, or every completion in between

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -349,6 +350,25 @@ TEST(BioreportCliTest, ConvertRefusesToOverwrite) {
                               GoldenPath("events.jsonl")});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("exists and is not empty"), std::string::npos);
+}
+
+// The output rule biosnoop's -o follows (output_target.h): what cannot
+// hold a stream is refused, exit 73, one line, nothing written.  (A
+// block device, which a size-0 stat let through: the privileged
+// OutputSafety.BioreportConvertRefusesABlockDevice.)
+TEST(BioreportCliTest, ConvertRefusesOutputsThatCannotHoldAStream) {
+  test_util::TempDir dir;
+  for (const std::string& target : {dir.Path(""), std::string("/dev/zero")}) {
+    const CliResult r = RunCli({"convert", "--to", "jsonl", "-o", target,
+                                GoldenPath("events.pb")});
+    EXPECT_EQ(r.code, kExitCantCreate) << r.err;
+    EXPECT_EQ(r.err.rfind("bioreport: cannot open output \"" + target +
+                              "\": it is a ",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
   EXPECT_NE(ErrorOf({"--min-us", "99999999999999999999999"}).find("--min-us"),
             std::string::npos);
   EXPECT_NE(ErrorOf({"-p", "0"}).find("-p"), std::string::npos);
-  EXPECT_NE(ErrorOf({"-p", "4194305"}).find("process id"), std::string::npos);
+  EXPECT_EQ(ErrorOf({"-p", "4194305"}), "--pid: 4194305 is too large: at most 4194304");
   EXPECT_NE(ErrorOf({"--duration", "0"}).find("--duration"), std::string::npos);
   EXPECT_NE(ErrorOf({"--duration", "soon"}).find("--duration"), std::string::npos);
   EXPECT_NE(ErrorOf({"--duration", "-3s"}).find("--duration"), std::string::npos);
@@ -111,6 +111,44 @@ TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
   EXPECT_NE(ErrorOf({"--op", "trim"}).find("read or write"), std::string::npos);
   EXPECT_NE(ErrorOf({"--comm", "a-name-longer-than-15"}).find("15 bytes"),
             std::string::npos);
+}
+
+// A whole number spelled right but too large is not "expected a whole
+// number": it says so, and the largest, for every such option, also past
+// 2^64 - 1.
+TEST(OptionsTest, TooLargeNumbersSaySoAndTheLargest) {
+  EXPECT_EQ(ErrorOf({"--min-us", "18446744073709551615"}),
+            "--min-us: 18446744073709551615 is too large: at most "
+            "18446744073709551");
+  EXPECT_EQ(ErrorOf({"--min-us", "18446744073709552"}),
+            "--min-us: 18446744073709552 is too large: at most "
+            "18446744073709551");
+  EXPECT_EQ(ErrorOf({"--min-us", "99999999999999999999999"}),
+            "--min-us: 99999999999999999999999 is too large: at most "
+            "18446744073709551");
+  EXPECT_EQ(ErrorOf({"-p", "99999999999999999999999"}),
+            "--pid: 99999999999999999999999 is too large: at most 4194304");
+  EXPECT_EQ(ErrorOf({"--ringbuf-kib", "2097152"}),
+            "--ringbuf-kib: 2097152 is too large: at most 1048576");
+  // The largest is taken.
+  absl::StatusOr<Options> o = Parse({"--min-us", "18446744073709551"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_us, 18446744073709551u);
+  // Not a number at all is still "expected ...".
+  EXPECT_EQ(ErrorOf({"--min-us", "1e9"}),
+            "--min-us: expected a whole number of microseconds, got \"1e9\"");
+}
+
+// --csv and --json are two formats for one report: given both, biosnoop
+// would print one of them; that is bad usage, not a silent choice.
+TEST(OptionsTest, CsvAndJsonTogetherAreBadUsage) {
+  EXPECT_EQ(ErrorOf({"--hist", "--csv", "--json"}),
+            "--csv and --json are two output formats: give one");
+  EXPECT_EQ(ErrorOf({"--hist", "--json", "--csv"}),
+            "--csv and --json are two output formats: give one");
+  absl::StatusOr<Options> o = Parse({"--hist", "--csv", "--csv"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->hist_format, Options::HistFormat::kCsv);
 }
 
 // What the user typed is echoed escaped (C-style; UTF-8 kept), so that

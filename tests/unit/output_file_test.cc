@@ -344,8 +344,9 @@ TEST_F(OutputFileTest, OpenErrorNamesThePathAndTheReason) {
 
   auto dir = OutputFile::Open(dir_);
   ASSERT_FALSE(dir.ok());
-  EXPECT_NE(dir.status().message().find("Is a directory"), std::string::npos)
-      << dir.status();
+  EXPECT_EQ(dir.status().message(),
+            absl::StrCat("cannot open output \"", dir_,
+                         "\": it is a directory; give the path of a file"));
 
   EXPECT_EQ(OutputFile::Open("").status().code(),
             absl::StatusCode::kInvalidArgument);

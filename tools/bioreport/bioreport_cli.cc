@@ -357,11 +357,21 @@ int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
       return kExitUsage;
     }
   }
+  // The same rule as biosnoop's -o (output_target.h): a block device, a
+  // directory, a socket or an odd character device is refused before a
+  // byte is written.  A FIFO is waited for, as a shell redirection would
+  // (Ctrl-C ends the wait).
   absl::StatusOr<std::unique_ptr<OutputFile>> out =
-      OutputFile::Open(o.output, framing);
+      OutputFile::OpenWaitingForReader(
+          o.output, framing, [] { return false; }, [&] {
+            absl::FPrintF(err,
+                          "bioreport: waiting for a process to open the FIFO "
+                          "%s for reading\n",
+                          QuotedPath(o.output));
+          });
   if (!out.ok()) {
     absl::FPrintF(err, "bioreport: %s\n", out.status().message());
-    return kExitIo;
+    return kExitCantCreate;
   }
   ConvertCounts counts;
   absl::Status s = Convert(set, o.filter, o.to, out->get(), &counts);

@@ -1,0 +1,299 @@
+// Where the output may go, on the real kernel and the real binary
+// (issue #26): a block device given to -o or stdout is refused and the
+// disk kept; a SIGHUP onto a block device, a FIFO nobody reads or a file
+// system that does not answer never stops the stream or a stop; a FIFO
+// nobody reads at start ends as the run would.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "harness.h"
+#include "slowdisk_fixture.h"
+
+namespace biosnoop::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every line of a JSON Lines text, parsed strictly.
+std::vector<json> Lines(const std::string& text) {
+  std::vector<json> out;
+  if (!text.empty()) EXPECT_EQ(text.back(), '\n') << "ends mid-line";
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << "invalid line: " << line;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+size_t EventsOf(const std::vector<json>& records, pid_t pid) {
+  size_t n = 0;
+  for (const json& r : records) {
+    n += r.value("type", "") == "event" && r.value("pid", 0) == pid;
+  }
+  return n;
+}
+
+// Waits until `b`'s stderr holds `text`.
+bool WaitForStderr(const Biosnoop& b, const std::string& text,
+                   int timeout_ms = 20000) {
+  for (int waited = 0; waited < timeout_ms; waited += 20) {
+    if (b.Stderr().find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// The file system type blkid finds on `dev` ("" for none).
+std::string FsType(const std::string& dev) {
+  return CommandOutput({"blkid", "-p", "-o", "value", "-s", "TYPE", dev})
+      .value_or("");
+}
+
+// A loop device holding an ext4 file system: what a typo must not wipe.
+void MakeExt4(const LoopDevice& loop) {
+  ASSERT_EQ(RunCommand({"mkfs.ext4", "-qF", loop.path()}), 0);
+  ASSERT_EQ(FsType(loop.path()), "ext4");
+}
+
+TEST(OutputSafety, BlockDeviceAsOutputIsRefusedAndTheDiskKept) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice disk(16);
+  ASSERT_TRUE(disk.ok());
+  ASSERT_NO_FATAL_FAILURE(MakeExt4(disk));
+
+  Biosnoop b({"-o", disk.path(), "--duration", "1"});
+  EXPECT_EQ(b.Wait(60000), 73) << b.Stderr();
+  EXPECT_NE(b.Stderr().find("cannot open output \"" + disk.path() +
+                            "\": it is a block device"),
+            std::string::npos)
+      << b.Stderr();
+  EXPECT_EQ(FsType(disk.path()), "ext4");
+
+  // The shell opened it (without O_APPEND): refused the same.
+  const std::string cmd = std::string("exec ") + BIOSNOOP_BIN +
+                          " --duration 1 > " + disk.path() + " 2>/dev/null";
+  EXPECT_EQ(RunCommand({"sh", "-c", cmd}), 73);
+  EXPECT_EQ(FsType(disk.path()), "ext4");
+}
+
+// bioreport convert -o shares the rule: a block device statted as size
+// 0 and passed its "new or empty" check.
+TEST(OutputSafety, BioreportConvertRefusesABlockDevice) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice disk(16);
+  ASSERT_TRUE(disk.ok());
+  ASSERT_NO_FATAL_FAILURE(MakeExt4(disk));
+  const std::string input =
+      std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
+      "/../golden/events.jsonl";
+  ASSERT_EQ(access(input.c_str(), R_OK), 0) << input;
+  EXPECT_EQ(RunCommand({BIOREPORT_BIN, "convert", "--to", "jsonl", "-o",
+                        disk.path(), input}),
+            73);
+  EXPECT_EQ(FsType(disk.path()), "ext4");
+}
+
+// SIGHUP after the path became a block device, then a FIFO nobody reads:
+// each said on stderr, the events keep going to the old file, and SIGTERM
+// ends the run with the final stats there.
+TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  LoopDevice disk(16);
+  ASSERT_TRUE(disk.ok());
+  ASSERT_NO_FATAL_FAILURE(MakeExt4(disk));
+  TempDir dir;
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  struct stat st;
+  ASSERT_EQ(stat(disk.path().c_str(), &st), 0);
+  ASSERT_EQ(mknod(log.c_str(), S_IFBLK | 0600, st.st_rdev), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "it is a block device")) << b.Stderr();
+  Workload first = DirectDd(loop.path(), true, 4096, 20);
+  ASSERT_EQ(first.exit_code, 0);
+
+  ASSERT_EQ(unlink(log.c_str()), 0);
+  ASSERT_EQ(mkfifo(log.c_str(), 0600), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "no process has open for reading"))
+      << b.Stderr();
+  Workload second = DirectDd(loop.path(), true, 4096, 20);
+  ASSERT_EQ(second.exit_code, 0);
+  ASSERT_EQ(b.Stop(SIGTERM, 20000), 0)
+      << "SIGTERM did not end the run within 20 s\n"
+      << b.Stderr();
+
+  EXPECT_EQ(FsType(disk.path()), "ext4");
+  const std::vector<json> old_file = Lines(ReadAll(log + ".1"));
+  ASSERT_FALSE(old_file.empty());
+  EXPECT_EQ(old_file.front()["type"], "header");
+  EXPECT_EQ(old_file.back()["type"], "stats");
+  EXPECT_EQ(old_file.back()["final"], true);
+  EXPECT_TRUE(LoggedOrMissed(EventsOf(old_file, first.pid), 20, b));
+  EXPECT_TRUE(LoggedOrMissed(EventsOf(old_file, second.pid), 20, b));
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["dropped"], 0) << b.Stderr();
+  EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
+}
+
+// Sends SIGCONT to a stopped daemon when it goes, also when an
+// assertion fails, so the fixture can unmount.
+class ResumeOnExit {
+ public:
+  explicit ResumeOnExit(pid_t pid) : pid_(pid) {}
+  ~ResumeOnExit() { kill(pid_, SIGCONT); }
+
+ private:
+  pid_t pid_;
+};
+
+// A hung file system (a FUSE daemon that stopped answering, as an NFS
+// server that went away): the reopen's lookup blocks, which must block
+// neither the events nor a stop.
+TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk hung;
+  ASSERT_TRUE(hung.ok()) << hung.error();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  // The log's directory is reached through a symbolic link (followed:
+  // only the last component never is), moved onto the FUSE mount later.
+  const std::string real = dir.path() + "/real";
+  const std::string via = dir.path() + "/logs";
+  ASSERT_EQ(mkdir(real.c_str(), 0700), 0);
+  ASSERT_EQ(symlink(real.c_str(), via.c_str()), 0);
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", via + "/slow.jsonl"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  const std::string next = dir.path() + "/logs.next";
+  ASSERT_EQ(symlink(hung.mountpoint().c_str(), next.c_str()), 0);
+  ASSERT_EQ(rename(next.c_str(), via.c_str()), 0);
+  ResumeOnExit resume(hung.daemon_pid());
+  ASSERT_EQ(kill(hung.daemon_pid(), SIGSTOP), 0);
+  ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
+  ASSERT_TRUE(WaitForStderr(b, "has not completed after")) << b.Stderr();
+
+  // Events still reach the old file while the open hangs.
+  Workload w = DirectDd(loop.path(), true, 4096, 20);
+  ASSERT_EQ(w.exit_code, 0);
+  const std::string old_path = real + "/slow.jsonl";
+  bool arrived = false;
+  for (int waited = 0; waited < 20000 && !arrived; waited += 20) {
+    arrived = EventsOf(Lines(ReadAll(old_path)), w.pid) > 0;
+    if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(arrived) << "no event of the dd reached the old file in 20 s\n"
+                       << b.Stderr();
+  ASSERT_EQ(b.Stop(SIGTERM, 20000), 0)
+      << "SIGTERM did not end the run within 20 s\n"
+      << b.Stderr();
+  EXPECT_NE(b.Stderr().find("had not completed when the run ended"),
+            std::string::npos)
+      << b.Stderr();
+  const std::vector<json> old_file = Lines(ReadAll(old_path));
+  ASSERT_FALSE(old_file.empty());
+  EXPECT_EQ(old_file.back()["type"], "stats");
+  EXPECT_EQ(old_file.back()["final"], true);
+  EXPECT_TRUE(LoggedOrMissed(EventsOf(old_file, w.pid), 20, b));
+}
+
+// A FIFO nobody reads at start: biosnoop says it waits for a reader, and
+// --duration (or SIGTERM) ends the wait as it would end the run.
+TEST(OutputSafety, FifoWithNoReaderEndsAsTheRunWould) {
+  BIOSNOOP_REQUIRE_ROOT();
+  TempDir dir;
+  const std::string fifo = dir.path() + "/events.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  {
+    Biosnoop b({"-o", fifo, "--duration", "1"});
+    EXPECT_EQ(b.Wait(60000), 0)
+        << "--duration 1 with no reader did not end within 60 s\n"
+        << b.Stderr();
+    EXPECT_NE(b.Stderr().find("waiting for a process to open the FIFO"),
+              std::string::npos)
+        << b.Stderr();
+    EXPECT_NE(b.Stderr().find("no process opened the FIFO \"" + fifo +
+                              "\" for reading before the stop; nothing was "
+                              "traced"),
+              std::string::npos)
+        << b.Stderr();
+  }
+  {
+    Biosnoop b({"-o", fifo});
+    ASSERT_TRUE(WaitForStderr(b, "waiting for a process to open the FIFO"))
+        << b.Stderr();
+    EXPECT_EQ(b.Stop(SIGTERM, 20000), 0)
+        << "SIGTERM did not end the wait within 20 s\n"
+        << b.Stderr();
+    EXPECT_NE(b.Stderr().find("nothing was traced"), std::string::npos)
+        << b.Stderr();
+  }
+}
+
+// The log agent that opens the FIFO after biosnoop started gets the whole
+// stream.
+TEST(OutputSafety, FifoReaderThatComesLateGetsTheStream) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice loop(64);
+  ASSERT_TRUE(loop.ok());
+  TempDir dir;
+  const std::string fifo = dir.path() + "/events.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", fifo});
+  ASSERT_TRUE(WaitForStderr(b, "waiting for a process to open the FIFO"))
+      << b.Stderr();
+  std::string got;
+  std::thread agent([&] {
+    const int fd = open(fifo.c_str(), O_RDONLY);
+    if (fd < 0) return;
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0) got.append(buf, n);
+    close(fd);
+  });
+  const bool attached = b.WaitAttached();
+  Workload w{};
+  if (attached) w = DirectDd(loop.path(), true, 4096, 20);
+  const int code = b.Stop(SIGTERM, 20000);
+  if (code == -2) b.Stop(SIGKILL);  // let the agent see the end
+  agent.join();
+  ASSERT_TRUE(attached) << b.Stderr();
+  ASSERT_EQ(code, 0) << b.Stderr();
+  ASSERT_EQ(w.exit_code, 0);
+  const std::vector<json> stream = Lines(got);
+  ASSERT_FALSE(stream.empty()) << b.Stderr();
+  EXPECT_EQ(stream.front()["type"], "header");
+  EXPECT_EQ(stream.back()["type"], "stats");
+  EXPECT_TRUE(LoggedOrMissed(EventsOf(stream, w.pid), 20, b));
+}
+
+}  // namespace
+}  // namespace biosnoop::testing
