@@ -4,6 +4,7 @@
 // system that does not answer never stops the stream or a stop; a FIFO
 // nobody reads at start ends as the run would.
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -163,6 +164,25 @@ TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
   EXPECT_TRUE(EmittedAllAccountedFor(s)) << b.Stderr();
 }
 
+// Whether every thread of `pid` is stopped (state T in /proc).
+bool AllThreadsStopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = opendir(tasks.c_str());
+  if (d == nullptr) return false;
+  bool all = true;
+  int seen = 0;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string stat = ReadAll(tasks + "/" + e->d_name + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= stat.size()) continue;
+    ++seen;
+    if (stat[paren + 2] != 'T') all = false;
+  }
+  closedir(d);
+  return all && seen > 0;
+}
+
 // Sends SIGCONT to a stopped daemon when it goes, also when an
 // assertion fails, so the fixture can unmount.
 class ResumeOnExit {
@@ -198,6 +218,12 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   ASSERT_EQ(rename(next.c_str(), via.c_str()), 0);
   ResumeOnExit resume(hung.daemon_pid());
   ASSERT_EQ(kill(hung.daemon_pid(), SIGSTOP), 0);
+  // Every daemon thread stopped before the reopen's lookup is sent: a
+  // request a thread already took to user space is waited for without
+  // regard to SIGKILL (the kernel's FUSE request wait), so biosnoop could
+  // not even exit; a request nobody took ends with the process.
+  ASSERT_TRUE(WaitUntil([&] { return AllThreadsStopped(hung.daemon_pid()); }))
+      << "the FUSE daemon's threads did not all stop";
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
   ASSERT_TRUE(WaitForStderr(b, "has not completed after")) << b.Stderr();
 
