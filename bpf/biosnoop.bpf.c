@@ -42,8 +42,12 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 min_ns = 0;
 const volatile __u32 include_queue = 0;
 const volatile __u32 filter_dev = 0; /* 0 = every disk */
-const volatile __u64 filter_sector_start = 0;
-const volatile __u64 filter_sector_end = ~0ULL; /* exclusive */
+/* -d PART: only I/O starting in filter_sectors.  The range is not a
+ * load-time constant: user space follows the partition while it runs
+ * (resized, moved, deleted: Probe::SetSectorRange), so it lives in .data.
+ * Without a partition filter the verifier removes the check. */
+const volatile __u32 filter_partition = 0;
+struct biosnoop_sector_range filter_sectors = {0, ~0ULL};
 const volatile __u32 filter_pid = 0;            /* 0 = every process */
 const volatile __u32 filter_comm_set = 0;
 const volatile char filter_comm[16] = {};
@@ -357,7 +361,9 @@ static __always_inline bool passes_filters(const struct biosnoop_inflight_val *v
     return false;
   if (filter_op == BIOSNOOP_FILTER_OP_WRITE && v->op != BIOSNOOP_OP_WRITE)
     return false;
-  if (sector < filter_sector_start || sector >= filter_sector_end) return false;
+  if (filter_partition &&
+      (sector < filter_sectors.start || sector >= filter_sectors.end))
+    return false;
   return true;
 }
 

@@ -203,8 +203,9 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   skel->rodata->min_ns = config.min_ns;
   skel->rodata->include_queue = config.include_queue ? 1 : 0;
   skel->rodata->filter_dev = config.dev;
-  skel->rodata->filter_sector_start = config.sector_start;
-  skel->rodata->filter_sector_end = config.sector_end;
+  skel->rodata->filter_partition = config.partition.empty() ? 0 : 1;
+  skel->data->filter_sectors.start = config.sector_start;
+  skel->data->filter_sectors.end = config.sector_end;
   skel->rodata->filter_pid = config.pid;
   skel->rodata->filter_op = static_cast<uint32_t>(config.op_filter);
   skel->rodata->hist_enabled = config.histograms ? 1 : 0;
@@ -332,6 +333,20 @@ absl::StatusOr<uint64_t> Probe::RescueIfSkipped() {
   if (skipped == 0) return 0;
   RETURN_IF_ERROR(AttachRescue());
   return skipped;
+}
+
+void Probe::SetSectorRange(uint64_t start, uint64_t end) {
+  // The programs read the two bounds without a lock, so each moment in
+  // between is a range too: first narrowed to what the old and new ranges
+  // share (maybe nothing), then widened to the new one.  A completion in
+  // between is thus judged by a part of either range, never by more.
+  biosnoop_sector_range& r = skel_->data->filter_sectors;
+  const uint64_t old_start = __atomic_load_n(&r.start, __ATOMIC_RELAXED);
+  const uint64_t old_end = __atomic_load_n(&r.end, __ATOMIC_RELAXED);
+  __atomic_store_n(&r.start, std::max(old_start, start), __ATOMIC_RELEASE);
+  __atomic_store_n(&r.end, std::min(old_end, end), __ATOMIC_RELEASE);
+  __atomic_store_n(&r.end, end, __ATOMIC_RELEASE);
+  __atomic_store_n(&r.start, start, __ATOMIC_RELEASE);
 }
 
 bool Probe::rescue_attached() const {

@@ -28,6 +28,9 @@ struct ProbeConfig {
   uint64_t min_ns = 0;
   bool include_queue = false;
   uint32_t dev = 0;  // kernel dev_t (major << 20 | minor); 0 = every disk
+  // -d PART: the partition's name, followed while running (its sectors
+  // below change with it, see Probe::SetSectorRange); empty otherwise.
+  std::string partition;
   uint64_t sector_start = 0;
   uint64_t sector_end = UINT64_MAX;
   uint32_t pid = 0;
@@ -128,6 +131,11 @@ class Probe {
   absl::StatusOr<uint64_t> RemoveInflight(const std::vector<InflightEntry>& entries);
   // Sets the queue-depth counter of `dev` to 0 (the disk is idle).
   absl::Status ResetDepth(uint32_t dev);
+
+  // Changes the partition filter's sectors to [start, end) of its disk
+  // (ProbeConfig::partition set at Open), for the completions from now on.
+  // Needs no privilege: the programs' data is mapped into this process.
+  void SetSectorRange(uint64_t start, uint64_t end);
 
   // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
   const std::vector<std::string>& attached() const { return attached_; }

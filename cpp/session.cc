@@ -39,6 +39,7 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
     c.dev = (disk.major << 20) | disk.minor;
     c.sector_start = disk.sector_start;
     c.sector_end = disk.sector_end;
+    c.partition = disk.partition;
   }
   return c;
 }
