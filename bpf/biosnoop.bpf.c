@@ -42,8 +42,12 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 min_ns = 0;
 const volatile __u32 include_queue = 0;
 const volatile __u32 filter_dev = 0; /* 0 = every disk */
-const volatile __u64 filter_sector_start = 0;
-const volatile __u64 filter_sector_end = ~0ULL; /* exclusive */
+/* -d PART: only I/O starting in filter_sectors.  The range is not a
+ * load-time constant: user space follows the partition while it runs
+ * (resized, moved, deleted: Probe::SetSectorRange), so it lives in .data.
+ * Without a partition filter the verifier removes the check. */
+const volatile __u32 filter_partition = 0;
+struct biosnoop_sector_range filter_sectors = {0, ~0ULL};
 const volatile __u32 filter_pid = 0;            /* 0 = every process */
 const volatile __u32 filter_comm_set = 0;
 const volatile char filter_comm[16] = {};
@@ -69,6 +73,18 @@ struct {
   __type(value, __u64);
 } dev_inflight SEC(".maps");
 
+/* Flush requests seen completing, per disk (dev -> count): user space
+ * compares them with the kernel's own count of completed flushes (sysfs
+ * stat) to tell a flush whose completion never reached us from one that
+ * hangs (the kernel's `inflight`, which settles that for reads and
+ * writes, leaves flushes out).  Touched only when a flush completes. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, __u64);
+} flushes_done SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, BIOSNOOP_CTR_MAX);
@@ -88,6 +104,19 @@ static __always_inline void count(__u32 idx) {
 
 #include "hist.bpf.h"
 #include "inflight_table.bpf.h"
+
+static __always_inline void flush_done(__u32 dev) {
+  __u64 *n = bpf_map_lookup_elem(&flushes_done, &dev);
+  if (n) {
+    __sync_fetch_and_add(n, 1);
+    return;
+  }
+  __u64 one = 1;
+  if (bpf_map_update_elem(&flushes_done, &dev, &one, BPF_NOEXIST) != 0) {
+    n = bpf_map_lookup_elem(&flushes_done, &dev); /* another CPU made it */
+    if (n) __sync_fetch_and_add(n, 1);
+  }
+}
 
 /* Linux 5.16 (commit "block: remove the ->rq_disk field in struct request")
  * moved the disk from request->rq_disk to request->q->disk. */
@@ -175,7 +204,7 @@ static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
 /* Every field of a request's entry but its owner (rq), for a new use:
  * submitted now by the current task, not issued yet. */
 static __always_inline void start_entry(struct biosnoop_inflight_val *v,
-                                        __u32 dev, __u64 now) {
+                                        __u32 dev, __u64 now, __u8 flags) {
   v->submit_ns = now;
   v->issue_ns = 0;
   v->sector = 0;
@@ -183,7 +212,7 @@ static __always_inline void start_entry(struct biosnoop_inflight_val *v,
   v->bytes = 0;
   v->queue_depth = 0;
   v->op = 0;
-  v->flags = 0;
+  v->flags = flags;
   v->submit_known = 1;
   v->requeued = 0;
   fill_task(v);
@@ -231,6 +260,15 @@ static __always_inline int on_submit(struct request *rq) {
   /* Our own clock, not rq->start_time_ns: under a plug the block layer
    * reuses one cached timestamp for a whole batch (seen here 1.6 s old). */
   const __u64 now = bpf_ktime_get_ns();
+  /* Until issue, flags hold only the preflush: such a request waits in
+   * the block layer's flush machinery for a flush request, which is the
+   * one at the device (user space counts that one as unfinished at exit,
+   * not both).  The load is from the request's first cache line, already
+   * read for its queue. */
+  const __u8 preflush =
+      rq->cmd_flags & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))
+          ? BIOSNOOP_FLAG_PREFLUSH
+          : 0;
   /* The common case: the request's own slot, written in place. */
   bool reused = false;
   struct biosnoop_inflight_val *s = table_claim(id, &reused);
@@ -239,7 +277,7 @@ static __always_inline int on_submit(struct request *rq) {
       count(BIOSNOOP_CTR_MISSED_REUSE);
       forget_depth(s);
     }
-    start_entry(s, dev, now);
+    start_entry(s, dev, now, preflush);
     return 0;
   }
   if (overflow_entries) {
@@ -248,7 +286,7 @@ static __always_inline int on_submit(struct request *rq) {
   }
   struct biosnoop_inflight_val val = {};
   val.rq = id;
-  start_entry(&val, dev, now);
+  start_entry(&val, dev, now, preflush);
   long err = table_store(&val);
   if (err == 1) count(BIOSNOOP_CTR_MISSED_REUSE);
   else if (err) count(BIOSNOOP_CTR_MAP_FULL);
@@ -289,9 +327,17 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
     fresh.rq = id;
     fill_task(&fresh);
     v = &fresh;
-  } else if (v->issue_ns) {
+  } else if (v->issue_ns && v->requeued) {
     count(BIOSNOOP_CTR_REQUEUES);
-    reissue = v->requeued;
+    reissue = true;
+  } else if (v->issue_ns) {
+    /* Issued again with no requeue and no submission in between: only a
+     * request the block layer issues itself (its flush request, one per
+     * queue, reused for every flush) comes back so, and then its last
+     * completion never reached us. */
+    count(BIOSNOOP_CTR_MISSED_REUSE);
+    forget_depth(v);
+    if (v->op == BIOSNOOP_OP_FLUSH) flush_done(v->dev);
   }
 
   __u64 *depth = depth_counter(dev, true);
@@ -357,7 +403,9 @@ static __always_inline bool passes_filters(const struct biosnoop_inflight_val *v
     return false;
   if (filter_op == BIOSNOOP_FILTER_OP_WRITE && v->op != BIOSNOOP_OP_WRITE)
     return false;
-  if (sector < filter_sector_start || sector >= filter_sector_end) return false;
+  if (filter_partition &&
+      (sector < filter_sectors.start || sector >= filter_sectors.end))
+    return false;
   return true;
 }
 
@@ -397,6 +445,9 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
     if (v) {
       table_remove(id, slot);
       count(BIOSNOOP_CTR_ORPHANS_UNISSUED);
+    } else if ((rq->cmd_flags & 0xff) ==
+               bpf_core_enum_value(enum req_op, REQ_OP_FLUSH)) {
+      flush_done(dev); /* in flight when we started */
     }
     count(BIOSNOOP_CTR_COMPLETIONS);
     count(BIOSNOOP_CTR_ORPHANS);
@@ -414,6 +465,7 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
    * a live request's entry, and no one reuses it before. */
   count(BIOSNOOP_CTR_COMPLETIONS);
   depth_dec(dev);
+  if (v->op == BIOSNOOP_OP_FLUSH) flush_done(dev);
   __u64 issue_ns = v->issue_ns;
   __u64 submit_ns = v->submit_ns;
   __u64 device_ns = now - issue_ns;

@@ -108,6 +108,12 @@ static inline __u32 biosnoop_slot_index(__u64 rq) {
  * an event reports): an array of BIOSNOOP_DEPTH_SLOTS claimed by
  * compare-and-swap on dev, with a hash map keyed by dev for the rest. */
 #define BIOSNOOP_DEPTH_SLOTS 256
+/* The sectors of a partition filter, [start, end) of the whole disk. */
+struct biosnoop_sector_range {
+  __u64 start;
+  __u64 end;
+};
+
 struct biosnoop_depth_slot {
   __u64 dev; /* 64-bit: BPF's compare-and-swap before -mcpu=v3 is 64-bit only */
   __u64 inflight;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -153,6 +154,33 @@ struct DirCloser {
 
 }  // namespace
 
+absl::StatusOr<std::string> DiskNames::NameOfNode(absl::string_view path) {
+  const std::string p(path);
+  struct stat st;
+  if (stat(p.c_str(), &st) != 0) {
+    return absl::ErrnoToStatus(
+        errno, absl::StrCat("disk \"", absl::Utf8SafeCEscape(path), "\""));
+  }
+  if (!S_ISBLK(st.st_mode)) {
+    const char* what = S_ISCHR(st.st_mode)   ? "a character device"
+                       : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISREG(st.st_mode) ? "a regular file"
+                                             : "not a device";
+    return absl::InvalidArgumentError(absl::StrCat(
+        "disk \"", absl::Utf8SafeCEscape(path), "\" is not a block device (",
+        what, "): give a disk or partition such as vda, vda1, /dev/vda or a "
+        "/dev/disk/by-id/ link (see lsblk)"));
+  }
+  std::string name;
+  if (!ReadDiskName(root_, major(st.st_rdev), minor(st.st_rdev), &name)) {
+    return absl::NotFoundError(absl::StrCat(
+        "disk \"", absl::Utf8SafeCEscape(path), "\" is block device ",
+        major(st.st_rdev), ":", minor(st.st_rdev), ", which ", root_,
+        "/dev/block does not know (see lsblk)"));
+  }
+  return name;
+}
+
 DiskNames::DiskNames(std::string sysfs_root) : root_(std::move(sysfs_root)) {}
 
 DiskNames::Location DiskNames::Lookup(uint32_t major, uint32_t minor,
@@ -176,9 +204,12 @@ DiskNames::LocationView DiskNames::LookupView(uint32_t major, uint32_t minor,
     if (inserted) Refresh(major, minor, now_ns, last_device_);
   }
   Device& device = *last_device_;
-  if (Elapsed(device.name_read_ns, now_ns,
-              device.known ? kRevalidateNs : kNegativeRetryNs)) {
+  if (device.stale || Elapsed(device.name_read_ns, now_ns,
+                              device.known ? kRevalidateNs : kNegativeRetryNs)) {
     Refresh(major, minor, now_ns, &device);
+  } else if (device.known && Elapsed(device.partitions_read_ns, now_ns,
+                                     kPartitionRevalidateNs)) {
+    ReadPartitions(now_ns, &device);
   }
   if (!device.known) return {device.name, {}};
 
@@ -193,9 +224,16 @@ DiskNames::LocationView DiskNames::LookupView(uint32_t major, uint32_t minor,
   return {device.name, partition->name};
 }
 
+void DiskNames::Invalidate(uint32_t major, uint32_t minor) {
+  auto it = devices_.find(DeviceKey(major, minor));
+  if (it == devices_.end()) return;
+  it->second.stale = true;  // read again at the next lookup
+}
+
 void DiskNames::Refresh(uint32_t major, uint32_t minor, uint64_t now_ns,
                         Device* device) {
   device->name_read_ns = now_ns;
+  device->stale = false;
   std::string name;
   if (!ReadDiskName(root_, major, minor, &name)) {
     device->known = false;
@@ -266,7 +304,19 @@ const DiskNames::Partition* DiskNames::FindPartition(const Device& device,
 absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
     absl::string_view name) {
   absl::string_view base = name;
-  absl::ConsumePrefix(&base, "/dev/");
+  const bool dev_name = absl::ConsumePrefix(&base, "/dev/") && IsValidName(base);
+  if (name.find('/') != absl::string_view::npos &&
+      name.find('\0') == absl::string_view::npos) {
+    // A path: /dev/vda, or a link to the node (/dev/disk/by-id/...,
+    // /dev/mapper/x).  The node's device number names the device; a
+    // "/dev/NAME" whose node is missing (a container without devtmpfs)
+    // is looked up by NAME below.
+    absl::StatusOr<std::string> by_number = NameOfNode(name);
+    if (by_number.ok()) return Resolve(*by_number);
+    if (!dev_name || !absl::IsNotFound(by_number.status())) {
+      return by_number.status();
+    }
+  }
   if (!IsValidName(base)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid disk name \"", absl::CEscape(name),

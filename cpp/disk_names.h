@@ -11,7 +11,11 @@
 //   - a sector in no known partition (losetup -P, partprobe after start)
 //     re-reads that disk's partitions at most once per kPartitionRetryNs;
 //   - a known name is revalidated, with its partitions, every
-//     kRevalidateNs (a major:minor can be reused by another device).
+//     kRevalidateNs (a major:minor can be reused by another device);
+//   - a known disk's partitions are read again, at its next lookup, once
+//     kPartitionRevalidateNs has passed (resized, moved or deleted: a
+//     sector that still falls in a stale partition would be misnamed), or
+//     at once after Invalidate().
 //
 // The sysfs root is injectable so tests can use a fake tree. Malformed sysfs
 // content never crashes: a device whose name cannot be read is unknown, a
@@ -45,6 +49,7 @@ class DiskNames {
   static constexpr uint64_t kNegativeRetryNs = 1'000'000'000;
   static constexpr uint64_t kPartitionRetryNs = 1'000'000'000;
   static constexpr uint64_t kRevalidateNs = 10'000'000'000;
+  static constexpr uint64_t kPartitionRevalidateNs = 1'000'000'000;
 
   // `sysfs_root` is where sysfs is mounted ("/sys"); it must contain
   // dev/block, block and class/block laid out as the kernel does.
@@ -74,13 +79,21 @@ class DiskNames {
   LocationView LookupView(uint32_t major, uint32_t minor, uint64_t sector,
                           uint64_t now_ns);
 
+  // Makes the next lookup of `major`:`minor` read its name and partitions
+  // again (a partition of it is known to have changed).
+  void Invalidate(uint32_t major, uint32_t minor);
+
   using ResolvedDisk = ::biosnoop::ResolvedDisk;
   // Resolves a name given on the command line (-d/--disk): "vda",
   // "/dev/vda", "vda1" or "/dev/vda1", read fresh from sysfs (no cache).
+  // A path (with a '/') is a device node or a symlink to one
+  // (/dev/disk/by-id/..., /dev/mapper/x): the node's device number names
+  // the device (InvalidArgument when it is not a block device, NotFound
+  // when it does not exist); "/dev/NAME" without a node is NAME.
   // A whole disk gets [0, UINT64_MAX); a partition gets its whole disk's
   // major:minor and its own sector range.
-  // Errors: InvalidArgument for a malformed name (empty, ".", "..", a '/'
-  // after the optional "/dev/", a NUL byte); NotFound for a name sysfs does
+  // Errors: InvalidArgument for a malformed name (empty, ".", "..", a NUL
+  // byte); NotFound for a name sysfs does
   // not know; FailedPrecondition when sysfs holds unparsable content;
   // InvalidArgument for a disk that is not request-based (zram, dm, md:
   // no blk-mq queue, so no events), naming the disks under a stacked one.
@@ -95,12 +108,16 @@ class DiskNames {
   };
   struct Device {
     bool known = false;
+    bool stale = false;  // Invalidate()d: read again at the next lookup
     std::string name;  // disk name, or "MAJ:MIN" while unknown
     std::vector<Partition> partitions;  // sorted by start
     uint64_t name_read_ns = 0;
     uint64_t partitions_read_ns = 0;
   };
 
+  // The kernel name ("sdb", "sdb1", "dm-0") of the block device node at
+  // `path`, symlinks followed, by its device number.
+  absl::StatusOr<std::string> NameOfNode(absl::string_view path);
   // Re-reads the name and, when known, the partitions of `device`.
   void Refresh(uint32_t major, uint32_t minor, uint64_t now_ns,
                Device* device);

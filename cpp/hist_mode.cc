@@ -12,6 +12,7 @@
 #include "exit_codes.h"
 #include "hist_format.h"
 #include "histogram.h"
+#include "partition_watch.h"
 #include "output_file.h"
 #include "output_rotation.h"
 #include "run_output.h"
@@ -104,6 +105,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
                              : UINT64_MAX;
   uint64_t next = every == UINT64_MAX ? UINT64_MAX : start + every;
   uint64_t next_tick = start + kTickNs;
+  PartitionWatch partition(config);
   // What the histograms cannot show: I/O the kernel never delivered,
   // requests that never completed (as in the event stream).
   InflightUpkeep upkeep(
@@ -128,6 +130,7 @@ absl::Status RunHistograms(const Options& options, std::FILE* diag) {
     if (now >= next_tick) {
       next_tick = now + kTickNs;
       if (result = RescueIfSkipped(*probe, diag); !result.ok()) break;
+      FollowPartition(partition, *probe, config, nullptr, diag);
     }
     if (result = upkeep.Run(now); !result.ok()) break;
     if (now >= next) {

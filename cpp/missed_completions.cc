@@ -1,5 +1,6 @@
 #include "missed_completions.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,27 @@ std::optional<bool> DiskIdle(uint32_t dev, const std::string& sysfs_root) {
   uint64_t reads = 0, writes = 0;
   if (!(inflight >> reads >> writes)) return std::nullopt;
   return reads == 0 && writes == 0;
+}
+
+std::optional<uint64_t> DiskFlushesDone(uint32_t dev,
+                                        const std::string& sysfs_root) {
+  std::ifstream stat(absl::StrCat(sysfs_root, "/dev/block/", dev >> 20, ":",
+                                  dev & 0xfffff, "/stat"));
+  uint64_t field = 0;
+  for (int i = 1; i <= 16; ++i) {
+    if (!(stat >> field)) return std::nullopt;
+  }
+  return field;
+}
+
+std::vector<InflightEntry> PresumedMissedFlushes(std::vector<InflightEntry> flushes,
+                                                 uint64_t unseen) {
+  std::sort(flushes.begin(), flushes.end(),
+            [](const InflightEntry& a, const InflightEntry& b) {
+              return a.issue_ns < b.issue_ns;
+            });
+  if (flushes.size() > unseen) flushes.resize(unseen);
+  return flushes;
 }
 
 }  // namespace biosnoop

@@ -28,6 +28,7 @@ struct InflightEntry {
   uint32_t dev = 0;  // kernel dev_t of the disk
   uint64_t rq = 0;   // the request (the table's key)
   uint64_t issue_ns = 0;
+  bool flush = false;    // a flush request: outside the kernel's `inflight`
   bool in_slot = false;  // the slot array (index `slot`), else the overflow map
   uint32_t slot = 0;
 };
@@ -66,5 +67,20 @@ class MissedCompletionFinder {
 // be trusted: no such disk, or I/O accounting off (queue/iostats 0, then
 // `inflight` stays 0 whatever is in flight).
 std::optional<bool> DiskIdle(uint32_t dev, const std::string& sysfs_root = "/sys");
+
+// Flush requests the disk `dev` has completed since it appeared (sysfs
+// stat's 16th field, Linux 5.5+), counted by the block layer whatever
+// biosnoop saw; nullopt when it cannot be read.  The kernel's `inflight`
+// leaves flushes out, so this is what tells a flush whose completion never
+// reached biosnoop from one that hangs (Probe::UnseenFlushes).
+std::optional<uint64_t> DiskFlushesDone(uint32_t dev,
+                                        const std::string& sysfs_root = "/sys");
+
+// Of a disk's flush entries, the ones to take for completions biosnoop
+// missed when the kernel finished `unseen` flushes that biosnoop never saw
+// complete: the `unseen` oldest (a missed completion leaves its entry
+// behind, while the flushes after it come and go), sorted by issue.
+std::vector<InflightEntry> PresumedMissedFlushes(std::vector<InflightEntry> flushes,
+                                                 uint64_t unseen);
 
 }  // namespace biosnoop

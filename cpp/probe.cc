@@ -17,6 +17,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -203,8 +206,9 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   skel->rodata->min_ns = config.min_ns;
   skel->rodata->include_queue = config.include_queue ? 1 : 0;
   skel->rodata->filter_dev = config.dev;
-  skel->rodata->filter_sector_start = config.sector_start;
-  skel->rodata->filter_sector_end = config.sector_end;
+  skel->rodata->filter_partition = config.partition.empty() ? 0 : 1;
+  skel->data->filter_sectors.start = config.sector_start;
+  skel->data->filter_sectors.end = config.sector_end;
   skel->rodata->filter_pid = config.pid;
   skel->rodata->filter_op = static_cast<uint32_t>(config.op_filter);
   skel->rodata->hist_enabled = config.histograms ? 1 : 0;
@@ -287,6 +291,30 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     RETURN_IF_ERROR(probe->Attach(h.prog, h.tracepoint));
   }
 
+  // The kernel's count of completed flushes, per disk, from now on
+  // compared with the flushes our program sees complete (UnseenFlushes).
+  // Read after attaching: a flush that completes in between is seen and
+  // counted by both.
+  std::vector<uint32_t> disks;
+  if (config.dev != 0) {
+    disks.push_back(config.dev);
+  } else {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/sys/block", ec)) {
+      std::ifstream dev_file(entry.path() / "dev");
+      uint32_t major = 0, minor = 0;
+      char colon = 0;
+      if (dev_file >> major >> colon >> minor && colon == ':') {
+        disks.push_back((major << 20) | minor);
+      }
+    }
+  }
+  for (uint32_t dev : disks) {
+    if (std::optional<uint64_t> done = DiskFlushesDone(dev)) {
+      probe->flush_baseline_[dev] = *done;
+    }
+  }
+
   // The slot array's values start page-aligned in the mapping, one every
   // sizeof(biosnoop_inflight_val) bytes (a multiple of 8, as the kernel
   // lays array values out).
@@ -332,6 +360,20 @@ absl::StatusOr<uint64_t> Probe::RescueIfSkipped() {
   if (skipped == 0) return 0;
   RETURN_IF_ERROR(AttachRescue());
   return skipped;
+}
+
+void Probe::SetSectorRange(uint64_t start, uint64_t end) {
+  // The programs read the two bounds without a lock, so each moment in
+  // between is a range too: first narrowed to what the old and new ranges
+  // share (maybe nothing), then widened to the new one.  A completion in
+  // between is thus judged by a part of either range, never by more.
+  biosnoop_sector_range& r = skel_->data->filter_sectors;
+  const uint64_t old_start = __atomic_load_n(&r.start, __ATOMIC_RELAXED);
+  const uint64_t old_end = __atomic_load_n(&r.end, __ATOMIC_RELAXED);
+  __atomic_store_n(&r.start, std::max(old_start, start), __ATOMIC_RELEASE);
+  __atomic_store_n(&r.end, std::min(old_end, end), __ATOMIC_RELEASE);
+  __atomic_store_n(&r.end, end, __ATOMIC_RELEASE);
+  __atomic_store_n(&r.start, start, __ATOMIC_RELEASE);
 }
 
 bool Probe::rescue_attached() const {
@@ -497,9 +539,29 @@ absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
   return ScanInflight(now_ns, max_age_ns, /*remove=*/true);
 }
 
-absl::StatusOr<uint64_t> Probe::CountStaleInflight(uint64_t now_ns,
-                                                   uint64_t min_age_ns) {
-  return ScanInflight(now_ns, min_age_ns, /*remove=*/false);
+absl::StatusOr<uint64_t> Probe::CountUnfinished(uint64_t now_ns,
+                                                uint64_t min_age_ns) {
+  uint64_t n = 0;
+  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
+                                      bool /*in_slot*/, uint32_t /*slot*/) {
+    // Until issue, flags hold only the preflush (bpf on_submit).
+    if (val.issue_ns == 0 && (val.flags & BIOSNOOP_FLAG_PREFLUSH)) return;
+    const uint64_t since = val.issue_ns != 0 ? val.issue_ns : val.submit_ns;
+    if (since != 0 && now_ns > since && now_ns - since > min_age_ns) ++n;
+  }));
+  return n;
+}
+
+uint64_t Probe::UnseenFlushes(uint32_t dev) const {
+  uint64_t seen = 0;
+  bpf_map_lookup_elem(bpf_map__fd(skel_->maps.flushes_done), &dev, &seen);
+  const std::optional<uint64_t> done = DiskFlushesDone(dev);
+  if (!done.has_value()) return 0;
+  auto base = flush_baseline_.find(dev);
+  const uint64_t since = *done - std::min(*done, base == flush_baseline_.end()
+                                                     ? uint64_t{0}
+                                                     : base->second);
+  return since > seen ? since - seen : 0;
 }
 
 absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
@@ -551,7 +613,7 @@ absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
   RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
                                       bool in_slot, uint32_t slot) {
     if (!IsStale(val, now_ns, max_age_ns)) return;
-    stale.push_back({val.dev, val.rq, val.issue_ns, in_slot, slot});
+    stale.push_back({val.dev, val.rq, val.issue_ns, false, in_slot, slot});
   }));
   if (!remove) return stale.size();
   return RemoveInflight(stale);
@@ -562,13 +624,15 @@ absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
   std::vector<InflightEntry> out;
   RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
                                       bool in_slot, uint32_t slot) {
-    // Reads and writes only: the kernel's in-flight count covers them
-    // (passthrough commands and flushes may be outside it).
+    // Reads and writes, which the kernel's in-flight count covers, and
+    // flushes, which it leaves out (passthrough commands may be outside it
+    // too: never judged).
+    const bool flush = val.op == BIOSNOOP_OP_FLUSH;
     if (!devs.contains(val.dev) || val.issue_ns == 0 || val.requeued ||
-        (val.op != BIOSNOOP_OP_READ && val.op != BIOSNOOP_OP_WRITE)) {
+        (val.op != BIOSNOOP_OP_READ && val.op != BIOSNOOP_OP_WRITE && !flush)) {
       return;
     }
-    out.push_back({val.dev, val.rq, val.issue_ns, in_slot, slot});
+    out.push_back({val.dev, val.rq, val.issue_ns, flush, in_slot, slot});
   }));
   return out;
 }

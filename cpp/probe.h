@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "counters.h"
 #include "histogram.h"
@@ -28,6 +29,9 @@ struct ProbeConfig {
   uint64_t min_ns = 0;
   bool include_queue = false;
   uint32_t dev = 0;  // kernel dev_t (major << 20 | minor); 0 = every disk
+  // -d PART: the partition's name, followed while running (its sectors
+  // below change with it, see Probe::SetSectorRange); empty otherwise.
+  std::string partition;
   uint64_t sector_start = 0;
   uint64_t sector_end = UINT64_MAX;
   uint32_t pid = 0;
@@ -107,16 +111,25 @@ class Probe {
   // cannot fill up over time.  Returns how many were removed.
   absl::StatusOr<uint64_t> ExpireInflight(uint64_t now_ns, uint64_t max_age_ns);
 
-  // How many in-flight entries were last touched more than min_age_ns ago,
-  // without removing them.  At exit these are requests biosnoop saw issued
-  // but never saw complete.
-  absl::StatusOr<uint64_t> CountStaleInflight(uint64_t now_ns,
-                                              uint64_t min_age_ns);
+  // Requests not finished min_age_ns after their issue (or, never issued,
+  // after their submission), without removing them: at exit, the requests
+  // biosnoop saw start and never saw complete.  A request waiting in the
+  // block layer's flush machinery (submitted with a preflush, not issued)
+  // is not counted: the flush request it waits for is, so one hung flush
+  // counts once.
+  absl::StatusOr<uint64_t> CountUnfinished(uint64_t now_ns, uint64_t min_age_ns);
+
+  // Flushes the kernel completed on disk `dev` (kernel dev_t) since biosnoop
+  // attached that biosnoop never saw complete: their entries are still
+  // held (DiskFlushesDone() less the program's own count; 0 when the
+  // kernel's count cannot be read).  Read it after the table.
+  uint64_t UnseenFlushes(uint32_t dev) const;
 
   // The disks on which biosnoop counts requests in flight (its queue-depth
   // counter is not 0).
   absl::StatusOr<std::vector<uint32_t>> DevsWithInflight() const;
-  // The issued, not requeued read and write requests in flight on `devs`.
+  // The issued, not requeued read, write and flush requests in flight on
+  // `devs`.
   absl::StatusOr<std::vector<InflightEntry>> ReadIssuedInflight(
       const absl::flat_hash_set<uint32_t>& devs) const;
   // Every issued, not requeued entry whose issue was at or before
@@ -128,6 +141,11 @@ class Probe {
   absl::StatusOr<uint64_t> RemoveInflight(const std::vector<InflightEntry>& entries);
   // Sets the queue-depth counter of `dev` to 0 (the disk is idle).
   absl::Status ResetDepth(uint32_t dev);
+
+  // Changes the partition filter's sectors to [start, end) of its disk
+  // (ProbeConfig::partition set at Open), for the completions from now on.
+  // Needs no privilege: the programs' data is mapped into this process.
+  void SetSectorRange(uint64_t start, uint64_t end);
 
   // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
   const std::vector<std::string>& attached() const { return attached_; }
@@ -158,6 +176,9 @@ class Probe {
   bool detached_ = false;
   // The slot array mapped read-only (nullptr if the kernel would not map
   // it: then ReadIssuedBefore reads it through the syscall).
+  // Each disk's count of completed flushes when attached (DiskFlushesDone;
+  // a disk that appears later starts from 0).
+  absl::flat_hash_map<uint32_t, uint64_t> flush_baseline_;
   const biosnoop_inflight_val* slots_view_ = nullptr;
   size_t slots_view_bytes_ = 0;
 };

@@ -19,6 +19,7 @@
 #include "output_file.h"
 #include "output_rotation.h"
 #include "output_watch.h"
+#include "partition_watch.h"
 #include "probe.h"
 #include "proto_sink.h"
 #include "record_pipeline.h"
@@ -181,6 +182,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
           ? static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.stats_interval))
           : UINT64_MAX;
   uint64_t next_tick = start_ns + kTickNs;
+  PartitionWatch partition(config);
   uint64_t next_stats = stats_every_ns == UINT64_MAX ? UINT64_MAX
                                                      : start_ns + stats_every_ns;
   uint64_t last_flush = start_ns;
@@ -240,6 +242,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
       next_tick = now + kTickNs;
       enricher.Recalibrate();
       RETURN_IF_ERROR(RescueIfSkipped(*probe, diag));
+      FollowPartition(partition, *probe, config, &enricher.disk_names(), diag);
       RETURN_IF_ERROR(stuck.Look(now, enricher));
       if (!keep(stuck.WriteFound(*sink))) break;
     }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -39,6 +40,7 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
     c.dev = (disk.major << 20) | disk.minor;
     c.sector_start = disk.sector_start;
     c.sector_end = disk.sector_end;
+    c.partition = disk.partition;
   }
   return c;
 }
@@ -164,7 +166,7 @@ absl::Status InflightUpkeep::Run(uint64_t now_ns) {
 absl::Status InflightUpkeep::ObserveAtExit() { return FindMissedCompletions(); }
 
 absl::StatusOr<uint64_t> InflightUpkeep::CountUnfinished() {
-  return probe_.CountStaleInflight(MonotonicNs(), kTickNs);
+  return probe_.CountUnfinished(MonotonicNs(), kTickNs);
 }
 
 // One observation for the finder: disks biosnoop holds requests for, the
@@ -181,12 +183,33 @@ absl::Status InflightUpkeep::FindMissedCompletions() {
   }
   ASSIGN_OR_RETURN(std::vector<InflightEntry> issued,
                    probe_.ReadIssuedInflight(idle));
-  std::vector<InflightEntry> confirmed = finder_.Observe(issued, idle);
+  // Reads and writes on an idle disk are done; a flush (never in the
+  // kernel's `inflight`) only as far as the kernel's count of completed
+  // flushes says it finished more than biosnoop saw.
+  std::vector<InflightEntry> candidates;
+  absl::flat_hash_map<uint32_t, std::vector<InflightEntry>> flushes;
+  for (const InflightEntry& e : issued) {
+    if (e.flush) {
+      flushes[e.dev].push_back(e);
+    } else {
+      candidates.push_back(e);
+    }
+  }
+  for (auto& [dev, held] : flushes) {
+    for (const InflightEntry& e :
+         PresumedMissedFlushes(std::move(held), probe_.UnseenFlushes(dev))) {
+      candidates.push_back(e);
+    }
+  }
+  std::vector<InflightEntry> confirmed = finder_.Observe(candidates, idle);
   ASSIGN_OR_RETURN(uint64_t removed, probe_.RemoveInflight(confirmed));
   missed_completions_ += removed;
-  absl::flat_hash_set<uint32_t> still_held;
-  for (const InflightEntry& e : issued) still_held.insert(e.dev);
-  for (const InflightEntry& e : confirmed) still_held.erase(e.dev);
+  // Requests still held per disk, those just removed aside.
+  absl::flat_hash_map<uint32_t, size_t> still_held;
+  for (const InflightEntry& e : issued) ++still_held[e.dev];
+  for (const InflightEntry& e : confirmed) {
+    if (--still_held[e.dev] == 0) still_held.erase(e.dev);
+  }
   for (uint32_t dev : idle) {
     if (!still_held.contains(dev)) RETURN_IF_ERROR(probe_.ResetDepth(dev));
   }

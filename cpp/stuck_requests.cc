@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "decoder.h"
 #include "missed_completions.h"
 #include "status_macros.h"
@@ -64,15 +66,41 @@ absl::Status StuckWatch::Look(uint64_t now_ns, Enricher& enricher) {
   if (busy.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<biosnoop_inflight_val> issued,
                    probe_.ReadIssuedBefore(now_ns - after_ns_));
+  // Which of them are on the device.  A read or write on a disk the kernel
+  // says is idle holds nothing: the entry is a completion biosnoop missed,
+  // which the missed-completion finder will remove; unknown (no
+  // accounting): the entry is all there is to go by.  A flush is never in
+  // the kernel's `inflight`: the kernel's count of completed flushes says
+  // how many of a disk's flush entries are completions biosnoop missed.
+  std::vector<biosnoop_inflight_val> on_device;
+  absl::flat_hash_map<uint32_t, bool> idle;
+  absl::flat_hash_map<uint32_t, std::vector<InflightEntry>> flushes;
+  for (size_t i = 0; i < issued.size(); ++i) {
+    const biosnoop_inflight_val& v = issued[i];
+    if (v.op == BIOSNOOP_OP_FLUSH) {
+      // (slot: its index in `issued`)
+      flushes[v.dev].push_back({v.dev, v.rq, v.issue_ns, true, false,
+                                static_cast<uint32_t>(i)});
+      continue;
+    }
+    auto [it, inserted] = idle.try_emplace(v.dev, false);
+    if (inserted) it->second = DiskIdle(v.dev, sysfs_root_).value_or(false);
+    if (!it->second) on_device.push_back(v);
+  }
+  for (auto& [dev, held] : flushes) {
+    const std::vector<InflightEntry> missed =
+        PresumedMissedFlushes(held, probe_.UnseenFlushes(dev));
+    for (const InflightEntry& e : held) {
+      bool was_missed = false;
+      for (const InflightEntry& m : missed) was_missed |= m.slot == e.slot;
+      if (!was_missed) on_device.push_back(issued[e.slot]);
+    }
+  }
   std::vector<biosnoop_inflight_val> wanted;
-  for (const biosnoop_inflight_val& v : issued) {
+  for (const biosnoop_inflight_val& v : on_device) {
     if (StuckPassesFilters(config_, v)) wanted.push_back(v);
   }
   for (const biosnoop_inflight_val& v : tracker_.Observe(wanted, now_ns)) {
-    // An idle disk holds nothing: the entry is a missed completion that the
-    // missed-completion finder will remove.  Unknown (no accounting): the
-    // entry is all there is to go by.
-    if (DiskIdle(v.dev, sysfs_root_).value_or(false)) continue;
     StuckRequest& s = found_.emplace_back();
     s.event = StuckEvent(v, now_ns);
     enricher.EnrichStuck(now_ns, &s);

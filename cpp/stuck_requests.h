@@ -9,7 +9,9 @@
 // at the first look that finds it at least --stuck-after since its issue,
 // on a disk the kernel says is busy (sysfs `inflight` > 0: an idle disk's
 // entry is a completion biosnoop missed, see missed_completions.h, not a
-// hang).
+// hang).  A flush request is never in `inflight`: it is reported unless
+// the kernel's count of completed flushes says biosnoop missed its
+// completion (Probe::UnseenFlushes).
 
 #include <cstdint>
 #include <string>

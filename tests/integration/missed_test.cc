@@ -105,6 +105,67 @@ TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
   EXPECT_EQ(s["expired"], 0) << b.Stderr();
 }
 
+// A flush request is never in the kernel's `inflight`, so a flush whose
+// completion never reached the hook is told from a hung one by the
+// kernel's count of completed flushes (sysfs stat): a real flush
+// completes, and biosnoop's own count of the flushes it saw complete is
+// taken back while the flush's entry is put back, as the kernel would
+// leave them.  It is counted as missed, never reported stuck, and not
+// unfinished at exit.
+TEST(Missed, AFlushCompletionNeverDeliveredIsMissedNotStuck) {
+  BIOSNOOP_REQUIRE_ROOT();
+  LoopDevice disk(8);
+  ASSERT_TRUE(disk.ok());
+  const uint32_t dev = KernelDev(disk.name());
+  Biosnoop b({"-d", disk.name(), "--stats-interval", "1", "--stuck-after", "1s"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_EQ(RunCommand({"dd", "if=/dev/zero", "of=" + disk.path(), "bs=4096",
+                        "count=1", "oflag=direct", "conv=fsync", "status=none"}),
+            0);
+  auto flush_events = [&] {
+    size_t n = 0;
+    for (const json& e : b.Events()) n += e["op"] == "flush";
+    return n;
+  };
+  for (int i = 0; i < 1000 && flush_events() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(flush_events(), 1u) << "awaited the fsync's flush event:\n"
+                                << b.Stdout();
+
+  ASSERT_EQ(UpdateMap("flushes_done", HexWords(dev), HexWords(uint64_t{0})), 0);
+  biosnoop_inflight_val slot{};
+  slot.rq = 0x7700002000ull;
+  slot.dev = dev;
+  slot.issue_ns = MonotonicNs() - 2000000000ull;
+  slot.queue_depth = 1;
+  slot.op = BIOSNOOP_OP_FLUSH;
+  ASSERT_EQ(UpdateMap("slots", HexWords(biosnoop_slot_index(slot.rq)),
+                      HexWords(slot)),
+            0);
+  biosnoop_depth_slot depth{dev, 1};
+  ASSERT_EQ(UpdateMap("depth_slots", HexWords(biosnoop_depth_slot_index(dev)),
+                      HexWords(depth)),
+            0);
+
+  auto missed_while_running = [&] {
+    for (const json& s : b.RecordsOfType("stats")) {
+      if (s.value("missed", 0) == 1) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 1000 && !missed_while_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(missed_while_running())
+      << "awaited a stats record with missed=1:\n" << b.Stdout();
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  EXPECT_TRUE(b.RecordsOfType("stuck").empty()) << b.Stdout();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_EQ(s["missed"], 1) << b.Stderr();
+  EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
+}
+
 // Histogram mode counts such a completion too: it is in no histogram, so
 // its summary reports it as missed (found at exit here: stopped at once).
 TEST(Missed, HistogramModeCountsACompletionNeverDelivered) {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -140,6 +141,80 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
   ASSERT_EQ(r["stuck"]["longest"].size(), 1u) << r;
   EXPECT_EQ(r["stuck"]["longest"][0]["comm"], "dd") << r;
   EXPECT_EQ(r["stuck"]["longest"][0]["inflight_us"], inflight_us) << r;
+}
+
+// dd writing one 4 KiB block at block 0 with O_DIRECT and then fsync: the
+// write, then a cache flush (the block layer's flush request), not waited
+// for.
+pid_t StartWriteAndFsync(const std::string& dev) {
+  std::vector<std::string> args = {"dd",          "if=/dev/zero", "of=" + dev,
+                                   "oflag=direct", "conv=fsync",  "bs=4096",
+                                   "count=1",      "status=none"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, "dd", nullptr, nullptr, argv.data(), environ) != 0) {
+    return -1;
+  }
+  return pid;
+}
+
+std::vector<json> OfOp(const std::vector<json>& records, const std::string& op) {
+  std::vector<json> out;
+  for (const json& r : records) {
+    if (r.value("op", "") == op) out.push_back(r);
+  }
+  return out;
+}
+
+// Issue #26: the block layer's flush request is not in sysfs `inflight`,
+// which gates the stuck look, so a hung cache flush was never reported,
+// and at exit it counted twice as unfinished (the flush request and the
+// fsync's own request waiting for it).  It is reported while it hangs, and
+// counted once.
+TEST(Stuck, AHangingFlushIsReportedWhileItHangsAndCountedOnce) {
+  BIOSNOOP_REQUIRE_ROOT();
+  constexpr int kDelayMs = 8000;
+  SlowDisk slow({.size_mib = 16, .flush_delay_ms = kDelayMs});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--stuck-after", "1s", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+
+  const pid_t dd = StartWriteAndFsync(slow.loop_path());
+  ASSERT_GT(dd, 0);
+  std::vector<json> stuck;
+  bool dd_running_when_seen = false;
+  while (Running(dd)) {
+    stuck = OfOp(b.RecordsOfType("stuck"), "flush");
+    if (!stuck.empty()) {
+      dd_running_when_seen = Running(dd);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(stuck.size(), 1u) << "awaited a stuck flush record while dd waits "
+                                  "for its fsync:\n"
+                               << b.Stdout() << b.Stderr();
+  EXPECT_TRUE(dd_running_when_seen) << "reported only after the flush completed";
+  const json& s = stuck[0];
+  EXPECT_EQ(s["disk"], slow.loop_name());
+  EXPECT_EQ(s["sector"], 0);
+  EXPECT_EQ(s["bytes"], 0);
+  EXPECT_EQ(s["rwbs"].get<std::string>().front(), 'F') << s;
+  EXPECT_GE(s["inflight_us"].get<uint64_t>(), 1000000u);
+
+  // Stopped while the flush still hangs (the daemon has answered none).
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  absl::StatusOr<SlowDiskCounters> c = slow.Counters();
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->flushes, 0u) << "the flush completed before biosnoop stopped";
+  EXPECT_EQ(OfOp(b.RecordsOfType("stuck"), "flush").size(), 1u) << b.Stdout();
+  EXPECT_TRUE(OfOp(b.RecordsOfType("stuck"), "write").empty()) << b.Stdout();
+  std::map<std::string, double> summary = b.Summary();
+  EXPECT_EQ(summary["unfinished"], 1) << b.Stderr();
+  EXPECT_EQ(summary["missed"], 0) << b.Stderr();
+  ASSERT_EQ(Reap(dd), 0);
 }
 
 // Nothing is stuck for a read answered before --stuck-after, nor with

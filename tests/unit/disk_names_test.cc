@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "partition_watch.h"
 
 namespace biosnoop {
 namespace {
@@ -213,10 +214,14 @@ TEST_F(DiskNamesTest, KnownDeviceIsServedFromCache) {
   ASSERT_EQ(Disk(254, 0, t0_), "vda");
   ASSERT_EQ(Part(254, 0, 2048, t0_), "vda1");
   sysfs_.RemoveDisk("vda");
-  // Hits in the cache need no sysfs: unchanged until revalidation is due.
+  // Hits in the cache need no sysfs: unchanged until revalidation is due,
+  // for the partitions after kPartitionRevalidateNs, for the name after
+  // kRevalidateNs.
+  const uint64_t part_due = t0_ + DiskNames::kPartitionRevalidateNs;
+  EXPECT_EQ(Part(254, 0, 2048, part_due - 1), "vda1");
+  EXPECT_EQ(Part(254, 0, 4096, part_due - 1), "vda2");
+  EXPECT_EQ(Part(254, 0, 4096, part_due), "");
   EXPECT_EQ(names_.Lookup(254, 0, 3000, t0_ + 5 * kSecond).disk, "vda");
-  EXPECT_EQ(Part(254, 0, 2048, t0_ + 9 * kSecond), "vda1");
-  EXPECT_EQ(Part(254, 0, 4096, t0_ + DiskNames::kRevalidateNs - 1), "vda2");
   // Revalidated after kRevalidateNs: the device is gone.
   EXPECT_EQ(Disk(254, 0, t0_ + DiskNames::kRevalidateNs), "254:0");
   EXPECT_EQ(Part(254, 0, 2048, t0_ + DiskNames::kRevalidateNs), "");
@@ -283,6 +288,27 @@ TEST_F(DiskNamesTest, PartitionAddedNextToKnownOnesIsFound) {
   // A hit in vda1 does not re-read; a miss a second later does.
   EXPECT_EQ(Part(254, 0, 2048, t0_ + 2 * kSecond), "vda1");
   EXPECT_EQ(Part(254, 0, 9000, t0_ + 2 * kSecond), "vda3");
+}
+
+// Issue #26: a partition resized or moved while a sector still falls in
+// its stale place was misnamed until the 10 s revalidation.  vda2 deleted
+// and vda1 grown over its sectors (resizepart): 4096 is vda1's now.
+TEST_F(DiskNamesTest, ResizedPartitionIsRenamedWithinASecond) {
+  ASSERT_EQ(Part(254, 0, 4096, t0_), "vda2");
+  fs::remove(sysfs_.root() + "/dev/block/254:2");
+  fs::remove(sysfs_.root() + "/class/block/vda2");
+  fs::remove_all(sysfs_.root() + "/block/vda/vda2");
+  sysfs_.WriteDeviceFile("vda1", "size", "8192\n");
+  EXPECT_EQ(Part(254, 0, 4096, t0_ + DiskNames::kPartitionRevalidateNs), "vda1");
+}
+
+TEST_F(DiskNamesTest, InvalidatedDiskIsReadAgainAtItsNextLookup) {
+  ASSERT_EQ(Part(254, 0, 4096, t0_), "vda2");
+  sysfs_.WriteDeviceFile("vda2", "start", "9000\n");
+  names_.Invalidate(254, 0);
+  names_.Invalidate(9, 9);  // unknown: nothing to do
+  EXPECT_EQ(Part(254, 0, 4096, t0_), "");
+  EXPECT_EQ(Part(254, 0, 9000, t0_), "vda2");
 }
 
 TEST_F(DiskNamesTest, MalformedSysfsIsTreatedAsUnknown) {
@@ -408,13 +434,38 @@ TEST_F(DiskNamesTest, ResolveRejectsBadNames) {
   for (std::string name :
        {std::string(""), std::string("/dev/"), std::string("."),
         std::string(".."), std::string("/dev/.."), std::string("/dev/."),
-        std::string("../vda"), std::string("a/b"),
-        std::string("/dev/mapper/root"), std::string("vda/"),
-        std::string("/sys/block/vda"), std::string("vd\0a", 4),
+        std::string("vd\0a", 4), std::string("/dev/vd\0a", 9),
         std::string(300, 'a')}) {
     absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve(name);
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument)
         << "\"" << name << "\": " << r.status();
+  }
+}
+
+// A name with a '/' is a path to the device node, symlinks followed (a
+// /dev/disk/by-id/ link): it must exist and be a block device.
+TEST_F(DiskNamesTest, ResolveTakesAPathToABlockDeviceOnly) {
+  const std::string dir = sysfs_.root() + "/nodes";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/file") << "x";
+  fs::create_symlink("/dev/null", dir + "/by-id-null");
+  fs::create_symlink("file", dir + "/by-id-file");
+  for (const std::string& path :
+       {dir + "/file", dir + "/by-id-file", dir + "/by-id-null", dir}) {
+    absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve(path);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument)
+        << path << ": " << r.status();
+    EXPECT_THAT(r.status().message(), HasSubstr("is not a block device"))
+        << path;
+  }
+  for (const std::string& path :
+       {dir + "/by-id/nothing", std::string("/dev/mapper/nosuchvolume"),
+        std::string("nosuchdir/vda")}) {
+    absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve(path);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound)
+        << path << ": " << r.status();
+    EXPECT_THAT(r.status().message(), HasSubstr("No such file or directory"))
+        << path;
   }
 }
 
@@ -433,6 +484,59 @@ TEST_F(DiskNamesTest, ResolveReportsMalformedSysfs) {
   EXPECT_EQ(names_.Resolve("vda2").status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(names_.Resolve("vda1").ok());
+}
+
+// -d vda2 followed: resized, deleted, added again elsewhere (PartitionWatch
+// reads the same tree).
+TEST_F(DiskNamesTest, PartitionWatchFollowsThePartitionByName) {
+  ProbeConfig config;
+  config.dev = (254u << 20) | 0;
+  config.partition = "vda2";
+  config.sector_start = 4096;
+  config.sector_end = 8192;
+  PartitionWatch watch(config, sysfs_.root());
+  EXPECT_FALSE(watch.Check().has_value());
+
+  sysfs_.WriteDeviceFile("vda2", "size", "8192\n");
+  std::optional<PartitionWatch::Change> c = watch.Check();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(c->exists);
+  EXPECT_EQ(c->start, 4096u);
+  EXPECT_EQ(c->end, 12288u);
+  EXPECT_EQ(c->message,
+            "biosnoop: partition vda2 is now sectors [4096, 12288) of vda (was "
+            "[4096, 8192)); -d follows it");
+  EXPECT_FALSE(watch.Check().has_value());
+
+  const std::string dir = fs::canonical(sysfs_.root() + "/class/block/vda2");
+  fs::remove(sysfs_.root() + "/class/block/vda2");
+  c = watch.Check();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_FALSE(c->exists);
+  EXPECT_EQ(c->start, 0u);
+  EXPECT_EQ(c->end, 0u);
+  EXPECT_THAT(c->message, HasSubstr("partition vda2 no longer exists"));
+  EXPECT_FALSE(watch.Check().has_value());  // said once
+
+  fs::create_symlink(dir, sysfs_.root() + "/class/block/vda2");
+  sysfs_.WriteDeviceFile("vda2", "start", "20000\n");
+  c = watch.Check();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->start, 20000u);
+  EXPECT_EQ(c->end, 28192u);
+  EXPECT_THAT(c->message, HasSubstr("(was deleted)"));
+
+  // Malformed for a moment (written while read): no change yet.
+  sysfs_.WriteDeviceFile("vda2", "size", "x\n");
+  EXPECT_FALSE(watch.Check().has_value());
+}
+
+TEST_F(DiskNamesTest, PartitionWatchWatchesNothingForAWholeDisk) {
+  ProbeConfig config;
+  config.dev = (254u << 20) | 0;
+  PartitionWatch watch(config, sysfs_.root());
+  sysfs_.WriteDeviceFile("vda2", "size", "8192\n");
+  EXPECT_FALSE(watch.Check().has_value());
 }
 
 }  // namespace
