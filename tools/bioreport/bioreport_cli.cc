@@ -166,13 +166,21 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     const std::string name = OptionName(c == ':' || c == '?' ? optopt : c,
                                         long_index);
     const absl::string_view arg = optarg != nullptr ? optarg : "";
-    auto number = [&](uint64_t max, uint64_t* out) -> absl::Status {
-      if (!absl::SimpleAtoi(arg, out) || *out > max) {
-        return Usage(absl::StrCat(name, ": expected a number from 0 to ", max,
-                                  ", got \"", arg, "\""));
+    // One message for every value out of [min, max], "-1" as "0".
+    auto number = [&](uint64_t min, uint64_t max, uint64_t* out) -> absl::Status {
+      if (!absl::SimpleAtoi(arg, out) || *out < min || *out > max) {
+        return Usage(absl::StrCat(name, ": expected a number from ", min,
+                                  " to ", max, ", got \"", arg, "\""));
       }
       return absl::OkStatus();
     };
+    // An empty filter value is bad usage, as it is for biosnoop: "" would
+    // read as "no filter" for one option and "matches nothing" for another.
+    if ((c == 'd' || c == 'c') && arg.empty()) {
+      return Usage(absl::StrCat(name, ": empty value: expected ",
+                                c == 'd' ? "a disk name such as vda"
+                                         : "a process name such as dd"));
+    }
     // A filter takes one value.  Given twice it reads as "this or that"
     // (or, for --since, --until and --min-us, as "both bounds"), which the
     // report does not do; taking the last would silently count other
@@ -199,9 +207,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       case 'd':
         o.filter.disk = std::string(arg);
         if (absl::StartsWith(o.filter.disk, "/dev/")) o.filter.disk.erase(0, 5);
+        if (o.filter.disk.empty()) {
+          return Usage(absl::StrCat(name, ": expected a disk name such as vda, "
+                                          "got \"", arg, "\""));
+        }
         break;
       case 'p':
-        if (absl::Status s = number(std::numeric_limits<uint32_t>::max(), &v);
+        if (absl::Status s = number(0, std::numeric_limits<uint32_t>::max(), &v);
             !s.ok()) {
           return s;
         }
@@ -221,7 +233,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.filter.op = std::string(arg);
         break;
       case kMinUs:
-        if (absl::Status s = number(UINT64_MAX, &o.filter.min_us); !s.ok()) return s;
+        if (absl::Status s = number(0, UINT64_MAX, &o.filter.min_us); !s.ok()) return s;
         break;
       case 'm':
         o.report_options.ms = true;
@@ -247,12 +259,11 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         }
         break;
       case kTop:
-        if (absl::Status s = number(1000000, &v); !s.ok()) return s;
-        if (v == 0) return Usage("--top: expected at least 1");
+        if (absl::Status s = number(1, 1000000, &v); !s.ok()) return s;
         o.report_options.top = static_cast<size_t>(v);
         break;
       case kTailUs:
-        if (absl::Status s = number(UINT64_MAX, &o.tail_us); !s.ok()) return s;
+        if (absl::Status s = number(0, UINT64_MAX, &o.tail_us); !s.ok()) return s;
         break;
       case kStrict:
         o.strict = true;
