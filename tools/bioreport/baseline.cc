@@ -1,10 +1,12 @@
 #include "baseline.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "record.h"
 
 namespace biosnoop::report {
@@ -66,8 +68,24 @@ std::optional<uint64_t> EstimatePercentileUs(const Log2Sums& hist,
   return Estimate(hist, permille);
 }
 
+void BaselineCollector::AddHeader(const v1::StreamHeader& h) {
+  run_ = absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()));
+}
+
 void BaselineCollector::Add(const v1::Summary& s) {
   ++records_seen_;
+  // A run writes one summary per interval end: the same one again is the
+  // same record read twice, which would double every count.
+  double interval_s = s.interval_s();
+  uint64_t interval_bits = 0;
+  static_assert(sizeof(interval_bits) == sizeof(interval_s));
+  std::memcpy(&interval_bits, &interval_s, sizeof(interval_bits));
+  if (!seen_.insert(absl::StrCat(run_, "/", ToNs(s.timestamp()), "/",
+                                 interval_bits, "/", s.min_us()))
+           .second) {
+    ++duplicates_;
+    return;
+  }
   const int64_t end = ToNs(s.timestamp());
   if (!filter_.InWindow(end)) return;
   BaselineInterval& iv = intervals_.emplace_back();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "aggregator.h"
 #include "biosnoop.pb.h"
 #include "filter.h"
@@ -62,12 +63,20 @@ class BaselineCollector {
  public:
   explicit BaselineCollector(const Filter& filter) : filter_(filter) {}
 
-  // A summary record, in stream order.
+  // A new input begins: its summaries belong to no run until its header.
+  void StartInput() { run_.clear(); }
+  // A header: the summaries after it are its run's.
+  void AddHeader(const v1::StreamHeader& header);
+  // A summary record, in stream order.  One already seen (the same run's
+  // interval with the same end: the same log given twice, overlapping
+  // files) is counted in duplicates() and not again in the figures.
   void Add(const v1::Summary& summary);
 
   const Filter& filter() const { return filter_; }
-  // Summary records seen, before any filter.
+  // Summary records seen, before any filter, duplicates included.
   uint64_t records_seen() const { return records_seen_; }
+  // Summary records seen before (see Add()).
+  uint64_t duplicates() const { return duplicates_; }
   // The intervals in the time window, in stream order (also those whose
   // groups all fail --disk/--op: their time still counts).
   const std::vector<BaselineInterval>& intervals() const { return intervals_; }
@@ -84,6 +93,9 @@ class BaselineCollector {
  private:
   Filter filter_;
   uint64_t records_seen_ = 0;
+  uint64_t duplicates_ = 0;
+  std::string run_;  // the current header's boot id and start time
+  absl::flat_hash_set<std::string> seen_;  // run, end and length of each
   std::vector<BaselineInterval> intervals_;
   int64_t window_start_ns_ = 0;
   int64_t window_end_ns_ = 0;

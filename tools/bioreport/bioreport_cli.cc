@@ -431,7 +431,10 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   BaselineCollector baseline(filter);
   StuckCollector stuck;
   absl::Status s = set->ForEach(
-      [&agg](const RecordReader&) { agg.StartInput(); },
+      [&](const RecordReader&) {
+        agg.StartInput();
+        baseline.StartInput();
+      },
       [&](const ParsedRecord& rec) -> absl::Status {
         if (rec.kind == RecordKind::kEvent) {
           const int64_t ns = ToNs(rec.event.timestamp());
@@ -457,7 +460,10 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
           return absl::OkStatus();
         }
-        if (rec.kind == RecordKind::kHeader) stuck.AddHeader(rec.header);
+        if (rec.kind == RecordKind::kHeader) {
+          stuck.AddHeader(rec.header);
+          baseline.AddHeader(rec.header);
+        }
         const int64_t ns = rec.kind == RecordKind::kHeader
                                ? ToNs(rec.header.start_time())
                                : ToNs(rec.stats.timestamp());

@@ -24,10 +24,28 @@ struct Row {
   int64_t end_ns = 0;
   double seconds = 0;
   const BaselineGroup* group = nullptr;
+  bool all = false;  // the "all" row: disk and op read "all"
 };
 
+// The sum of the merged groups, when the merged form has an "all" row:
+// more than one group, all with the same threshold (shares of different
+// thresholds do not add up).
+std::optional<BaselineGroup> AllGroup(const BaselineCollector& b,
+                                      bool per_interval,
+                                      const std::vector<BaselineGroup>& merged) {
+  if (per_interval || !b.OneThreshold() || merged.size() < 2) return std::nullopt;
+  BaselineGroup all;
+  all.disk = "all";
+  all.op = "all";
+  all.min_us = merged.front().min_us;
+  for (const BaselineGroup& g : merged) all.Add(g);
+  return all;
+}
+
+// The rows every form shows, the "all" row (`all`, when there is one) last.
 std::vector<Row> Rows(const BaselineCollector& b, bool per_interval,
-                      const std::vector<BaselineGroup>& merged) {
+                      const std::vector<BaselineGroup>& merged,
+                      const std::optional<BaselineGroup>& all) {
   std::vector<Row> rows;
   if (per_interval) {
     for (const BaselineInterval& iv : b.intervals()) {
@@ -35,10 +53,14 @@ std::vector<Row> Rows(const BaselineCollector& b, bool per_interval,
         rows.push_back({iv.start_ns, iv.end_ns, iv.interval_s, &g});
       }
     }
-  } else {
-    for (const BaselineGroup& g : merged) {
-      rows.push_back({b.window_start_ns(), b.window_end_ns(), b.covered_s(), &g});
-    }
+    return rows;
+  }
+  for (const BaselineGroup& g : merged) {
+    rows.push_back({b.window_start_ns(), b.window_end_ns(), b.covered_s(), &g});
+  }
+  if (all) {
+    rows.push_back({b.window_start_ns(), b.window_end_ns(), b.covered_s(), &*all,
+                    true});
   }
   return rows;
 }
@@ -115,6 +137,12 @@ std::string CsvField(const std::string& name) {
 
 std::string BaselineWarningBlock(const ReportInput& in) {
   std::vector<std::string> lines;
+  if (in.baseline->duplicates() > 0) {
+    lines.push_back(absl::StrCat(
+        in.baseline->duplicates(),
+        " summary records are in the input more than once (the same log "
+        "given twice?): each counted once"));
+  }
   AppendDamageLines(in, &lines);
   return FormatWarningBlock("summary records", lines);
 }
@@ -188,14 +216,15 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                                absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
   align += "rrrrrrr";
   Table table(header, align);
-  auto add = [&](const Row* row, const BaselineGroup& g, bool all) {
+  auto add = [&](const Row& row) {
+    const BaselineGroup& g = *row.group;
     std::vector<std::string> cells;
     if (opt.per_interval) {
-      cells = {FormatShortTimeMs(row->end_ns),
-               absl::StrFormat("%.3f", row->seconds)};
+      cells = {FormatShortTimeMs(row.end_ns),
+               absl::StrFormat("%.3f", row.seconds)};
     }
-    cells.push_back(all ? "all" : Printable(g.disk));
-    cells.push_back(all ? "all" : Printable(g.op));
+    cells.push_back(row.all ? "all" : Printable(g.disk));
+    cells.push_back(row.all ? "all" : Printable(g.op));
     if (!one_threshold) cells.push_back(absl::StrCat(g.min_us));
     cells.insert(cells.end(),
                  {Decimal(g.count), Decimal(g.slow), PercentText(g),
@@ -205,13 +234,8 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     table.Add(std::move(cells));
   };
   const std::vector<BaselineGroup> merged = b.Merged();
-  const std::vector<Row> rows = Rows(b, opt.per_interval, merged);
-  for (const Row& row : rows) add(&row, *row.group, false);
-  if (!opt.per_interval && one_threshold && merged.size() > 1) {
-    BaselineGroup all;
-    for (const BaselineGroup& g : merged) all.Add(g);
-    add(nullptr, all, true);
-  }
+  const std::optional<BaselineGroup> all = AllGroup(b, opt.per_interval, merged);
+  for (const Row& row : Rows(b, opt.per_interval, merged, all)) add(row);
   absl::StrAppend(
       &out, "\n", table.Render(), "\n",
       "p50, p99: estimated from the log2 histograms, at bucket resolution: "
@@ -242,7 +266,8 @@ std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
       "start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,"
       "p99_us_est,errors\n";
   const std::vector<BaselineGroup> merged = b.Merged();
-  for (const Row& row : Rows(b, opt.per_interval, merged)) {
+  const std::optional<BaselineGroup> all = AllGroup(b, opt.per_interval, merged);
+  for (const Row& row : Rows(b, opt.per_interval, merged, all)) {
     const BaselineGroup& g = *row.group;
     const std::optional<double> pct = SlowPercent(g);
     const std::optional<uint64_t> p50 = EstimatePercentileUs(g.latency, kP50);
@@ -274,10 +299,12 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
       ",\"window_start\":", time_or_null(b.window_start_ns()),
       ",\"window_end\":", time_or_null(b.window_end_ns()),
       ",\"covered_s\":", JsonFixed(b.covered_s(), 3),
-      ",\"per_interval\":", opt.per_interval ? "true" : "false", ",\"rows\":[");
+      ",\"per_interval\":", opt.per_interval ? "true" : "false",
+      ",\"duplicate_records\":", b.duplicates(), ",\"rows\":[");
   const std::vector<BaselineGroup> merged = b.Merged();
+  const std::optional<BaselineGroup> all = AllGroup(b, opt.per_interval, merged);
   bool first = true;
-  for (const Row& row : Rows(b, opt.per_interval, merged)) {
+  for (const Row& row : Rows(b, opt.per_interval, merged, all)) {
     const BaselineGroup& g = *row.group;
     if (!first) out += ",";
     first = false;
