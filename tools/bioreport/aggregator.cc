@@ -7,12 +7,6 @@
 #include "filter.h"
 
 namespace biosnoop::report {
-namespace {
-
-constexpr char kAnonymousRun[] = "\x01 before any header";
-
-}  // namespace
-
 std::string Decimal(Sum v) {
   char buf[40];  // 2^128 has 39 digits
   char* p = buf + sizeof(buf);
@@ -143,114 +137,15 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   }
 }
 
-bool SeqRanges::Add(uint64_t seq) {
-  if (!ranges_.empty() && last_added_->second + 1 == seq) {
-    const auto next = std::next(last_added_);
-    if (next == ranges_.end() || next->first != seq + 1) {
-      last_added_->second = seq;
-      ++count_;
-      return true;
-    }
-  }
-  auto after = ranges_.upper_bound(seq);  // the first range starting after
-  const bool has_before = after != ranges_.begin();
-  const auto before = has_before ? std::prev(after) : ranges_.end();
-  if (has_before && before->second >= seq) return false;
-  const bool joins_before = has_before && before->second + 1 == seq;
-  const bool joins_after = after != ranges_.end() && after->first == seq + 1;
-  if (joins_before && joins_after) {
-    before->second = after->second;
-    ranges_.erase(after);
-    last_added_ = before;
-  } else if (joins_before) {
-    before->second = seq;
-    last_added_ = before;
-  } else if (joins_after) {
-    const uint64_t end = after->second;
-    ranges_.erase(after);
-    last_added_ = ranges_.emplace(seq, end).first;
-  } else {
-    last_added_ = ranges_.emplace(seq, seq).first;
-  }
-  ++count_;
-  return true;
-}
-
-void Aggregator::StartInput() {
-  current_run_ = nullptr;
-  ++inputs_started_;
-}
-
-// Records before any header belong to their input's anonymous run.
-Aggregator::Run& Aggregator::CurrentRun() {
-  if (current_run_ == nullptr) {
-    current_run_ = &runs_[absl::StrCat(kAnonymousRun, " ", inputs_started_)];
-  }
-  return *current_run_;
-}
-
-void Aggregator::AddEventSeq(uint64_t seq) {
-  if (seq == 0) return;
-  Run& run = CurrentRun();
-  if (!run.seqs.Add(seq)) ++run.duplicates;
-}
-
 void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   if (rec.kind == RecordKind::kHeader) {
-    const v1::StreamHeader& h = rec.header;
-    // A run, with or without stats.
-    current_run_ = &runs_[absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()))];
-    ++hosts_[h.host()];
-    return;
+    runs_.AddHeader(rec.header);
+    ++hosts_[rec.header.host()];
+  } else if (rec.kind == RecordKind::kStats) {
+    runs_.AddStats(rec.stats);
+  } else {
+    runs_.AddOther();
   }
-  if (rec.kind != RecordKind::kStats) return;
-  const v1::Stats& s = rec.stats;
-  Run& run = CurrentRun();
-  // Counters are cumulative, so a run's totals are the highest each one
-  // reached, whatever order its files were read in (a run's rotated files
-  // all share its header's time, so nothing else orders them for sure).
-  run.has_stats = true;
-  run.final = run.final || s.final();
-  run.lost = std::max(run.lost, s.lost());
-  run.dropped = std::max(run.dropped, s.dropped());
-  run.missed = std::max(run.missed, s.missed());
-  run.unfinished = std::max(run.unfinished, s.unfinished());
-  run.decode_errors = std::max(run.decode_errors, s.decode_errors());
-  if (run.seqs.empty() && !run.written_before_events.has_value()) {
-    run.written_before_events = s.written();
-  }
-  run.written = std::max(run.written, s.written());
-}
-
-LossSummary Aggregator::Loss() const {
-  LossSummary loss;
-  for (const auto& [key, run] : runs_) {
-    ++loss.runs;
-    loss.duplicates += run.duplicates;
-    // Numbers 1..before are in earlier files; the others up to the last
-    // `written` should be here.
-    const SeqRanges& q = run.seqs;
-    uint64_t before = q.empty() ? run.written : q.first() - 1;
-    if (run.written_before_events.has_value()) {
-      before = std::min(before, *run.written_before_events);
-    }
-    const uint64_t expected = std::max(run.written, q.empty() ? 0 : q.last());
-    const uint64_t absent = expected - before - q.count();
-    loss.before_input += before;
-    loss.not_in_input += absent;
-    if (!run.has_stats) {
-      ++loss.runs_without_stats;
-      continue;
-    }
-    loss.any_stats = true;
-    if (!run.final) ++loss.runs_not_final;
-    loss.lost += run.lost;
-    loss.dropped += run.dropped;
-    loss.missed += run.missed;
-    loss.unfinished += run.unfinished;
-    loss.decode_errors += run.decode_errors;
-  }
-  return loss;
 }
 
 std::vector<uint64_t> Aggregator::AllLatencies() const {

@@ -18,16 +18,16 @@
 #include "absl/strings/string_view.h"
 #include "biosnoop.pb.h"
 #include "record.h"
+#include "run_tracker.h"
 
 namespace biosnoop::report {
 
-// Sums of values read from a stream: 128 bits, so that no sum wraps or
+// Sums (Sum, run_tracker.h) are 128 bits, so that no sum wraps or
 // saturates (2^64 values of up to 2^64 - 1 each fit) and every total and
 // mean is exact, however absurd the input: the readers accept any uint64,
 // and a capped sum printed as a number would be a wrong figure (a mean
 // below the minimum).  Counts of records and events stay 64-bit: no input
 // has 2^64 of them.
-using Sum = unsigned __int128;
 // "36893488147419103230".
 std::string Decimal(Sum v);
 
@@ -78,56 +78,6 @@ struct ErrorTotals {
   int64_t last_ns = 0;
 };
 
-// The event numbers (seq: 1, 2, 3, ... in each run) present in the input,
-// as disjoint ranges.  Events come in order, so the usual case extends
-// the last range; a file given twice, or out of order, costs a range each.
-class SeqRanges {
- public:
-  // Adds `seq` (>= 1); false when it was there already.
-  bool Add(uint64_t seq);
-  bool empty() const { return ranges_.empty(); }
-  uint64_t count() const { return count_; }  // distinct numbers
-  uint64_t first() const { return ranges_.begin()->first; }
-  uint64_t last() const { return ranges_.rbegin()->second; }
-
- private:
-  using Map = std::map<uint64_t, uint64_t>;  // first -> last, not adjacent
-  Map ranges_;
-  Map::iterator last_added_;  // valid when !ranges_.empty()
-  uint64_t count_ = 0;
-};
-
-// Loss figures, from the last stats record of each run (a run is one
-// header's boot_id + start_time; records before any header in an input
-// belong to an anonymous run).
-struct LossSummary {
-  uint64_t runs = 0;
-  uint64_t runs_without_stats = 0;  // their loss is unknown
-  uint64_t runs_not_final = 0;  // with stats, none marked final: loss
-                                // after their last one is unknown
-  // Sums over runs of each run's counter.
-  Sum lost = 0;
-  Sum dropped = 0;
-  Sum missed = 0;
-  Sum unfinished = 0;
-  Sum decode_errors = 0;
-  bool any_stats = false;
-  // From the events' seq numbers, whatever the stats say: events of a run
-  // absent from the input between its first and last event there, or
-  // after its last one up to the `written` of its last stats record (lines
-  // dropped on the way to the log store, a copytruncate rotation, a
-  // filtered input); numbers up to the count of a stats record that opens
-  // the run's part of the input are not among them (before_input).
-  Sum not_in_input = 0;
-  // Events of a run numbered before its first one in the input, or up to
-  // the count of a stats record that opens its part of the input (its
-  // earlier log files not given).
-  Sum before_input = 0;
-  // Events present more than once (the same log given twice), so counted
-  // twice in the report.
-  Sum duplicates = 0;
-};
-
 struct AggregatorOptions {
   bool keep_latencies = true;  // needed for percentiles
   uint64_t tail_us = 100000;   // events with latency_us >= this are "tail"
@@ -141,16 +91,19 @@ class Aggregator {
   void AddEvent(const v1::Event& e, int64_t ns);
   // Every record (events too, for the time span), before filtering.
   void AddRecordTime(int64_t ns);
-  // A header or stats record (tracks runs and loss).
+  // Every record but events, before filtering: headers and stats track
+  // runs and loss (run_tracker.h), the others only break a header's
+  // contact with the stats record SIGHUP writes after it.
   void AddNonEvent(const ParsedRecord& rec);
-  // Every event's number in its run, before filtering (tracks events
-  // missing from the input).  0, no number, is ignored.
-  void AddEventSeq(uint64_t seq);
+  // Every event, before filtering: its number in its run (tracks events
+  // missing from the input; 0, no number, is ignored) and its host.
+  void AddEventSeq(const v1::Event& e) { runs_.AddEvent(e.seq(), e.host()); }
   // A summary record in the time window (only counted here: the baseline
   // report reads them, baseline.h).
   void CountSummary() { ++summary_records_; }
-  // A new input begins: its records belong to no run until its header.
-  void StartInput();
+  // A new input begins; Finish() after the last one.
+  void StartInput() { runs_.StartInput(); }
+  void Finish() { runs_.Finish(); }
 
   uint64_t events() const { return overall_.count; }
   uint64_t tail_events() const { return tail_events_; }
@@ -179,28 +132,13 @@ class Aggregator {
       const {
     return errors_;
   }
-  LossSummary Loss() const;
+  // Of every run, or of the runs of `host` when not empty.
+  LossSummary Loss(absl::string_view host = "") const {
+    return runs_.Loss(host);
+  }
   std::vector<std::string> Hosts() const;
 
  private:
-  struct Run {
-    bool has_stats = false;
-    bool final = false;
-    uint64_t lost = 0;
-    uint64_t dropped = 0;
-    uint64_t missed = 0;
-    uint64_t unfinished = 0;
-    uint64_t decode_errors = 0;
-    uint64_t written = 0;  // the most any of its stats records says
-    // `written` of its first stats record in the input when none of its
-    // events came before it (a rotated file starts with one): the events
-    // numbered up to it are in earlier files.
-    std::optional<uint64_t> written_before_events;
-    SeqRanges seqs;
-    uint64_t duplicates = 0;
-  };
-  Run& CurrentRun();
-
   AggregatorOptions options_;
   LatencyStats overall_;
   std::map<std::pair<std::string, std::string>, LatencyStats> groups_;
@@ -220,9 +158,7 @@ class Aggregator {
   int64_t last_record_ns_ = 0;
   uint64_t records_ = 0;
   uint64_t summary_records_ = 0;
-  std::map<std::string, Run> runs_;
-  Run* current_run_ = nullptr;  // in runs_; null until a header or record
-  uint64_t inputs_started_ = 0;
+  RunTracker runs_;
   std::map<std::string, int> hosts_;
   std::string last_host_;
 };

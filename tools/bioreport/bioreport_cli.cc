@@ -439,7 +439,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
         if (rec.kind == RecordKind::kEvent) {
           const int64_t ns = ToNs(rec.event.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
-          agg.AddEventSeq(rec.event.seq());
+          agg.AddEventSeq(rec.event);
           if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
           return absl::OkStatus();
         }
@@ -450,6 +450,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
             agg.CountSummary();
           }
           baseline.Add(rec.summary);
+          agg.AddNonEvent(rec);
           return absl::OkStatus();
         }
         if (rec.kind == RecordKind::kStuck) {
@@ -458,6 +459,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           const int64_t ns = ToNs(rec.stuck.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
+          agg.AddNonEvent(rec);
           return absl::OkStatus();
         }
         if (rec.kind == RecordKind::kHeader) {
@@ -475,6 +477,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
     absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
     return ExitCodeFor(s);
   }
+  agg.Finish();
 
   ReportInput in;
   in.agg = &agg;

@@ -84,6 +84,7 @@ std::string JsonReport(const ReportInput& in) {
       ",\"not_in_input\":", Decimal(loss.not_in_input),
       ",\"before_input\":", Decimal(loss.before_input),
       ",\"duplicate_events\":", Decimal(loss.duplicates),
+      ",\"mixed_runs\":", loss.mixed_runs,
       ",\"corrupt_records\":", skipped, ",\"truncated_inputs\":", truncated,
       ",\"stuck\":");
   AppendStuckJson(in, &out);

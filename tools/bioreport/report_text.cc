@@ -153,6 +153,13 @@ std::string WarningBlock(const ReportInput& in) {
   for (const auto& [n, what] : counted) {
     if (n > 0) lines.push_back(absl::StrCat(Decimal(n), what));
   }
+  if (loss.mixed_runs > 0) {
+    lines.push_back(absl::StrCat(
+        loss.mixed_runs,
+        " runs wrote into one file at the same time (two biosnoops appending "
+        "to it): their events are all counted, but not checked against their "
+        "seq numbers"));
+  }
   if (in.agg->records() > 0 && !loss.any_stats) {
     lines.push_back("no stats records: loss unknown");
   } else if (loss.runs_without_stats > 0) {
