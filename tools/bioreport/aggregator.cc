@@ -90,23 +90,41 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   if (overall_.count == 0 || ns < first_event_ns_) first_event_ns_ = ns;
   if (overall_.count == 0 || ns > last_event_ns_) last_event_ns_ = ns;
   overall_.Add(latency, e.bytes(), error, /*keep=*/false);
-  if (latency >= options_.tail_us) ++tail_events_;
+  const bool tail = latency >= options_.tail_us;
+  if (tail) ++tail_events_;
 
-  if (last_group_ == nullptr || e.disk() != last_disk_ || e.op() != last_op_) {
-    last_disk_ = e.disk();
-    last_op_ = e.op();
-    last_group_ = &groups_[{last_disk_, last_op_}];
+  if (last_group_ == nullptr || e.host() != last_key_.host ||
+      e.disk() != last_key_.disk || e.op() != last_key_.op) {
+    last_key_.host = e.host();
+    last_key_.disk = e.disk();
+    last_key_.op = e.op();
+    last_group_ = &groups_[last_key_];
   }
   last_group_->Add(latency, e.bytes(), error, options_.keep_latencies);
 
-  // pid and comm as one key: no allocation once the key has grown.
+  if (last_host_totals_ == nullptr || e.host() != last_totals_host_) {
+    last_totals_host_ = e.host();
+    last_host_totals_ = &host_totals_[last_totals_host_];
+  }
+  HostTotals& h = *last_host_totals_;
+  h.overall.Add(latency, e.bytes(), error, /*keep=*/false);
+  if (tail) ++h.tail_events;
+
+  // host, pid and comm as one key: no allocation once the key has grown.
+  // The host's length first, so that no host and comm pair reads as
+  // another.
   process_key_.clear();
   const uint32_t pid = e.pid();
+  const uint32_t host_size = static_cast<uint32_t>(e.host().size());
+  process_key_.append(reinterpret_cast<const char*>(&host_size),
+                      sizeof(host_size));
+  process_key_.append(e.host());
   process_key_.append(reinterpret_cast<const char*>(&pid), sizeof(pid));
   process_key_.append(e.comm());
   auto it = processes_.find(process_key_);
   if (it == processes_.end()) {
     it = processes_.emplace(process_key_, ProcessTotals{}).first;
+    it->second.host = e.host();
     it->second.pid = pid;
     it->second.comm = e.comm();
   }
@@ -118,32 +136,32 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
 
   if (e.bytes() == 0) {
     ++zero_byte_events_;
+    ++h.zero_byte_events;
   } else {
-    ++size_hist_kib_[Log2Bucket(e.bytes() / 1024)];
+    const int b = Log2Bucket(e.bytes() / 1024);
+    ++size_hist_kib_[b];
+    ++h.size_hist_kib[b];
   }
 
   if (error) {
     const std::string name = e.has_error() && !e.error().empty()
                                  ? e.error()
                                  : absl::StrCat("errno ", e.error_code());
-    ErrorTotals& t = errors_[{e.disk(), name}];
+    ErrorTotals& t = errors_[ErrorKey{e.host(), e.disk(), name}];
     if (t.count == 0 || ns < t.first_ns) t.first_ns = ns;
     if (t.count == 0 || ns > t.last_ns) t.last_ns = ns;
     ++t.count;
-  }
-  if (e.host() != last_host_) {
-    last_host_ = e.host();
-    ++hosts_[last_host_];
   }
 }
 
 void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   if (rec.kind == RecordKind::kHeader) {
     runs_.AddHeader(rec.header);
-    ++hosts_[rec.header.host()];
+    SeeHost(rec.header.host());
   } else if (rec.kind == RecordKind::kStats) {
     runs_.AddStats(rec.stats);
   } else {
+    if (rec.kind == RecordKind::kStuck) SeeHost(rec.stuck.host());
     runs_.AddOther();
   }
 }
@@ -157,6 +175,16 @@ std::vector<uint64_t> Aggregator::AllLatencies() const {
   return all;
 }
 
+std::vector<uint64_t> Aggregator::LatenciesOf(absl::string_view host) const {
+  std::vector<uint64_t> out;
+  for (auto it = groups_.lower_bound(GroupKey{std::string(host), "", ""});
+       it != groups_.end() && it->first.host == host; ++it) {
+    out.insert(out.end(), it->second.latencies_us.begin(),
+               it->second.latencies_us.end());
+  }
+  return out;
+}
+
 std::vector<ProcessTotals> Aggregator::Processes() const {
   std::vector<ProcessTotals> out;
   out.reserve(processes_.size());
@@ -166,8 +194,10 @@ std::vector<ProcessTotals> Aggregator::Processes() const {
 
 std::vector<std::string> Aggregator::Hosts() const {
   std::vector<std::string> out;
-  for (const auto& [host, n] : hosts_) {
-    if (!host.empty()) out.push_back(host);
+  for (const std::string& host : hosts_) {
+    if (host.empty()) continue;
+    if (!options_.host.empty() && host != options_.host) continue;
+    out.push_back(host);
   }
   return out;
 }

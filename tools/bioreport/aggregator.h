@@ -1,15 +1,18 @@
 #pragma once
 
 // One pass over the events and the non-event records of a stream set,
-// keeping what every report needs: per disk and operation the exact
+// keeping what every report needs: per host, disk and operation the exact
 // latencies (for percentiles), log2 histograms, counts and sums; per
 // process and per disk totals; I/O sizes; errors; and the loss figures of
-// each biosnoop run.
+// each biosnoop run.  Everything is kept per host (a fleet's logs merged
+// into one report must not merge two hosts' loop0 or pid 4242); a report
+// shows the host only when there is more than one (Hosts()).
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,7 +66,33 @@ struct LatencyStats {
 std::vector<uint64_t> Percentiles(std::vector<uint64_t>* latencies,
                                   const std::vector<int>& permilles);
 
+// A row of the per-group figures: host, disk and operation.  Sorted by
+// host first, so that one host's rows stay together.
+struct GroupKey {
+  std::string host;
+  std::string disk;
+  std::string op;
+  auto operator<=>(const GroupKey&) const = default;
+};
+
+// A row of the errors: host, disk and error name ("EIO", "errno 5").
+struct ErrorKey {
+  std::string host;
+  std::string disk;
+  std::string error;
+  auto operator<=>(const ErrorKey&) const = default;
+};
+
+// The figures of one host's events (those that passed the filters).
+struct HostTotals {
+  LatencyStats overall;  // latencies_us not kept (see LatenciesOf())
+  uint64_t tail_events = 0;
+  Log2Hist size_hist_kib{};
+  uint64_t zero_byte_events = 0;
+};
+
 struct ProcessTotals {
+  std::string host;
   uint32_t pid = 0;
   std::string comm;
   uint64_t count = 0;
@@ -81,6 +110,9 @@ struct ErrorTotals {
 struct AggregatorOptions {
   bool keep_latencies = true;  // needed for percentiles
   uint64_t tail_us = 100000;   // events with latency_us >= this are "tail"
+  // --host: only this host's runs in Loss() and Hosts() ("" = every host).
+  // Its events are selected by the Filter, like the other filters.
+  std::string host;
 };
 
 class Aggregator {
@@ -97,7 +129,10 @@ class Aggregator {
   void AddNonEvent(const ParsedRecord& rec);
   // Every event, before filtering: its number in its run (tracks events
   // missing from the input; 0, no number, is ignored) and its host.
-  void AddEventSeq(const v1::Event& e) { runs_.AddEvent(e.seq(), e.host()); }
+  void AddEventSeq(const v1::Event& e) {
+    runs_.AddEvent(e.seq(), e.host());
+    SeeHost(e.host());
+  }
   // A summary record in the time window (only counted here: the baseline
   // report reads them, baseline.h).
   void CountSummary() { ++summary_records_; }
@@ -117,40 +152,55 @@ class Aggregator {
 
   // Overall figures (latencies_us not kept here: see AllLatencies()).
   const LatencyStats& overall() const { return overall_; }
-  // (disk, op) -> stats, sorted by disk then op.
-  const std::map<std::pair<std::string, std::string>, LatencyStats>& groups()
-      const {
-    return groups_;
-  }
+  // (host, disk, op) -> stats, sorted.
+  const std::map<GroupKey, LatencyStats>& groups() const { return groups_; }
   std::vector<uint64_t> AllLatencies() const;
+  // The latencies of one host's events.
+  std::vector<uint64_t> LatenciesOf(absl::string_view host) const;
+  // Host -> the figures of its events, sorted (hosts with no event that
+  // passed the filters are absent).
+  const std::map<std::string, HostTotals>& host_totals() const {
+    return host_totals_;
+  }
   std::vector<ProcessTotals> Processes() const;
   // Sizes of requests that carry data (bytes > 0), in KiB.
   const Log2Hist& size_hist_kib() const { return size_hist_kib_; }
   uint64_t zero_byte_events() const { return zero_byte_events_; }
-  // (disk, error name) -> totals, sorted.
-  const std::map<std::pair<std::string, std::string>, ErrorTotals>& errors()
-      const {
-    return errors_;
-  }
-  // Of every run, or of the runs of `host` when not empty.
-  LossSummary Loss(absl::string_view host = "") const {
-    return runs_.Loss(host);
-  }
+  // (host, disk, error name) -> totals, sorted.
+  const std::map<ErrorKey, ErrorTotals>& errors() const { return errors_; }
+  // Of every run (of the --host when one is given), or of the runs of
+  // `host`.
+  LossSummary Loss() const { return runs_.Loss(options_.host); }
+  LossSummary Loss(absl::string_view host) const { return runs_.Loss(host); }
+  // The hosts of the input, sorted: named by a header, an event or a
+  // stuck record, whatever the filters but --host (so that the layout of
+  // a report does not depend on which events pass --disk or --pid).
+  // More than one: the reports show the host.
   std::vector<std::string> Hosts() const;
+  bool MultiHost() const { return Hosts().size() > 1; }
 
  private:
+  void SeeHost(const std::string& host) {
+    if (host != last_seen_host_) {
+      last_seen_host_ = host;
+      hosts_.insert(host);
+    }
+  }
+
   AggregatorOptions options_;
   LatencyStats overall_;
-  std::map<std::pair<std::string, std::string>, LatencyStats> groups_;
-  // Last group used: events come in runs of the same disk and op.
+  std::map<GroupKey, LatencyStats> groups_;
+  // Last group used: events come in runs of the same host, disk and op.
   LatencyStats* last_group_ = nullptr;
-  std::string last_disk_;
-  std::string last_op_;
+  GroupKey last_key_;
+  std::map<std::string, HostTotals> host_totals_;
+  HostTotals* last_host_totals_ = nullptr;
+  std::string last_totals_host_;
   absl::flat_hash_map<std::string, ProcessTotals> processes_;
   std::string process_key_;
   Log2Hist size_hist_kib_{};
   uint64_t zero_byte_events_ = 0;
-  std::map<std::pair<std::string, std::string>, ErrorTotals> errors_;
+  std::map<ErrorKey, ErrorTotals> errors_;
   uint64_t tail_events_ = 0;
   int64_t first_event_ns_ = 0;
   int64_t last_event_ns_ = 0;
@@ -159,8 +209,8 @@ class Aggregator {
   uint64_t records_ = 0;
   uint64_t summary_records_ = 0;
   RunTracker runs_;
-  std::map<std::string, int> hosts_;
-  std::string last_host_;
+  std::set<std::string> hosts_;
+  std::string last_seen_host_;
 };
 
 }  // namespace biosnoop::report

@@ -43,10 +43,11 @@ constexpr char kUsage[] =
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
     "Filters (events, and stuck records but --min-us; for baseline,\n"
-    "--since/--until select summary intervals by their end, -d/--op their\n"
-    "groups; each at most once):\n"
+    "--since/--until select summary intervals by their end, --host their\n"
+    "runs, -d/--op their groups; each at most once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
+    "  --host NAME                  one host's records (and its runs' loss)\n"
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
     "  -p, --pid PID                submitting process\n"
     "  -c, --comm NAME              process name, exactly\n"
@@ -81,6 +82,7 @@ enum LongOnly {
   kPerInterval,
   kCsv,
   kJson,
+  kHost,
 };
 
 const struct option kLongOptions[] = {
@@ -104,6 +106,7 @@ const struct option kLongOptions[] = {
     {"per-interval", no_argument, nullptr, kPerInterval},
     {"csv", no_argument, nullptr, kCsv},
     {"json", no_argument, nullptr, kJson},
+    {"host", required_argument, nullptr, kHost},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -176,17 +179,18 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     };
     // An empty filter value is bad usage, as it is for biosnoop: "" would
     // read as "no filter" for one option and "matches nothing" for another.
-    if ((c == 'd' || c == 'c') && arg.empty()) {
+    if ((c == 'd' || c == 'c' || c == kHost) && arg.empty()) {
       return Usage(absl::StrCat(name, ": empty value: expected ",
-                                c == 'd' ? "a disk name such as vda"
-                                         : "a process name such as dd"));
+                                c == 'd'   ? "a disk name such as vda"
+                                : c == 'c' ? "a process name such as dd"
+                                           : "a host name such as db7"));
     }
     // A filter takes one value.  Given twice it reads as "this or that"
     // (or, for --since, --until and --min-us, as "both bounds"), which the
     // report does not do; taking the last would silently count other
     // events than the user asked for.
     if (c == 'd' || c == 'p' || c == 'c' || c == kOp || c == kSince ||
-        c == kUntil || c == kMinUs) {
+        c == kUntil || c == kMinUs || c == kHost) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
           filters_seen.end()) {
         return Usage(absl::StrCat(
@@ -221,6 +225,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         break;
       case 'c':
         o.filter.comm = std::string(arg);
+        break;
+      case kHost:
+        o.filter.host = std::string(arg);
         break;
       case kOp:
         if (arg != "read" && arg != "write" && arg != "flush" &&
@@ -426,6 +433,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   AggregatorOptions agg_options;
   agg_options.keep_latencies = o.report == "summary" || o.report == "json";
   agg_options.tail_us = o.tail_us;
+  agg_options.host = o.filter.host;
   Aggregator agg(agg_options);
   const Filter& filter = o.filter;
   BaselineCollector baseline(filter);
@@ -441,6 +449,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           agg.AddEventSeq(rec.event);
           if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
+          baseline.NoteHost(rec.event.host());
           return absl::OkStatus();
         }
         if (rec.kind == RecordKind::kSummary) {
@@ -459,6 +468,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           const int64_t ns = ToNs(rec.stuck.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
+          baseline.NoteHost(rec.stuck.host());
           agg.AddNonEvent(rec);
           return absl::OkStatus();
         }
@@ -478,6 +488,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
     return ExitCodeFor(s);
   }
   agg.Finish();
+  baseline.Finish();
 
   ReportInput in;
   in.agg = &agg;
