@@ -501,6 +501,9 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
   AppendStringField("op_filter", info.op_filter, out);
   AppendUintField("ringbuf_kib", info.ringbuf_kib, out);
   AppendUintField("stuck_after_us", info.stuck_after_us, out);
+  // Absent, as in the streams of earlier versions, only when a converted
+  // stream had none: biosnoop always has one.
+  if (!info.run_id.empty()) AppendStringField("run_id", info.run_id, out);
   out->append("}\n");
 }
 
@@ -522,6 +525,7 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   AppendBoolField("final", stats.final, out);
   AppendUintField("missed", stats.missed, out);
   AppendUintField("unfinished", stats.unfinished, out);
+  if (!stats.run_id.empty()) AppendStringField("run_id", stats.run_id, out);
   out->append("}\n");
 }
 

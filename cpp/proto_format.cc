@@ -117,6 +117,7 @@ void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
   AssignUtf8(info.op_filter, msg->mutable_op_filter());
   msg->set_ringbuf_kib(info.ringbuf_kib);
   msg->set_stuck_after_us(info.stuck_after_us);
+  AssignUtf8(info.run_id, msg->mutable_run_id());
 }
 
 void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
@@ -135,6 +136,7 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   msg->set_final(stats.final);
   msg->set_missed(stats.missed);
   msg->set_unfinished(stats.unfinished);
+  AssignUtf8(stats.run_id, msg->mutable_run_id());
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

@@ -194,6 +194,7 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
   h.Str(12, Utf8(info.op_filter, &fixed));
   h.U64(13, info.ringbuf_kib);
   h.U64(14, info.stuck_after_us);
+  h.Str(15, Utf8(info.run_id, &fixed));
   AppendRecord(1, h, out);
 }
 
@@ -214,6 +215,8 @@ void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
   s.Bool(13, stats.final);
   s.U64(14, stats.missed);
   s.U64(15, stats.unfinished);
+  std::string fixed;
+  s.Str(16, Utf8(stats.run_id, &fixed));
   AppendRecord(3, s, out);
 }
 

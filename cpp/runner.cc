@@ -170,7 +170,7 @@ absl::Status Run(const Options& options, std::FILE* diag) {
                             unfinished, upkeep.missed_completions()};
     uint64_t now = MonotonicNs();
     return MakeStats(c, probe->ReadMissed(c), consumer, clock.ToRealtimeNs(now),
-                     (now - start_ns) / 1e9, final);
+                     (now - start_ns) / 1e9, final, info.run_id);
   };
 
   const uint64_t end_ns =

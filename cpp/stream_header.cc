@@ -1,10 +1,14 @@
 #include "stream_header.h"
 
+#include <sys/random.h>
 #include <sys/utsname.h>
 
+#include <cstring>
+#include <ctime>
 #include <fstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 
 namespace biosnoop {
 
@@ -29,7 +33,21 @@ StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
                                               : "";
   info.ringbuf_kib = o.ringbuf_kib;
   info.stuck_after_us = static_cast<uint64_t>(absl::ToInt64Microseconds(o.stuck_after));
+  info.run_id = NewRunId();
   return info;
+}
+
+std::string NewRunId() {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
+    // Entropy not ready this early in boot: the clock and pid still tell
+    // two runs apart, which is all a run id is for.
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (static_cast<uint64_t>(ts.tv_sec) * 1000000000u + ts.tv_nsec) ^
+        (static_cast<uint64_t>(getpid()) << 40);
+  }
+  return absl::StrFormat("%016x", v);
 }
 
 uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
@@ -40,7 +58,7 @@ uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
 
 StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
                         const ConsumerCounts& c, int64_t realtime_ns,
-                        double elapsed_s, bool final) {
+                        double elapsed_s, bool final, const std::string& run_id) {
   StatsSnapshot s;
   s.realtime_ns = realtime_ns;
   s.elapsed_s = elapsed_s;
@@ -57,6 +75,7 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.missed = TotalMissed(k, missed, c.missed_completions);
   s.unfinished = c.unfinished;
   s.final = final;
+  s.run_id = run_id;
   return s;
 }
 

@@ -13,8 +13,8 @@
 
 namespace biosnoop {
 
-// host, boot id (/proc/sys/kernel/random/boot_id), kernel release, version
-// and the options in force.
+// host, boot id (/proc/sys/kernel/random/boot_id), kernel release, version,
+// a random run id and the options in force.
 StreamInfo MakeStreamInfo(const Options& options, const std::string& host,
                           int64_t start_realtime_ns);
 
@@ -35,8 +35,12 @@ struct ConsumerCounts {
 uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
                      uint64_t missed_completions);
 
+// `run_id` is the run's StreamInfo::run_id.
 StatsSnapshot MakeStats(const Counters& kernel, const MissedHooks& missed,
                         const ConsumerCounts& consumer, int64_t realtime_ns,
-                        double elapsed_s, bool final);
+                        double elapsed_s, bool final, const std::string& run_id);
+
+// 16 random lowercase hex digits (getrandom), for StreamInfo::run_id.
+std::string NewRunId();
 
 }  // namespace biosnoop

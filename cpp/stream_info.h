@@ -27,6 +27,7 @@ struct StreamInfo {
   std::string op_filter;  // "", "read", "write"
   uint32_t ringbuf_kib = 0;
   uint64_t stuck_after_us = 0;  // 0: no stuck records
+  std::string run_id;  // 16 lowercase hex digits; "" in older streams
 };
 
 struct StatsSnapshot {
@@ -45,6 +46,7 @@ struct StatsSnapshot {
   uint64_t missed = 0;
   uint64_t unfinished = 0;
   bool final = false;
+  std::string run_id;  // StreamInfo::run_id
 };
 
 // One interval's histograms (proto message Summary).

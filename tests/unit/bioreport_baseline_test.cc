@@ -204,6 +204,72 @@ TEST(BioreportBaselineTest, SumsBeyond64BitsAreExact) {
       << r.out;
 }
 
+// The text form's rows, "all" included, are the scripts' rows too.
+TEST(BioreportBaselineTest, CsvAndJsonHaveTheAllRowOfTheText) {
+  const std::string golden = GoldenPath("events.jsonl");
+  const std::string text = RunCli({"baseline", golden}).out;
+  ASSERT_NE(text.find("\nall      all       4003   403  10.07%"), std::string::npos)
+      << text;
+  CliResult r = RunCli({"baseline", "--csv", golden});
+  EXPECT_NE(r.out.find("\n2026-11-21T05:00:00.000000000Z,"
+                       "2026-11-21T05:00:01.373849367Z,all,all,10000,4003,"),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"baseline", "--json", golden});
+  EXPECT_NE(r.out.find("\"disk\":\"all\",\"op\":\"all\",\"min_us\":10000,"
+                       "\"count\":4003,"),
+            std::string::npos)
+      << r.out;
+  // No "all" row where the text has none: per interval.
+  r = RunCli({"baseline", "--csv", "--per-interval", golden});
+  EXPECT_EQ(r.out.find(",all,all,"), std::string::npos) << r.out;
+}
+
+// The same log twice, or overlapping files: each summary record once (the
+// same run's interval ending at the same time), and said.
+TEST(BioreportBaselineTest, SummaryRecordsGivenTwiceCountOnceWithAWarning) {
+  const std::string golden = GoldenPath("events.jsonl");
+  const std::string once = RunCli({"baseline", "--csv", golden}).out;
+  test_util::TempDir dir;
+  const std::string data = test_util::ReadFile(golden);
+  // The second file overlaps the first: its last three summaries.
+  const size_t cut = data.find("\"type\":\"summary\",\"timestamp\":\"2026-11-21T05:00:01.17");
+  ASSERT_NE(cut, std::string::npos);
+  test_util::WriteFile(dir.Path("tail.jsonl"),
+                       data.substr(0, data.find('\n') + 1) +
+                           data.substr(data.rfind('\n', cut) + 1));
+  for (const std::vector<std::string>& inputs :
+       std::vector<std::vector<std::string>>{{golden, golden},
+                                             {golden, dir.Path("tail.jsonl")}}) {
+    std::vector<std::string> args = {"baseline", "--csv"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, once);
+    const std::string n = inputs[1] == golden ? "4" : "3";
+    EXPECT_NE(r.err.find(absl::StrCat("WARNING:   ", n,
+                                      " summary records are in the input more "
+                                      "than once (the same log given twice?): "
+                                      "each counted once")),
+              std::string::npos)
+        << r.err;
+    args[1] = "--json";
+    r = RunCli(args);
+    EXPECT_NE(r.out.find(absl::StrCat("{\"summary_records\":", inputs[1] == golden ? 8 : 7,
+                                      ",\"intervals\":4,")),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(absl::StrCat(",\"duplicate_records\":", n, ",\"rows\":[")),
+              std::string::npos)
+        << r.out;
+    args.erase(args.begin() + 1);
+    r = RunCli(args);
+    EXPECT_NE(r.out.find(absl::StrCat(n, " summary records are in the input more than once")),
+              std::string::npos)
+        << r.out;
+  }
+}
+
 // The lines of the golden stream that are not summaries.
 std::string WithoutSummaries() {
   const std::string data = test_util::ReadFile(GoldenPath("events.jsonl"));

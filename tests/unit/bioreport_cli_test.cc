@@ -49,6 +49,10 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
       {"hist", "-D", "--by", "op"},
       {"hist", "--by", "op", "--per-disk"},
       {"hist", "--by", "op", "--by", "disk"},
+      {"-d", ""},
+      {"--disk", "/dev/"},
+      {"-c", ""},
+      {"top", "--top", "-1"},
   };
   for (const auto& args : cases) {
     const CliResult r = RunCli(args);
@@ -67,6 +71,19 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
   EXPECT_EQ(RunCli({"--min-us", "1", "--min-us", "2"}).err,
             "bioreport: --min-us given more than once: each filter takes one "
             "value (run one report per value) (see bioreport --help)\n");
+  // An empty filter value is bad usage, whichever filter (biosnoop's rule).
+  EXPECT_EQ(RunCli({"-d", ""}).err,
+            "bioreport: -d: empty value: expected a disk name such as vda "
+            "(see bioreport --help)\n");
+  EXPECT_EQ(RunCli({"--comm", ""}).err,
+            "bioreport: --comm: empty value: expected a process name such as "
+            "dd (see bioreport --help)\n");
+  // One range message for every number out of range.
+  for (const char* top : {"0", "-1", "1000001"}) {
+    EXPECT_EQ(RunCli({"top", "--top", top}).err,
+              absl::StrCat("bioreport: --top: expected a number from 1 to "
+                           "1000000, got \"", top, "\" (see bioreport --help)\n"));
+  }
   EXPECT_EQ(RunCli({"hist", "-D", "--by", "op"}).err,
             "bioreport: --by: the grouping is already set: give one of -D "
             "(--by disk) and --by, once (see bioreport --help)\n");

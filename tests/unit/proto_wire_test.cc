@@ -197,6 +197,7 @@ StreamInfo FullInfo() {
   info.op_filter = "write";
   info.ringbuf_kib = 2048;
   info.stuck_after_us = 1'000'000;
+  info.run_id = "0123456789abcdef";
   return info;
 }
 
@@ -268,6 +269,7 @@ TEST(ProtoWireTest, SameBytesAsTheLibraryForStats) {
   s.missed = 11;
   s.unfinished = 12;
   s.final = true;
+  s.run_id = "0123456789abcdef";
   EXPECT_EQ(Encode(s), Reference(s));
   for (double elapsed : {-0.0, 1e-300, -2.5, std::nan(""),
                          std::numeric_limits<double>::infinity(),

@@ -64,6 +64,7 @@ StreamInfo EveryFieldInfo() {
   info.op_filter = "write";
   info.ringbuf_kib = 4096;
   info.stuck_after_us = 2000000;
+  info.run_id = "9f86d081884c7d65";
   return info;
 }
 
@@ -84,6 +85,7 @@ StatsSnapshot EveryFieldStats() {
   s.missed = 5;
   s.unfinished = 6;
   s.final = true;
+  s.run_id = "9f86d081884c7d65";
   return s;
 }
 
@@ -310,15 +312,23 @@ TEST(SchemaTest, StuckValuesExactly) {
 TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(HeaderLine(EveryFieldInfo()), "header"),
             FieldNames(biosnoop::v1::StreamHeader::descriptor()));
-  EXPECT_EQ(ExpectMatchesSchema(HeaderLine(StreamInfo{}), "header"),
-            FieldNames(biosnoop::v1::StreamHeader::descriptor()));
+  // Without a run id (a converted stream of an earlier version): every
+  // field but run_id, which such streams never had.
+  std::vector<std::string> but_run_id =
+      FieldNames(biosnoop::v1::StreamHeader::descriptor());
+  ASSERT_EQ(but_run_id.back(), "run_id");
+  but_run_id.pop_back();
+  EXPECT_EQ(ExpectMatchesSchema(HeaderLine(StreamInfo{}), "header"), but_run_id);
 }
 
 TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(StatsLine(EveryFieldStats()), "stats"),
             FieldNames(biosnoop::v1::Stats::descriptor()));
-  EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
-            FieldNames(biosnoop::v1::Stats::descriptor()));
+  std::vector<std::string> but_run_id =
+      FieldNames(biosnoop::v1::Stats::descriptor());
+  ASSERT_EQ(but_run_id.back(), "run_id");
+  but_run_id.pop_back();
+  EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"), but_run_id);
 }
 
 TEST(SchemaTest, SummaryLineHasEveryFieldInSchemaOrder) {
@@ -364,14 +374,16 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("biosnoop_version":"0.1.0","kernel_release":"6.18.0",)"
             R"("min_us":10000,"queued":true,"disk_filter":"vda",)"
             R"("pid_filter":42,"comm_filter":"postgres","op_filter":"write",)"
-            R"("ringbuf_kib":4096,"stuck_after_us":2000000})"
+            R"("ringbuf_kib":4096,"stuck_after_us":2000000,)"
+            R"("run_id":"9f86d081884c7d65"})"
             "\n");
   EXPECT_EQ(StatsLine(EveryFieldStats()),
             R"({"type":"stats","timestamp":"2026-11-21T05:45:00.000000001Z",)"
             R"("elapsed_s":99.876,"completions":100,"emitted":10,"lost":1,)"
             R"("orphans":2,"below_threshold":80,"filtered":7,)"
             R"("decode_errors":3,"expired":4,"written":9,"dropped":1,)"
-            R"("final":true,"missed":5,"unfinished":6})"
+            R"("final":true,"missed":5,"unfinished":6,)"
+            R"("run_id":"9f86d081884c7d65"})"
             "\n");
 }
 
@@ -420,6 +432,7 @@ TEST(SchemaTest, ProtobufJsonParserReadsHeaderAndStatsLines) {
   EXPECT_TRUE(header.queued());
   EXPECT_EQ(header.op_filter(), "write");
   EXPECT_EQ(header.ringbuf_kib(), 4096u);
+  EXPECT_EQ(header.run_id(), "9f86d081884c7d65");
 
   biosnoop::v1::Stats stats;
   ExpectProtobufParses(StatsLine(EveryFieldStats()), &stats);
@@ -430,6 +443,7 @@ TEST(SchemaTest, ProtobufJsonParserReadsHeaderAndStatsLines) {
   EXPECT_EQ(stats.missed(), 5u);
   EXPECT_EQ(stats.unfinished(), 6u);
   EXPECT_TRUE(stats.final());
+  EXPECT_EQ(stats.run_id(), "9f86d081884c7d65");
 }
 
 // The JSON line and the protobuf message of a summary say the same: what

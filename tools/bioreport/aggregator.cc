@@ -7,12 +7,6 @@
 #include "filter.h"
 
 namespace biosnoop::report {
-namespace {
-
-constexpr char kAnonymousRun[] = "\x01 before any header";
-
-}  // namespace
-
 std::string Decimal(Sum v) {
   char buf[40];  // 2^128 has 39 digits
   char* p = buf + sizeof(buf);
@@ -96,23 +90,41 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   if (overall_.count == 0 || ns < first_event_ns_) first_event_ns_ = ns;
   if (overall_.count == 0 || ns > last_event_ns_) last_event_ns_ = ns;
   overall_.Add(latency, e.bytes(), error, /*keep=*/false);
-  if (latency >= options_.tail_us) ++tail_events_;
+  const bool tail = latency >= options_.tail_us;
+  if (tail) ++tail_events_;
 
-  if (last_group_ == nullptr || e.disk() != last_disk_ || e.op() != last_op_) {
-    last_disk_ = e.disk();
-    last_op_ = e.op();
-    last_group_ = &groups_[{last_disk_, last_op_}];
+  if (last_group_ == nullptr || e.host() != last_key_.host ||
+      e.disk() != last_key_.disk || e.op() != last_key_.op) {
+    last_key_.host = e.host();
+    last_key_.disk = e.disk();
+    last_key_.op = e.op();
+    last_group_ = &groups_[last_key_];
   }
   last_group_->Add(latency, e.bytes(), error, options_.keep_latencies);
 
-  // pid and comm as one key: no allocation once the key has grown.
+  if (last_host_totals_ == nullptr || e.host() != last_totals_host_) {
+    last_totals_host_ = e.host();
+    last_host_totals_ = &host_totals_[last_totals_host_];
+  }
+  HostTotals& h = *last_host_totals_;
+  h.overall.Add(latency, e.bytes(), error, /*keep=*/false);
+  if (tail) ++h.tail_events;
+
+  // host, pid and comm as one key: no allocation once the key has grown.
+  // The host's length first, so that no host and comm pair reads as
+  // another.
   process_key_.clear();
   const uint32_t pid = e.pid();
+  const uint32_t host_size = static_cast<uint32_t>(e.host().size());
+  process_key_.append(reinterpret_cast<const char*>(&host_size),
+                      sizeof(host_size));
+  process_key_.append(e.host());
   process_key_.append(reinterpret_cast<const char*>(&pid), sizeof(pid));
   process_key_.append(e.comm());
   auto it = processes_.find(process_key_);
   if (it == processes_.end()) {
     it = processes_.emplace(process_key_, ProcessTotals{}).first;
+    it->second.host = e.host();
     it->second.pid = pid;
     it->second.comm = e.comm();
   }
@@ -124,133 +136,34 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
 
   if (e.bytes() == 0) {
     ++zero_byte_events_;
+    ++h.zero_byte_events;
   } else {
-    ++size_hist_kib_[Log2Bucket(e.bytes() / 1024)];
+    const int b = Log2Bucket(e.bytes() / 1024);
+    ++size_hist_kib_[b];
+    ++h.size_hist_kib[b];
   }
 
   if (error) {
     const std::string name = e.has_error() && !e.error().empty()
                                  ? e.error()
                                  : absl::StrCat("errno ", e.error_code());
-    ErrorTotals& t = errors_[{e.disk(), name}];
+    ErrorTotals& t = errors_[ErrorKey{e.host(), e.disk(), name}];
     if (t.count == 0 || ns < t.first_ns) t.first_ns = ns;
     if (t.count == 0 || ns > t.last_ns) t.last_ns = ns;
     ++t.count;
   }
-  if (e.host() != last_host_) {
-    last_host_ = e.host();
-    ++hosts_[last_host_];
-  }
-}
-
-bool SeqRanges::Add(uint64_t seq) {
-  if (!ranges_.empty() && last_added_->second + 1 == seq) {
-    const auto next = std::next(last_added_);
-    if (next == ranges_.end() || next->first != seq + 1) {
-      last_added_->second = seq;
-      ++count_;
-      return true;
-    }
-  }
-  auto after = ranges_.upper_bound(seq);  // the first range starting after
-  const bool has_before = after != ranges_.begin();
-  const auto before = has_before ? std::prev(after) : ranges_.end();
-  if (has_before && before->second >= seq) return false;
-  const bool joins_before = has_before && before->second + 1 == seq;
-  const bool joins_after = after != ranges_.end() && after->first == seq + 1;
-  if (joins_before && joins_after) {
-    before->second = after->second;
-    ranges_.erase(after);
-    last_added_ = before;
-  } else if (joins_before) {
-    before->second = seq;
-    last_added_ = before;
-  } else if (joins_after) {
-    const uint64_t end = after->second;
-    ranges_.erase(after);
-    last_added_ = ranges_.emplace(seq, end).first;
-  } else {
-    last_added_ = ranges_.emplace(seq, seq).first;
-  }
-  ++count_;
-  return true;
-}
-
-void Aggregator::StartInput() {
-  current_run_ = nullptr;
-  ++inputs_started_;
-}
-
-// Records before any header belong to their input's anonymous run.
-Aggregator::Run& Aggregator::CurrentRun() {
-  if (current_run_ == nullptr) {
-    current_run_ = &runs_[absl::StrCat(kAnonymousRun, " ", inputs_started_)];
-  }
-  return *current_run_;
-}
-
-void Aggregator::AddEventSeq(uint64_t seq) {
-  if (seq == 0) return;
-  Run& run = CurrentRun();
-  if (!run.seqs.Add(seq)) ++run.duplicates;
 }
 
 void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   if (rec.kind == RecordKind::kHeader) {
-    const v1::StreamHeader& h = rec.header;
-    // A run, with or without stats.
-    current_run_ = &runs_[absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()))];
-    ++hosts_[h.host()];
-    return;
+    runs_.AddHeader(rec.header);
+    SeeHost(rec.header.host());
+  } else if (rec.kind == RecordKind::kStats) {
+    runs_.AddStats(rec.stats);
+  } else {
+    if (rec.kind == RecordKind::kStuck) SeeHost(rec.stuck.host());
+    runs_.AddOther();
   }
-  if (rec.kind != RecordKind::kStats) return;
-  const v1::Stats& s = rec.stats;
-  Run& run = CurrentRun();
-  // Counters are cumulative, so a run's totals are the highest each one
-  // reached, whatever order its files were read in (a run's rotated files
-  // all share its header's time, so nothing else orders them for sure).
-  run.has_stats = true;
-  run.final = run.final || s.final();
-  run.lost = std::max(run.lost, s.lost());
-  run.dropped = std::max(run.dropped, s.dropped());
-  run.missed = std::max(run.missed, s.missed());
-  run.unfinished = std::max(run.unfinished, s.unfinished());
-  run.decode_errors = std::max(run.decode_errors, s.decode_errors());
-  if (run.seqs.empty() && !run.written_before_events.has_value()) {
-    run.written_before_events = s.written();
-  }
-  run.written = std::max(run.written, s.written());
-}
-
-LossSummary Aggregator::Loss() const {
-  LossSummary loss;
-  for (const auto& [key, run] : runs_) {
-    ++loss.runs;
-    loss.duplicates += run.duplicates;
-    // Numbers 1..before are in earlier files; the others up to the last
-    // `written` should be here.
-    const SeqRanges& q = run.seqs;
-    uint64_t before = q.empty() ? run.written : q.first() - 1;
-    if (run.written_before_events.has_value()) {
-      before = std::min(before, *run.written_before_events);
-    }
-    const uint64_t expected = std::max(run.written, q.empty() ? 0 : q.last());
-    const uint64_t absent = expected - before - q.count();
-    loss.before_input += before;
-    loss.not_in_input += absent;
-    if (!run.has_stats) {
-      ++loss.runs_without_stats;
-      continue;
-    }
-    loss.any_stats = true;
-    if (!run.final) ++loss.runs_not_final;
-    loss.lost += run.lost;
-    loss.dropped += run.dropped;
-    loss.missed += run.missed;
-    loss.unfinished += run.unfinished;
-    loss.decode_errors += run.decode_errors;
-  }
-  return loss;
 }
 
 std::vector<uint64_t> Aggregator::AllLatencies() const {
@@ -262,6 +175,16 @@ std::vector<uint64_t> Aggregator::AllLatencies() const {
   return all;
 }
 
+std::vector<uint64_t> Aggregator::LatenciesOf(absl::string_view host) const {
+  std::vector<uint64_t> out;
+  for (auto it = groups_.lower_bound(GroupKey{std::string(host), "", ""});
+       it != groups_.end() && it->first.host == host; ++it) {
+    out.insert(out.end(), it->second.latencies_us.begin(),
+               it->second.latencies_us.end());
+  }
+  return out;
+}
+
 std::vector<ProcessTotals> Aggregator::Processes() const {
   std::vector<ProcessTotals> out;
   out.reserve(processes_.size());
@@ -271,8 +194,10 @@ std::vector<ProcessTotals> Aggregator::Processes() const {
 
 std::vector<std::string> Aggregator::Hosts() const {
   std::vector<std::string> out;
-  for (const auto& [host, n] : hosts_) {
-    if (!host.empty()) out.push_back(host);
+  for (const std::string& host : hosts_) {
+    if (host.empty()) continue;
+    if (!options_.host.empty() && host != options_.host) continue;
+    out.push_back(host);
   }
   return out;
 }

@@ -1,11 +1,17 @@
 #include "baseline.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <algorithm>
 #include <map>
+#include <set>
+#include <utility>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "record.h"
+#include "time_format.h"
 
 namespace biosnoop::report {
 namespace {
@@ -66,11 +72,56 @@ std::optional<uint64_t> EstimatePercentileUs(const Log2Sums& hist,
   return Estimate(hist, permille);
 }
 
+void BaselineCollector::StartInput() {
+  ResolvePending();  // the last input had no header and named no host
+  run_.clear();
+  host_.clear();
+  host_known_ = false;
+}
+
+void BaselineCollector::ResolvePending() {
+  host_known_ = true;
+  for (const v1::Summary& s : pending_) AddResolved(s);
+  pending_.clear();
+}
+
+void BaselineCollector::AddHeader(const v1::StreamHeader& h) {
+  if (!host_known_) {
+    host_ = h.host();
+    ResolvePending();  // with run_ still the input's headless prefix
+  }
+  host_ = h.host();
+  run_ = absl::StrCat(h.boot_id(), "/", ToNs(h.start_time()));
+}
+
 void BaselineCollector::Add(const v1::Summary& s) {
   ++records_seen_;
+  if (!host_known_) {
+    pending_.push_back(s);
+    return;
+  }
+  AddResolved(s);
+}
+
+void BaselineCollector::AddResolved(const v1::Summary& s) {
+  // A run writes one summary per interval end: the same one again is the
+  // same record read twice, which would double every count.
+  double interval_s = s.interval_s();
+  uint64_t interval_bits = 0;
+  static_assert(sizeof(interval_bits) == sizeof(interval_s));
+  std::memcpy(&interval_bits, &interval_s, sizeof(interval_bits));
+  if (!seen_.insert(absl::StrCat(host_.size(), "/", host_, "/", run_, "/",
+                                 ToNs(s.timestamp()), "/", interval_bits, "/",
+                                 s.min_us()))
+           .second) {
+    ++duplicates_;
+    return;
+  }
   const int64_t end = ToNs(s.timestamp());
   if (!filter_.InWindow(end)) return;
+  if (!filter_.host.empty() && host_ != filter_.host) return;
   BaselineInterval& iv = intervals_.emplace_back();
+  iv.host = host_;
   iv.end_ns = end;
   iv.interval_s = s.interval_s();
   iv.start_ns = StartOf(end, s.interval_s());
@@ -79,6 +130,7 @@ void BaselineCollector::Add(const v1::Summary& s) {
     if (!filter_.disk.empty() && g.disk() != filter_.disk) continue;
     if (!filter_.op.empty() && g.op() != filter_.op) continue;
     BaselineGroup& out = iv.groups.emplace_back();
+    out.host = iv.host;
     out.disk = g.disk();
     out.op = g.op();
     out.min_us = iv.min_us;
@@ -97,15 +149,18 @@ void BaselineCollector::Add(const v1::Summary& s) {
   if (intervals_.size() == 1 || iv.end_ns > window_end_ns_) {
     window_end_ns_ = iv.end_ns;
   }
-  if (iv.interval_s > 0) covered_s_ += iv.interval_s;
 }
 
 std::vector<BaselineGroup> BaselineCollector::Merged() const {
-  std::map<std::tuple<std::string, std::string, uint64_t>, BaselineGroup> merged;
+  std::map<std::tuple<std::string, std::string, std::string, uint64_t>,
+           BaselineGroup>
+      merged;
   for (const BaselineInterval& iv : intervals_) {
     for (const BaselineGroup& g : iv.groups) {
-      auto [it, inserted] = merged.try_emplace({g.disk, g.op, g.min_us});
+      auto [it, inserted] =
+          merged.try_emplace({g.host, g.disk, g.op, g.min_us});
       if (inserted) {
+        it->second.host = g.host;
         it->second.disk = g.disk;
         it->second.op = g.op;
         it->second.min_us = g.min_us;
@@ -117,6 +172,52 @@ std::vector<BaselineGroup> BaselineCollector::Merged() const {
   out.reserve(merged.size());
   for (auto& [key, g] : merged) out.push_back(std::move(g));
   return out;
+}
+
+std::vector<std::string> BaselineCollector::Hosts() const {
+  std::set<std::string> hosts;
+  for (const BaselineInterval& iv : intervals_) hosts.insert(iv.host);
+  return {hosts.begin(), hosts.end()};
+}
+
+namespace {
+
+// The union of the intervals `take` selects, in seconds: sorted by start,
+// each one counts from where the ones before it ended.
+template <typename Take>
+BaselineWindow Window(const std::vector<BaselineInterval>& intervals,
+                      Take take) {
+  BaselineWindow w;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const BaselineInterval& iv : intervals) {
+    if (!take(iv)) continue;
+    if (w.intervals == 0 || iv.start_ns < w.start_ns) w.start_ns = iv.start_ns;
+    if (w.intervals == 0 || iv.end_ns > w.end_ns) w.end_ns = iv.end_ns;
+    ++w.intervals;
+    if (iv.interval_s > 0) spans.emplace_back(iv.start_ns, iv.end_ns);
+  }
+  std::sort(spans.begin(), spans.end());
+  bool any = false;
+  int64_t reached = 0;  // the end of the union so far
+  for (const auto& [start, end] : spans) {
+    const int64_t from = any ? std::max(start, reached) : start;
+    if (end > from) w.covered_s += SecondsBetween(from, end);
+    reached = any ? std::max(reached, end) : end;
+    any = true;
+  }
+  return w;
+}
+
+}  // namespace
+
+BaselineWindow BaselineCollector::WindowOf(const std::string& host) const {
+  return Window(intervals_,
+                [&host](const BaselineInterval& iv) { return iv.host == host; });
+}
+
+double BaselineCollector::covered_s() const {
+  return Window(intervals_, [](const BaselineInterval&) { return true; })
+      .covered_s;
 }
 
 bool BaselineCollector::OneThreshold() const {

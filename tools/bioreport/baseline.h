@@ -5,9 +5,19 @@
 // selected by the report's filters, kept per interval and merged.
 //
 // Selection: an interval is in when its timestamp (its end) is inside
-// --since/--until; a group is in when its disk equals --disk (summaries
-// name whole disks only) and its op equals --op.  The other event filters
-// (--pid, --comm, --min-us) have no meaning here.
+// --since/--until and its host is --host's; a group is in when its disk
+// equals --disk (summaries name whole disks only) and its op equals --op.
+// The other event filters (--pid, --comm, --min-us) have no meaning here.
+//
+// Hosts: a summary record names no host; it is its run's, the host of the
+// header before it in its input.  Summaries before an input's first header
+// (a file cut by a copy-and-truncate rotation) take the host of the
+// input's first record that names one (an event or stuck record before
+// the header, else the header), since one file is one host's log; an
+// input with no such record leaves them without a host ("").  Groups are
+// kept per host, and the time covered is measured per host and as a union
+// (never summed across hosts: two hosts watching the same minute cover one
+// minute, not two).
 
 #include <array>
 #include <cstdint>
@@ -15,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "aggregator.h"
 #include "biosnoop.pb.h"
 #include "filter.h"
@@ -27,6 +38,7 @@ using Log2Sums = std::array<Sum, kBuckets>;
 // One (disk, op) of one interval, or their sum over several intervals.
 // Counts are Sums: the sum of several intervals' uint64 counters is exact.
 struct BaselineGroup {
+  std::string host;
   std::string disk;
   std::string op;
   uint64_t min_us = 0;  // the threshold `slow` was counted against
@@ -41,11 +53,22 @@ struct BaselineGroup {
 };
 
 struct BaselineInterval {
+  std::string host;      // its run's (see above)
   int64_t start_ns = 0;  // end_ns - interval_s (0 s if interval_s < 0)
   int64_t end_ns = 0;    // the record's timestamp
   double interval_s = 0;
   uint64_t min_us = 0;
   std::vector<BaselineGroup> groups;  // those that pass --disk and --op
+};
+
+// The selected intervals of one host, or of all.
+struct BaselineWindow {
+  size_t intervals = 0;
+  int64_t start_ns = 0;  // earliest start (0 if none)
+  int64_t end_ns = 0;    // latest end (0 if none)
+  // The time inside the intervals, each moment once (their union): for
+  // one biosnoop, whose intervals follow each other, their sum.
+  double covered_s = 0;
 };
 
 // An estimate of the latency at `permille` (500 = p50) from a log2
@@ -62,32 +85,68 @@ class BaselineCollector {
  public:
   explicit BaselineCollector(const Filter& filter) : filter_(filter) {}
 
-  // A summary record, in stream order.
+  // A new input begins: its summaries belong to no run until its header.
+  void StartInput();
+  // After the last input.
+  void Finish() { ResolvePending(); }
+  // A header: the summaries after it are its run's.
+  void AddHeader(const v1::StreamHeader& header);
+  // The host of an event or stuck record: names the host of the summaries
+  // before the input's first header (see above).
+  void NoteHost(const std::string& host) {
+    if (!host_known_ && !host.empty()) {
+      host_ = host;
+      ResolvePending();
+    }
+  }
+  // A summary record, in stream order.  One already seen (the same run's
+  // interval with the same end: the same log given twice, overlapping
+  // files) is counted in duplicates() and not again in the figures.
   void Add(const v1::Summary& summary);
 
   const Filter& filter() const { return filter_; }
-  // Summary records seen, before any filter.
+  // Summary records seen, before any filter, duplicates included.
   uint64_t records_seen() const { return records_seen_; }
+  // Summary records seen before (see Add()).
+  uint64_t duplicates() const { return duplicates_; }
   // The intervals in the time window, in stream order (also those whose
   // groups all fail --disk/--op: their time still counts).
   const std::vector<BaselineInterval>& intervals() const { return intervals_; }
-  // Groups over all selected intervals: one per (disk, op, min_us), sorted.
+  // Groups over all selected intervals: one per (host, disk, op, min_us),
+  // sorted.
   std::vector<BaselineGroup> Merged() const;
+  // The hosts of the selected intervals, sorted.
+  std::vector<std::string> Hosts() const;
+  // The selected intervals of `host`.
+  BaselineWindow WindowOf(const std::string& host) const;
   // True when all selected intervals have the same threshold.
   bool OneThreshold() const;
   // Earliest start and latest end of the selected intervals (0 if none).
   int64_t window_start_ns() const { return window_start_ns_; }
   int64_t window_end_ns() const { return window_end_ns_; }
-  // The sum of the selected intervals' lengths.
-  double covered_s() const { return covered_s_; }
+  // The time the selected intervals cover, of every host, each moment
+  // once (BaselineWindow::covered_s).
+  double covered_s() const;
 
  private:
+  // Counts (or not, see Add()) a summary of host_ and run_.
+  void AddResolved(const v1::Summary& summary);
+  // Counts the summaries that waited for their host, with host_.
+  void ResolvePending();
+
   Filter filter_;
   uint64_t records_seen_ = 0;
+  uint64_t duplicates_ = 0;
+  std::string run_;  // the current header's boot id and start time
+  std::string host_;         // of the summaries now
+  // In this input.  Summaries given with no input started (a collector fed
+  // directly) have no host.
+  bool host_known_ = true;
+  std::vector<v1::Summary> pending_;  // before the input's host is known
+  absl::flat_hash_set<std::string> seen_;  // run, end and length of each
   std::vector<BaselineInterval> intervals_;
   int64_t window_start_ns_ = 0;
   int64_t window_end_ns_ = 0;
-  double covered_s_ = 0;
 };
 
 }  // namespace biosnoop::report

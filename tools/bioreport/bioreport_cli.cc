@@ -43,10 +43,11 @@ constexpr char kUsage[] =
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
     "Filters (events, and stuck records but --min-us; for baseline,\n"
-    "--since/--until select summary intervals by their end, -d/--op their\n"
-    "groups; each at most once):\n"
+    "--since/--until select summary intervals by their end, --host their\n"
+    "runs, -d/--op their groups; each at most once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
+    "  --host NAME                  one host's records (and its runs' loss)\n"
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
     "  -p, --pid PID                submitting process\n"
     "  -c, --comm NAME              process name, exactly\n"
@@ -81,6 +82,7 @@ enum LongOnly {
   kPerInterval,
   kCsv,
   kJson,
+  kHost,
 };
 
 const struct option kLongOptions[] = {
@@ -104,6 +106,7 @@ const struct option kLongOptions[] = {
     {"per-interval", no_argument, nullptr, kPerInterval},
     {"csv", no_argument, nullptr, kCsv},
     {"json", no_argument, nullptr, kJson},
+    {"host", required_argument, nullptr, kHost},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -166,19 +169,28 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     const std::string name = OptionName(c == ':' || c == '?' ? optopt : c,
                                         long_index);
     const absl::string_view arg = optarg != nullptr ? optarg : "";
-    auto number = [&](uint64_t max, uint64_t* out) -> absl::Status {
-      if (!absl::SimpleAtoi(arg, out) || *out > max) {
-        return Usage(absl::StrCat(name, ": expected a number from 0 to ", max,
-                                  ", got \"", arg, "\""));
+    // One message for every value out of [min, max], "-1" as "0".
+    auto number = [&](uint64_t min, uint64_t max, uint64_t* out) -> absl::Status {
+      if (!absl::SimpleAtoi(arg, out) || *out < min || *out > max) {
+        return Usage(absl::StrCat(name, ": expected a number from ", min,
+                                  " to ", max, ", got \"", arg, "\""));
       }
       return absl::OkStatus();
     };
+    // An empty filter value is bad usage, as it is for biosnoop: "" would
+    // read as "no filter" for one option and "matches nothing" for another.
+    if ((c == 'd' || c == 'c' || c == kHost) && arg.empty()) {
+      return Usage(absl::StrCat(name, ": empty value: expected ",
+                                c == 'd'   ? "a disk name such as vda"
+                                : c == 'c' ? "a process name such as dd"
+                                           : "a host name such as db7"));
+    }
     // A filter takes one value.  Given twice it reads as "this or that"
     // (or, for --since, --until and --min-us, as "both bounds"), which the
     // report does not do; taking the last would silently count other
     // events than the user asked for.
     if (c == 'd' || c == 'p' || c == 'c' || c == kOp || c == kSince ||
-        c == kUntil || c == kMinUs) {
+        c == kUntil || c == kMinUs || c == kHost) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
           filters_seen.end()) {
         return Usage(absl::StrCat(
@@ -199,9 +211,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       case 'd':
         o.filter.disk = std::string(arg);
         if (absl::StartsWith(o.filter.disk, "/dev/")) o.filter.disk.erase(0, 5);
+        if (o.filter.disk.empty()) {
+          return Usage(absl::StrCat(name, ": expected a disk name such as vda, "
+                                          "got \"", arg, "\""));
+        }
         break;
       case 'p':
-        if (absl::Status s = number(std::numeric_limits<uint32_t>::max(), &v);
+        if (absl::Status s = number(0, std::numeric_limits<uint32_t>::max(), &v);
             !s.ok()) {
           return s;
         }
@@ -209,6 +225,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         break;
       case 'c':
         o.filter.comm = std::string(arg);
+        break;
+      case kHost:
+        o.filter.host = std::string(arg);
         break;
       case kOp:
         if (arg != "read" && arg != "write" && arg != "flush" &&
@@ -221,7 +240,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.filter.op = std::string(arg);
         break;
       case kMinUs:
-        if (absl::Status s = number(UINT64_MAX, &o.filter.min_us); !s.ok()) return s;
+        if (absl::Status s = number(0, UINT64_MAX, &o.filter.min_us); !s.ok()) return s;
         break;
       case 'm':
         o.report_options.ms = true;
@@ -247,12 +266,11 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         }
         break;
       case kTop:
-        if (absl::Status s = number(1000000, &v); !s.ok()) return s;
-        if (v == 0) return Usage("--top: expected at least 1");
+        if (absl::Status s = number(1, 1000000, &v); !s.ok()) return s;
         o.report_options.top = static_cast<size_t>(v);
         break;
       case kTailUs:
-        if (absl::Status s = number(UINT64_MAX, &o.tail_us); !s.ok()) return s;
+        if (absl::Status s = number(0, UINT64_MAX, &o.tail_us); !s.ok()) return s;
         break;
       case kStrict:
         o.strict = true;
@@ -425,18 +443,23 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   AggregatorOptions agg_options;
   agg_options.keep_latencies = o.report == "summary" || o.report == "json";
   agg_options.tail_us = o.tail_us;
+  agg_options.host = o.filter.host;
   Aggregator agg(agg_options);
   const Filter& filter = o.filter;
   BaselineCollector baseline(filter);
   StuckCollector stuck;
   absl::Status s = set->ForEach(
-      [&agg](const RecordReader&) { agg.StartInput(); },
+      [&](const RecordReader&) {
+        agg.StartInput();
+        baseline.StartInput();
+      },
       [&](const ParsedRecord& rec) -> absl::Status {
         if (rec.kind == RecordKind::kEvent) {
           const int64_t ns = ToNs(rec.event.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
-          agg.AddEventSeq(rec.event.seq());
+          agg.AddEventSeq(rec.event);
           if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
+          baseline.NoteHost(rec.event.host());
           return absl::OkStatus();
         }
         if (rec.kind == RecordKind::kSummary) {
@@ -446,6 +469,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
             agg.CountSummary();
           }
           baseline.Add(rec.summary);
+          agg.AddNonEvent(rec);
           return absl::OkStatus();
         }
         if (rec.kind == RecordKind::kStuck) {
@@ -454,9 +478,14 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           const int64_t ns = ToNs(rec.stuck.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
+          baseline.NoteHost(rec.stuck.host());
+          agg.AddNonEvent(rec);
           return absl::OkStatus();
         }
-        if (rec.kind == RecordKind::kHeader) stuck.AddHeader(rec.header);
+        if (rec.kind == RecordKind::kHeader) {
+          stuck.AddHeader(rec.header);
+          baseline.AddHeader(rec.header);
+        }
         const int64_t ns = rec.kind == RecordKind::kHeader
                                ? ToNs(rec.header.start_time())
                                : ToNs(rec.stats.timestamp());
@@ -468,6 +497,8 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
     absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
     return ExitCodeFor(s);
   }
+  agg.Finish();
+  baseline.Finish();
 
   ReportInput in;
   in.agg = &agg;

@@ -9,6 +9,7 @@ namespace {
 template <typename Message>
 bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
   if (!f.InWindow(ns)) return false;
+  if (!f.host.empty() && m.host() != f.host) return false;
   if (!f.disk.empty() && m.disk() != f.disk &&
       !(m.has_partition() && m.partition() == f.disk)) {
     return false;

@@ -1,12 +1,13 @@
 #pragma once
 
-// Which events a report counts: --since/--until, --disk, --pid, --comm,
-// --op, --min-us.  Stuck records (requests still in flight) are selected
+// Which events a report counts: --since/--until, --host, --disk, --pid,
+// --comm, --op, --min-us.  Stuck records (requests still in flight) are selected
 // by the same filters but --min-us: they have no latency (the request has
 // not completed), and a hung disk must not vanish from a report because
 // its requests have not hung for N microseconds yet.  Headers and stats
-// are never filtered (loss figures are those of whole runs); summary
-// records are selected by the baseline report's own rules (baseline.h).
+// are never filtered (loss figures are those of whole runs: --host picks
+// the runs, Aggregator::Loss()); summary records are selected by the
+// baseline report's own rules (baseline.h).
 
 #include <cstdint>
 #include <optional>
@@ -19,6 +20,7 @@ namespace biosnoop::report {
 struct Filter {
   std::optional<int64_t> since_ns;  // timestamp >= since
   std::optional<int64_t> until_ns;  // timestamp < until
+  std::string host;                 // equals host; "" = any
   std::string disk;                 // equals disk or partition; "" = any
   std::optional<uint32_t> pid;
   std::optional<std::string> comm;  // exact

@@ -1,7 +1,8 @@
 // bioreport_gen: writes a synthetic biosnoop stream (see synthetic.h), for
 // benchmarks and test fixtures.
 //   bioreport_gen --events N --format jsonl|proto [--seed S]
-//                 [--stats-every N] [--summary-every N] [--lost N] -o FILE
+//                 [--stats-every N] [--summary-every N] [--lost N]
+//                 [--host NAME --boot-id ID] -o FILE
 
 #include <getopt.h>
 
@@ -29,9 +30,11 @@ int main(int argc, char** argv) {
       {"lost", required_argument, nullptr, 'l'},
       {"summary-every", required_argument, nullptr, 'U'},
       {"output", required_argument, nullptr, 'o'},
+      {"host", required_argument, nullptr, 'H'},
+      {"boot-id", required_argument, nullptr, 'B'},
       {nullptr, 0, nullptr, 0},
   };
-  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:", kOptions, nullptr)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:H:B:", kOptions, nullptr)) != -1;) {
     bool ok = true;
     switch (c) {
       case 'n': ok = absl::SimpleAtoi(optarg, &options.events); break;
@@ -41,6 +44,8 @@ int main(int argc, char** argv) {
       case 'U': ok = absl::SimpleAtoi(optarg, &options.summary_every); break;
       case 'f': format = optarg; ok = format == "jsonl" || format == "proto"; break;
       case 'o': output = optarg; break;
+      case 'H': options.host = optarg; ok = !options.host.empty(); break;
+      case 'B': options.boot_id = optarg; ok = !options.boot_id.empty(); break;
       default: ok = false;
     }
     if (!ok) {
@@ -52,7 +57,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: bioreport_gen --events N --format jsonl|proto "
                  "[--seed S] [--stats-every N] [--summary-every N] [--lost N] "
-                 "[-o FILE]\n");
+                 "[--host NAME --boot-id ID] [-o FILE]\n");
     return 64;
   }
   const bool proto = format == "proto";
@@ -65,9 +70,9 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<biosnoop::Sink> sink;
   if (proto) {
-    sink = std::make_unique<biosnoop::ProtoSink>(std::move(*file), "db7");
+    sink = std::make_unique<biosnoop::ProtoSink>(std::move(*file), options.host);
   } else {
-    sink = std::make_unique<biosnoop::JsonlSink>(std::move(*file), "db7");
+    sink = std::make_unique<biosnoop::JsonlSink>(std::move(*file), options.host);
   }
   absl::Status s = biosnoop::report::WriteSyntheticStream(options, sink.get());
   if (s.ok()) s = sink->Flush();

@@ -40,7 +40,7 @@ constexpr Key kHeaderKeys[] = {
     {"start_time", 4},     {"biosnoop_version", 5}, {"kernel_release", 6},
     {"min_us", 7},         {"queued", 8},       {"disk_filter", 9},
     {"pid_filter", 10},    {"comm_filter", 11}, {"op_filter", 12},
-    {"ringbuf_kib", 13},   {"stuck_after_us", 14},
+    {"ringbuf_kib", 13},   {"stuck_after_us", 14}, {"run_id", 15},
 };
 
 constexpr Key kStuckKeys[] = {
@@ -58,6 +58,7 @@ constexpr Key kStatsKeys[] = {
     {"below_threshold", 7}, {"filtered", 8},  {"decode_errors", 9},
     {"expired", 10},        {"written", 11},  {"dropped", 12},
     {"final", 13},          {"missed", 14},   {"unfinished", 15},
+    {"run_id", 16},
 };
 
 constexpr Key kSummaryKeys[] = {
@@ -75,7 +76,9 @@ constexpr Key kSummaryGroupKeys[] = {
 // (partition, queue_us, comm_raw, error), whose absence reads as null, and
 // a stats record's "unfinished", a summary group's "errors" and a header's
 // "stuck_after_us" (from later versions on: absent reads as 0, as those
-// runs counted no failures and reported no stuck requests).  A record
+// runs counted no failures and reported no stuck requests), and the
+// "run_id" of headers and stats records (absent reads as "": the runs of
+// earlier versions had none).  A record
 // without one of them is not read with a zero standing in: a log pipeline
 // that dropped "latency_us" or "error_code" would turn slow or failed I/O
 // into fast, clean I/O, one that dropped "lost" would hide a loss, and one
@@ -335,6 +338,7 @@ absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
     case 12: return r.Str(h->mutable_op_filter());
     case 13: s = r.U64(kU32, &u); h->set_ringbuf_kib(static_cast<uint32_t>(u)); return s;
     case 14: s = r.U64(kU64, &u); h->set_stuck_after_us(u); return s;
+    case 15: return r.Str(h->mutable_run_id());
   }
   return r.lex().SkipValue();
 }
@@ -356,6 +360,7 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
       st->set_final(b);
       return s;
     }
+    case 16: return r.Str(st->mutable_run_id());
     default:
       break;
   }

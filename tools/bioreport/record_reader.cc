@@ -125,17 +125,83 @@ absl::Status RecordReader::Fill() {
 }
 
 absl::Status RecordReader::Detect() {
-  while (!eof_ && end_ - begin_ < 16) {
+  // NUL bytes first are a hole, not the format: what a writer without
+  // O_APPEND leaves when its file is truncated under it (copytruncate), or
+  // a crash before the data reached the disk.  Skipped, however long.
+  uint64_t nuls = 0;
+  for (;;) {
+    while (begin_ < end_ && buf_[begin_] == '\0') {
+      ++begin_;
+      ++nuls;
+    }
+    if (eof_ || end_ - begin_ >= 16) break;
     if (absl::Status s = Fill(); !s.ok()) return s;
   }
   const absl::string_view head(buf_.data() + begin_, end_ - begin_);
   format_ = DetectFormat(head);
   if (format_ == StreamFormat::kUnknown) {
+    absl::StatusOr<bool> partial = StartsWithPartialLine();
+    if (!partial.ok()) return partial.status();
+    if (*partial) {
+      format_ = StreamFormat::kJsonLines;
+      partial_first_line_ = true;
+    }
+  }
+  if (format_ == StreamFormat::kUnknown) {
+    const absl::string_view now(buf_.data() + begin_, end_ - begin_);
     return absl::InvalidArgumentError(absl::StrCat(
-        name_, ": not a biosnoop stream: it starts with bytes ", HexBytes(head),
+        name_, ": not a biosnoop stream: it starts with bytes ", HexBytes(now),
         ", neither '{' (JSON Lines) nor a length-delimited biosnoop.v1.Record"));
   }
+  if (nuls > 0) return NulsSkipped(0, nuls);
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RecordReader::StartsWithPartialLine() {
+  // The file was cut in the middle of a line (a copy-and-truncate rotation,
+  // a `tail -c`): it is JSON Lines when the line after the first is a
+  // biosnoop record.  The first line is then a corrupt line like any other.
+  size_t nl = absl::string_view::npos;
+  size_t next_end = absl::string_view::npos;
+  for (;;) {
+    const absl::string_view avail(buf_.data() + begin_, end_ - begin_);
+    nl = avail.find('\n');
+    if (nl != absl::string_view::npos) next_end = avail.find('\n', nl + 1);
+    if (next_end != absl::string_view::npos || eof_ ||
+        avail.size() > 2 * kMaxRecordBytes) {
+      break;
+    }
+    if (absl::Status s = Fill(); !s.ok()) return s;
+  }
+  if (nl == absl::string_view::npos) return false;
+  absl::string_view next(buf_.data() + begin_ + nl + 1, end_ - begin_ - nl - 1);
+  if (next_end != absl::string_view::npos) next = next.substr(0, next_end - nl - 1);
+  ParsedRecord trial;
+  return json_.Parse(next, &trial).ok();
+}
+
+absl::Status RecordReader::NulsSkipped(uint64_t offset, uint64_t count) {
+  return Skipped(absl::StrFormat(
+      "%s: byte %d: %d NUL bytes skipped (a hole: the file was truncated "
+      "under a writer that does not append, or not all written before a "
+      "crash)",
+      name_, offset, count));
+}
+
+absl::StatusOr<bool> RecordReader::SkipNuls() {
+  if (begin_ == end_ || buf_[begin_] != '\0') return false;
+  const uint64_t offset = Offset(begin_);
+  uint64_t count = 0;
+  for (;;) {
+    while (begin_ < end_ && buf_[begin_] == '\0') {
+      ++begin_;
+      ++count;
+    }
+    if (begin_ < end_ || eof_) break;
+    if (absl::Status s = Fill(); !s.ok()) return s;
+  }
+  if (absl::Status s = NulsSkipped(offset, count); !s.ok()) return s;
+  return true;
 }
 
 absl::Status RecordReader::Problem(std::string message) {
@@ -195,6 +261,11 @@ absl::StatusOr<bool> RecordReader::Next(ParsedRecord* rec) {
 
 absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
   for (;;) {
+    if (!skipping_long_line_) {
+      absl::StatusOr<bool> skipped = SkipNuls();
+      if (!skipped.ok()) return skipped.status();
+      if (*skipped) continue;
+    }
     const char* start = buf_.data() + begin_;
     const size_t avail = end_ - begin_;
     const void* nl = avail == 0 ? nullptr : std::memchr(start, '\n', avail);
@@ -249,6 +320,16 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
     if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
     const absl::Status parsed = json_.Parse(line, rec);
     if (parsed.ok()) return true;
+    if (line_number_ == 1 && partial_first_line_) {
+      if (absl::Status s = Skipped(absl::StrCat(
+              name_, ":1: partial line skipped (", len,
+              " bytes: the input starts in the middle of a record, as a file "
+              "cut by a copy-and-truncate rotation does)"));
+          !s.ok()) {
+        return s;
+      }
+      continue;
+    }
     if (absl::Status s = Skipped(absl::StrCat(name_, ":", line_number_,
                                               ": corrupt line skipped: ",
                                               parsed.message()));
@@ -260,6 +341,11 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
 
 absl::StatusOr<bool> RecordReader::NextMessage(ParsedRecord* rec) {
   for (;;) {
+    // A zero length would be an empty Record, which biosnoop never writes:
+    // NUL bytes where a record starts are a hole.
+    absl::StatusOr<bool> skipped = SkipNuls();
+    if (!skipped.ok()) return skipped.status();
+    if (*skipped) continue;
     const absl::string_view avail(buf_.data() + begin_, end_ - begin_);
     if (avail.empty() && eof_) {
       finished_ = true;

@@ -12,6 +12,12 @@
 //     is lost: reported, and the rest of that input is not read;
 //   - bytes after a gzip stream that are not gzip (zero padding is
 //     skipped) are reported and ignored;
+//   - NUL bytes where a record would start (a hole: a file truncated under
+//     a writer that does not append) are skipped, with one report per run
+//     of them;
+//   - a JSON Lines input that starts in the middle of a line (cut by a
+//     copy-and-truncate rotation) is read from its second line, the first
+//     reported as a partial line;
 //   - an empty input is simply an empty stream.
 // With `strict`, the first such problem is returned as an error instead.
 
@@ -86,6 +92,13 @@ class RecordReader {
   // Sets eof_ when the source is exhausted.
   absl::Status Fill();
   absl::Status Detect();
+  // Whether the input is JSON Lines whose first line is partial: the line
+  // after it is a record.  Reads ahead without consuming.
+  absl::StatusOr<bool> StartsWithPartialLine();
+  // Skips NUL bytes at begin_, however many: true (and Skipped()) when
+  // there were some.
+  absl::StatusOr<bool> SkipNuls();
+  absl::Status NulsSkipped(uint64_t offset, uint64_t count);
   absl::StatusOr<bool> NextLine(ParsedRecord* rec);
   absl::StatusOr<bool> NextMessage(ParsedRecord* rec);
   // Reports a problem: warns and returns OK, or (strict) returns it.
@@ -111,6 +124,7 @@ class RecordReader {
   bool eof_ = false;
   bool finished_ = false;
   bool skipping_long_line_ = false;
+  bool partial_first_line_ = false;
 
   uint64_t line_number_ = 0;
   uint64_t records_read_ = 0;

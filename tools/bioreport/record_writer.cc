@@ -136,6 +136,7 @@ StreamInfo InfoOf(const v1::StreamHeader& h) {
   info.op_filter = h.op_filter();
   info.ringbuf_kib = h.ringbuf_kib();
   info.stuck_after_us = h.stuck_after_us();
+  info.run_id = h.run_id();
   return info;
 }
 
@@ -156,6 +157,7 @@ StatsSnapshot SnapshotOf(const v1::Stats& s) {
   snap.missed = s.missed();
   snap.unfinished = s.unfinished();
   snap.final = s.final();
+  snap.run_id = s.run_id();
   return snap;
 }
 

@@ -3,6 +3,13 @@
 // The report forms: text for people (summary, hist, top, sizes, errors),
 // CSV and JSON for scripts.  Each returns the whole text; the text forms
 // start with the WARNING block whenever events may be missing.
+//
+// Hosts: when the input has more than one (Aggregator::MultiHost(), the
+// fleet case), every form keeps them apart: a host column in each table
+// (first; the baseline CSV's before disk), a histogram per host, per-host
+// "all" rows before the "all" row of every host, loss warnings that name
+// their host, and per-host objects in the JSON forms.  With one host the
+// output is what it was before hosts were a dimension.
 
 #include <cstddef>
 #include <string>
@@ -38,7 +45,8 @@ struct ReportInput {
 // Empty when nothing is wrong.  Otherwise "WARNING: ..." lines, a blank
 // line after: events lost in the kernel, dropped by a failed output,
 // rejected by biosnoop's decoder, corrupt or truncated input, runs with no
-// stats ("no stats records: loss unknown").
+// stats ("no stats records: loss unknown").  With several hosts, each
+// loss line starts with its host ("WARNING:   db7: 3 events lost ...").
 std::string WarningBlock(const ReportInput& in);
 
 // The pieces of a warning block, shared by the event and baseline reports:
@@ -67,12 +75,15 @@ std::string SizesReport(const ReportInput& in, const ReportOptions& opt);
 std::string ErrorsReport(const ReportInput& in, const ReportOptions& opt);
 
 // "bucket,lo_us,hi_us,count" then one row per log2 bucket from 0 to the
-// highest non-empty one (all events, in microseconds).
+// highest non-empty one (all events, in microseconds).  With several
+// hosts, "host,bucket,lo_us,hi_us,count" and each host's rows.
 std::string CsvReport(const ReportInput& in);
 
 // One JSON object and '\n': duration, event counts, tail events over the
 // threshold, highest bucket, latency figures, errors, loss figures, and
-// the stuck requests (AppendStuckJson; never counted as events).
+// the stuck requests (AppendStuckJson; never counted as events).  With
+// several hosts, "hosts" too: per host its events, tail events, errors,
+// latency figures and loss figures.
 std::string JsonReport(const ReportInput& in);
 
 // The baseline, from summary records (baseline.h; report_baseline.cc):
@@ -117,6 +128,12 @@ void AppendStuckJson(const ReportInput& in, std::string* out);
 
 // Helpers shared by the forms (report_text.cc).
 std::string HumanBytes(Sum bytes);
+// A host as a table cell: escaped (Printable), "-" for none.
+std::string HostName(const std::string& host);
+// A name as a CSV field: escaped as in the text forms first (a row stays
+// one line, and no terminal escape reaches whoever cats the file), then
+// quoted when it holds a comma or a quote.
+std::string CsvField(const std::string& name);
 // A JSON number with `decimals` fixed decimals ("1.500"), or null when
 // `v` is not finite: printf's "inf" and "nan" are not JSON.
 std::string JsonFixed(double v, int decimals);

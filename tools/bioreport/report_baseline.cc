@@ -24,23 +24,84 @@ struct Row {
   int64_t end_ns = 0;
   double seconds = 0;
   const BaselineGroup* group = nullptr;
+  bool all = false;  // the "all" row: disk and op read "all"
 };
 
-std::vector<Row> Rows(const BaselineCollector& b, bool per_interval,
-                      const std::vector<BaselineGroup>& merged) {
+// The sum of `groups`, labelled `host`, all, all.
+BaselineGroup SumOf(const std::string& host,
+                    const std::vector<const BaselineGroup*>& groups) {
+  BaselineGroup all;
+  all.host = host;
+  all.disk = "all";
+  all.op = "all";
+  all.min_us = groups.front()->min_us;
+  for (const BaselineGroup* g : groups) all.Add(*g);
+  return all;
+}
+
+// The rows every form shows, and the groups they point into.
+struct RowSet {
+  std::vector<BaselineGroup> merged;
+  std::vector<BaselineGroup> alls;  // sums for the "all" rows
   std::vector<Row> rows;
+};
+
+// Per interval: a row per interval and group.  Merged: a row per group
+// over the window; when all intervals have one threshold (shares of
+// different thresholds do not add up), an "all" row after more than one
+// group.  With several hosts (`multi_host`), each host's rows span its own
+// window and time covered, and end with the host's "all" row; the "all"
+// row of every host (host "all") comes last.
+RowSet MakeRows(const BaselineCollector& b, bool per_interval,
+                bool multi_host) {
+  RowSet set;
   if (per_interval) {
     for (const BaselineInterval& iv : b.intervals()) {
       for (const BaselineGroup& g : iv.groups) {
-        rows.push_back({iv.start_ns, iv.end_ns, iv.interval_s, &g});
+        set.rows.push_back({iv.start_ns, iv.end_ns, iv.interval_s, &g});
       }
     }
+    return set;
+  }
+  set.merged = b.Merged();
+  const bool one_threshold = b.OneThreshold();
+  // Rows point into alls: no reallocation once they do.
+  set.alls.reserve(set.merged.size() + 1);
+  std::vector<const BaselineGroup*> every;
+  if (!multi_host) {
+    for (const BaselineGroup& g : set.merged) {
+      set.rows.push_back(
+          {b.window_start_ns(), b.window_end_ns(), b.covered_s(), &g});
+      every.push_back(&g);
+    }
   } else {
-    for (const BaselineGroup& g : merged) {
-      rows.push_back({b.window_start_ns(), b.window_end_ns(), b.covered_s(), &g});
+    for (size_t i = 0; i < set.merged.size();) {
+      const std::string& host = set.merged[i].host;
+      const BaselineWindow w = b.WindowOf(host);
+      std::vector<const BaselineGroup*> of_host;
+      for (; i < set.merged.size() && set.merged[i].host == host; ++i) {
+        const BaselineGroup& g = set.merged[i];
+        set.rows.push_back({w.start_ns, w.end_ns, w.covered_s, &g});
+        of_host.push_back(&g);
+        every.push_back(&g);
+      }
+      if (one_threshold && of_host.size() > 1) {
+        set.alls.push_back(SumOf(host, of_host));
+        set.rows.push_back(
+            {w.start_ns, w.end_ns, w.covered_s, &set.alls.back(), true});
+      }
     }
   }
-  return rows;
+  if (one_threshold && every.size() > 1) {
+    set.alls.push_back(SumOf("all", every));
+    set.rows.push_back({b.window_start_ns(), b.window_end_ns(), b.covered_s(),
+                        &set.alls.back(), true});
+  }
+  return set;
+}
+
+bool MultiHost(const ReportInput& in) {
+  return in.agg != nullptr && in.agg->MultiHost();
 }
 
 std::optional<double> SlowPercent(const BaselineGroup& g) {
@@ -97,24 +158,16 @@ void AppendSumArray(const Log2Sums& hist, std::string* out) {
   out->push_back(']');
 }
 
-// A name as a CSV field: escaped as in the text forms first (a row stays
-// one line, and no terminal escape reaches whoever cats the file), then
-// quoted when it holds a comma or a quote.
-std::string CsvField(const std::string& name) {
-  const std::string s = Printable(name);
-  if (s.find_first_of(",\"") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::string BaselineWarningBlock(const ReportInput& in) {
   std::vector<std::string> lines;
+  if (in.baseline->duplicates() > 0) {
+    lines.push_back(absl::StrCat(
+        in.baseline->duplicates(),
+        " summary records are in the input more than once (the same log "
+        "given twice?): each counted once"));
+  }
   AppendDamageLines(in, &lines);
   return FormatWarningBlock("summary records", lines);
 }
@@ -152,10 +205,30 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
   if (b.intervals().empty()) return absl::StrCat(out, "\n", empty, "\n");
 
   const bool one_threshold = b.OneThreshold();
-  absl::StrAppend(&out, "window: ", FormatShortTimeMs(b.window_start_ns()),
-                  " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
-                  absl::StrFormat("%.1f", b.covered_s()), " s in ",
-                  b.intervals().size(), " intervals)\n");
+  const bool multi = MultiHost(in);
+  const std::vector<std::string> hosts = b.Hosts();
+  if (!multi) {
+    absl::StrAppend(&out, "window: ", FormatShortTimeMs(b.window_start_ns()),
+                    " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
+                    absl::StrFormat("%.1f", b.covered_s()), " s in ",
+                    b.intervals().size(), " intervals)\n");
+  } else {
+    // The time covered by any host, then each host's own: never a sum
+    // over hosts.
+    absl::StrAppend(&out, "window: ", FormatShortTimeMs(b.window_start_ns()),
+                    " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
+                    absl::StrFormat("%.1f", b.covered_s()),
+                    " s covered by ", b.intervals().size(), " intervals of ",
+                    hosts.size(), " hosts)\n");
+    for (const std::string& host : hosts) {
+      const BaselineWindow w = b.WindowOf(host);
+      absl::StrAppend(&out, "  host ", HostName(host), ": ",
+                      FormatShortTimeMs(w.start_ns), " .. ",
+                      FormatShortTimeMs(w.end_ns), " UTC (",
+                      absl::StrFormat("%.1f", w.covered_s), " s in ",
+                      w.intervals, " intervals)\n");
+    }
+  }
   const double window_s = SecondsBetween(b.window_start_ns(), b.window_end_ns());
   if (b.covered_s() < 0.99 * window_s) {
     absl::StrAppend(&out, "not covered: ",
@@ -178,6 +251,10 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     header = {"end (UTC)", "secs"};
     align = "lr";
   }
+  if (multi) {
+    header.push_back("host");
+    align += "l";
+  }
   header.insert(header.end(), {"disk", "op"});
   align += "ll";
   if (!one_threshold) {
@@ -188,14 +265,16 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                                absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
   align += "rrrrrrr";
   Table table(header, align);
-  auto add = [&](const Row* row, const BaselineGroup& g, bool all) {
+  auto add = [&](const Row& row) {
+    const BaselineGroup& g = *row.group;
     std::vector<std::string> cells;
     if (opt.per_interval) {
-      cells = {FormatShortTimeMs(row->end_ns),
-               absl::StrFormat("%.3f", row->seconds)};
+      cells = {FormatShortTimeMs(row.end_ns),
+               absl::StrFormat("%.3f", row.seconds)};
     }
-    cells.push_back(all ? "all" : Printable(g.disk));
-    cells.push_back(all ? "all" : Printable(g.op));
+    if (multi) cells.push_back(HostName(g.host));
+    cells.push_back(row.all ? "all" : Printable(g.disk));
+    cells.push_back(row.all ? "all" : Printable(g.op));
     if (!one_threshold) cells.push_back(absl::StrCat(g.min_us));
     cells.insert(cells.end(),
                  {Decimal(g.count), Decimal(g.slow), PercentText(g),
@@ -204,14 +283,8 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                   LatencyText(EstimatePercentileUs(g.latency, kP99), opt.ms)});
     table.Add(std::move(cells));
   };
-  const std::vector<BaselineGroup> merged = b.Merged();
-  const std::vector<Row> rows = Rows(b, opt.per_interval, merged);
-  for (const Row& row : rows) add(&row, *row.group, false);
-  if (!opt.per_interval && one_threshold && merged.size() > 1) {
-    BaselineGroup all;
-    for (const BaselineGroup& g : merged) all.Add(g);
-    add(nullptr, all, true);
-  }
+  const RowSet set = MakeRows(b, opt.per_interval, multi);
+  for (const Row& row : set.rows) add(row);
   absl::StrAppend(
       &out, "\n", table.Render(), "\n",
       "p50, p99: estimated from the log2 histograms, at bucket resolution: "
@@ -222,10 +295,12 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
   absl::StrAppend(&out, "\nbetween ", FormatShortTimeMs(b.window_start_ns()),
                   " and ", SpanEnd(b.window_start_ns(), b.window_end_ns()),
                   " UTC:\n");
-  for (const BaselineGroup& g : merged) {
+  for (const BaselineGroup& g : set.merged) {
     if (g.count == 0) continue;
     absl::StrAppend(&out, "  ", PercentText(g), " of ", OpPlural(g.op), " on ",
-                    Printable(g.disk), " took ", Threshold(g.min_us),
+                    Printable(g.disk),
+                    multi ? absl::StrCat(" of ", HostName(g.host)) : "",
+                    " took ", Threshold(g.min_us),
                     " or more (", Decimal(g.slow), " of ", Decimal(g.count),
                     ")",
                     g.errors == 0
@@ -238,17 +313,20 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
 
 std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
   const BaselineCollector& b = *in.baseline;
-  std::string out =
-      "start,end,disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,"
-      "p99_us_est,errors\n";
-  const std::vector<BaselineGroup> merged = b.Merged();
-  for (const Row& row : Rows(b, opt.per_interval, merged)) {
+  const bool multi = MultiHost(in);
+  std::string out = absl::StrCat(
+      "start,end,", multi ? "host," : "",
+      "disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,p99_us_est,"
+      "errors\n");
+  for (const Row& row : MakeRows(b, opt.per_interval, multi).rows) {
     const BaselineGroup& g = *row.group;
     const std::optional<double> pct = SlowPercent(g);
     const std::optional<uint64_t> p50 = EstimatePercentileUs(g.latency, kP50);
     const std::optional<uint64_t> p99 = EstimatePercentileUs(g.latency, kP99);
     absl::StrAppend(&out, FormatRfc3339(row.start_ns), ",",
-                    FormatRfc3339(row.end_ns), ",", CsvField(g.disk), ",",
+                    FormatRfc3339(row.end_ns), ",",
+                    multi ? absl::StrCat(CsvField(g.host), ",") : "",
+                    CsvField(g.disk), ",",
                     CsvField(g.op), ",", g.min_us, ",", Decimal(g.count), ",",
                     Decimal(g.bytes), ",", Decimal(g.slow), ",",
                     pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
@@ -274,16 +352,41 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
       ",\"window_start\":", time_or_null(b.window_start_ns()),
       ",\"window_end\":", time_or_null(b.window_end_ns()),
       ",\"covered_s\":", JsonFixed(b.covered_s(), 3),
-      ",\"per_interval\":", opt.per_interval ? "true" : "false", ",\"rows\":[");
-  const std::vector<BaselineGroup> merged = b.Merged();
+      ",\"per_interval\":", opt.per_interval ? "true" : "false",
+      ",\"duplicate_records\":", b.duplicates());
+  const bool multi = MultiHost(in);
+  if (multi) {
+    // Each host's window and time covered (covered_s above is their union).
+    out += ",\"hosts\":[";
+    bool first_host = true;
+    for (const std::string& host : b.Hosts()) {
+      const BaselineWindow w = b.WindowOf(host);
+      if (!first_host) out += ",";
+      first_host = false;
+      out += "{\"host\":";
+      AppendJsonString(host, &out);
+      absl::StrAppend(&out, ",\"intervals\":", w.intervals,
+                      ",\"window_start\":\"", FormatRfc3339(w.start_ns),
+                      "\",\"window_end\":\"", FormatRfc3339(w.end_ns),
+                      "\",\"covered_s\":", JsonFixed(w.covered_s, 3), "}");
+    }
+    out += "]";
+  }
+  out += ",\"rows\":[";
   bool first = true;
-  for (const Row& row : Rows(b, opt.per_interval, merged)) {
+  for (const Row& row : MakeRows(b, opt.per_interval, multi).rows) {
     const BaselineGroup& g = *row.group;
     if (!first) out += ",";
     first = false;
     const std::optional<double> pct = SlowPercent(g);
     absl::StrAppend(&out, "{\"start\":\"", FormatRfc3339(row.start_ns),
-                    "\",\"end\":\"", FormatRfc3339(row.end_ns), "\",\"disk\":");
+                    "\",\"end\":\"", FormatRfc3339(row.end_ns), "\",");
+    if (multi) {
+      out += "\"host\":";
+      AppendJsonString(g.host, &out);
+      out += ",";
+    }
+    out += "\"disk\":";
     AppendJsonString(g.disk, &out);
     out += ",\"op\":";
     AppendJsonString(g.op, &out);

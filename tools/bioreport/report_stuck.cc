@@ -47,6 +47,17 @@ std::string Plural(uint64_t n, const char* one, const char* many) {
   return absl::StrCat(n, " ", n == 1 ? one : many);
 }
 
+bool MultiHost(const ReportInput& in) {
+  return in.agg != nullptr && in.agg->MultiHost();
+}
+
+// The cells of a row, the host's first when there are several hosts.
+std::vector<std::string> Cells(bool multi, const std::string& host,
+                               std::vector<std::string> cells) {
+  if (multi) cells.insert(cells.begin(), HostName(host));
+  return cells;
+}
+
 }  // namespace
 
 std::string StuckSection(const ReportInput& in, const ReportOptions& opt) {
@@ -57,25 +68,34 @@ std::string StuckSection(const ReportInput& in, const ReportOptions& opt) {
       "STUCK: ", Plural(s.count(), "request", "requests"), " still in flight ",
       AfterWhat(s), ", on ", Plural(s.disks().size(), "disk", "disks"),
       " (not events: a request that completed later is also an event)\n\n");
-  Table disks({"disk", "stuck", absl::StrCat("max_inflight_", u),
-               "first (UTC)", "last (UTC)"},
-              "lrrll");
-  for (const auto& [name, d] : s.disks()) {
-    disks.Add({Printable(name), absl::StrCat(d.count),
-               Inflight(d.max_inflight_us, opt.ms),
-               FormatShortTimeMs(d.first_ns), FormatShortTimeMs(d.last_ns)});
+  const bool multi = MultiHost(in);
+  Table disks(Cells(multi, "host",
+                    {"disk", "stuck", absl::StrCat("max_inflight_", u),
+                     "first (UTC)", "last (UTC)"}),
+              multi ? "llrrll" : "lrrll");
+  for (const auto& [key, d] : s.disks()) {
+    disks.Add(Cells(multi, key.first,
+                    {Printable(key.second), absl::StrCat(d.count),
+                     Inflight(d.max_inflight_us, opt.ms),
+                     FormatShortTimeMs(d.first_ns),
+                     FormatShortTimeMs(d.last_ns)}));
   }
   out += disks.Render();
   absl::StrAppend(&out, "\nlongest in flight:\n");
-  Table longest({"found (UTC)", "disk", "op", "sector", "bytes",
-                 absl::StrCat("inflight_", u), "pid", "comm"},
-                "lllrrrrl");
+  // The host after the time, before the disk it qualifies.
+  std::vector<std::string> header = {"found (UTC)", "disk", "op", "sector",
+                                     "bytes", absl::StrCat("inflight_", u),
+                                     "pid", "comm"};
+  if (multi) header.insert(header.begin() + 1, "host");
+  Table longest(header, multi ? "llllrrrrl" : "lllrrrrl");
   for (const StuckRow& r : s.Longest()) {
-    longest.Add({FormatShortTimeMs(r.ns),
-                 Printable(r.disk),
-                 Printable(r.op), absl::StrCat(r.sector), HumanBytes(r.bytes),
-                 Inflight(r.inflight_us, opt.ms), absl::StrCat(r.pid),
-                 Printable(r.comm)});
+    std::vector<std::string> cells = {
+        FormatShortTimeMs(r.ns), Printable(r.disk), Printable(r.op),
+        absl::StrCat(r.sector), HumanBytes(r.bytes),
+        Inflight(r.inflight_us, opt.ms), absl::StrCat(r.pid),
+        Printable(r.comm)};
+    if (multi) cells.insert(cells.begin() + 1, HostName(r.host));
+    longest.Add(std::move(cells));
   }
   out += longest.Render();
   out += "\n";
@@ -85,13 +105,17 @@ std::string StuckSection(const ReportInput& in, const ReportOptions& opt) {
 std::string StuckNotice(const ReportInput& in) {
   if (in.stuck == nullptr || in.stuck->count() == 0) return "";
   const StuckCollector& s = *in.stuck;
+  // "db7:loop0" when there are several hosts.
+  const bool multi = MultiHost(in);
   std::vector<std::string> names;
-  for (const auto& [name, d] : s.disks()) {
+  for (const auto& [key, d] : s.disks()) {
     if (names.size() == kNamedDisks) {
       names.push_back("...");
       break;
     }
-    names.push_back(Printable(name));
+    names.push_back(multi ? absl::StrCat(HostName(key.first), ":",
+                                         Printable(key.second))
+                          : Printable(key.second));
   }
   return absl::StrCat(
       "STUCK: ", Plural(s.count(), "request", "requests"), " still in flight ",
@@ -106,12 +130,19 @@ void AppendStuckJson(const ReportInput& in, std::string* out) {
   absl::StrAppend(out, "{\"requests\":", s.count(),
                   ",\"stuck_after_us\":[",
                   absl::StrJoin(s.stuck_after_us(), ","), "],\"disks\":[");
+  const bool multi = MultiHost(in);
   bool first = true;
-  for (const auto& [name, d] : s.disks()) {
+  for (const auto& [key, d] : s.disks()) {
     if (!first) out->push_back(',');
     first = false;
-    out->append("{\"disk\":");
-    AppendJsonString(name, out);
+    out->push_back('{');
+    if (multi) {
+      out->append("\"host\":");
+      AppendJsonString(key.first, out);
+      out->push_back(',');
+    }
+    out->append("\"disk\":");
+    AppendJsonString(key.second, out);
     absl::StrAppend(out, ",\"count\":", d.count,
                     ",\"max_inflight_us\":", d.max_inflight_us,
                     ",\"first\":\"", FormatRfc3339(d.first_ns),

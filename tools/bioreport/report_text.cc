@@ -33,15 +33,30 @@ std::string Mean(double us, bool ms) {
 
 const char* Unit(bool ms) { return ms ? "ms" : "us"; }
 
-void AddSummaryRow(const std::string& disk, const std::string& op,
-                   const LatencyStats& s, std::vector<uint64_t> latencies,
-                   bool ms, Table* table) {
+// `host` is the host column's cell, or nullptr for no host column.
+void AddSummaryRow(const std::string* host, const std::string& disk,
+                   const std::string& op, const LatencyStats& s,
+                   std::vector<uint64_t> latencies, bool ms, Table* table) {
   const std::vector<uint64_t> p = Percentiles(&latencies, kPermilles);
-  table->Add({Printable(disk), Printable(op), absl::StrCat(s.count),
-              HumanBytes(s.bytes),
-              Latency(s.min_us, ms), Mean(s.mean_us(), ms), Latency(p[0], ms),
-              Latency(p[1], ms), Latency(p[2], ms), Latency(p[3], ms),
-              Latency(s.max_us, ms), absl::StrCat(s.errors)});
+  std::vector<std::string> cells;
+  if (host != nullptr) cells.push_back(*host);
+  cells.insert(cells.end(),
+               {Printable(disk), Printable(op), absl::StrCat(s.count),
+                HumanBytes(s.bytes), Latency(s.min_us, ms),
+                Mean(s.mean_us(), ms), Latency(p[0], ms), Latency(p[1], ms),
+                Latency(p[2], ms), Latency(p[3], ms), Latency(s.max_us, ms),
+                absl::StrCat(s.errors)});
+  table->Add(std::move(cells));
+}
+
+// The header of a table, with a host column first when `multi_host`.
+std::vector<std::string> WithHost(bool multi_host,
+                                  std::vector<std::string> header) {
+  if (multi_host) header.insert(header.begin(), "host");
+  return header;
+}
+std::string WithHostAlign(bool multi_host, const std::string& align) {
+  return multi_host ? "l" + align : align;
 }
 
 std::string Heading(const ReportInput& in) {
@@ -73,18 +88,36 @@ std::string Heading(const ReportInput& in) {
   return out;
 }
 
-std::string GroupTitle(HistGroup by, const std::string& disk,
-                       const std::string& op) {
-  switch (by) {
-    case HistGroup::kDisk: return absl::StrCat("disk = ", disk);
-    case HistGroup::kOp: return absl::StrCat("op = ", op);
-    case HistGroup::kDiskOp: return absl::StrCat("disk = ", disk, ", op = ", op);
-    case HistGroup::kAll: break;
+// The title of one histogram: "disk = vda", "host = db7, op = read" (the
+// host only when there are several).
+std::string GroupTitle(HistGroup by, const GroupKey& key, bool multi_host) {
+  std::vector<std::string> parts;
+  if (multi_host) parts.push_back(absl::StrCat("host = ", HostName(key.host)));
+  if (by == HistGroup::kDisk || by == HistGroup::kDiskOp) {
+    parts.push_back(absl::StrCat("disk = ", Printable(key.disk)));
   }
-  return "";
+  if (by == HistGroup::kOp || by == HistGroup::kDiskOp) {
+    parts.push_back(absl::StrCat("op = ", Printable(key.op)));
+  }
+  return absl::StrJoin(parts, ", ");
 }
 
 }  // namespace
+
+std::string HostName(const std::string& host) {
+  return host.empty() ? "-" : Printable(host);
+}
+
+std::string CsvField(const std::string& name) {
+  const std::string s = Printable(name);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
 
 std::string HumanBytes(Sum bytes) {
   if (bytes < 1024) return absl::StrCat(Decimal(bytes), " B");
@@ -130,9 +163,13 @@ std::string RenderLog2Hist(const Log2Hist& hist, const char* unit_label) {
   return out;
 }
 
-std::string WarningBlock(const ReportInput& in) {
-  const LossSummary loss = in.agg->Loss();
-  std::vector<std::string> lines;
+namespace {
+
+// The loss lines of one set of runs, each after `prefix` ("db7: " when
+// there are several hosts, so that a warning names the host it is about).
+void AppendLossLines(const LossSummary& loss, bool any_records,
+                     const std::string& prefix,
+                     std::vector<std::string>* lines) {
   const std::pair<Sum, const char*> counted[] = {
       {loss.lost, " events lost in the kernel (ring buffer full)"},
       {loss.dropped, " events dropped by biosnoop (output write failed)"},
@@ -151,22 +188,46 @@ std::string WarningBlock(const ReportInput& in) {
        "same log given twice?)"},
   };
   for (const auto& [n, what] : counted) {
-    if (n > 0) lines.push_back(absl::StrCat(Decimal(n), what));
+    if (n > 0) lines->push_back(absl::StrCat(prefix, Decimal(n), what));
   }
-  if (in.agg->records() > 0 && !loss.any_stats) {
-    lines.push_back("no stats records: loss unknown");
+  if (loss.mixed_runs > 0) {
+    lines->push_back(absl::StrCat(
+        prefix, loss.mixed_runs,
+        " runs wrote into one file at the same time (two biosnoops appending "
+        "to it): their events are all counted, but not checked against their "
+        "seq numbers"));
+  }
+  if (any_records && !loss.any_stats) {
+    lines->push_back(absl::StrCat(prefix, "no stats records: loss unknown"));
   } else if (loss.runs_without_stats > 0) {
-    lines.push_back(absl::StrCat(loss.runs_without_stats, " of ", loss.runs,
-                                 " runs have no stats records: their loss is unknown"));
+    lines->push_back(absl::StrCat(prefix, loss.runs_without_stats, " of ",
+                                  loss.runs,
+                                  " runs have no stats records: their loss is "
+                                  "unknown"));
   }
   if (loss.runs_not_final > 0) {
     // Kernel loss leaves no gap in the seq numbers: only a later stats
     // record could tell.
-    lines.push_back(absl::StrCat(
-        loss.runs_not_final, " of ", loss.runs,
+    lines->push_back(absl::StrCat(
+        prefix, loss.runs_not_final, " of ", loss.runs,
         " runs have no final stats record (still running, killed, or their "
         "newest file not given): loss after their last stats record is "
         "unknown"));
+  }
+}
+
+}  // namespace
+
+std::string WarningBlock(const ReportInput& in) {
+  const Aggregator& a = *in.agg;
+  std::vector<std::string> lines;
+  if (a.MultiHost()) {
+    for (const std::string& host : a.Hosts()) {
+      AppendLossLines(a.Loss(host), a.records() > 0,
+                      absl::StrCat(HostName(host), ": "), &lines);
+    }
+  } else {
+    AppendLossLines(a.Loss(), a.records() > 0, "", &lines);
   }
   AppendDamageLines(in, &lines);
   return FormatWarningBlock("events", lines);
@@ -199,15 +260,31 @@ std::string SummaryReport(const ReportInput& in, const ReportOptions& opt) {
                     StuckSection(in, opt);
   if (a.events() == 0) return out + "no events\n";
   const char* u = Unit(opt.ms);
-  Table table({"disk", "op", "count", "bytes", absl::StrCat("min_", u),
-               absl::StrCat("mean_", u), absl::StrCat("p50_", u),
-               absl::StrCat("p90_", u), absl::StrCat("p99_", u),
-               absl::StrCat("p99.9_", u), absl::StrCat("max_", u), "errors"},
-              "llrrrrrrrrrr");
-  for (const auto& [key, s] : a.groups()) {
-    AddSummaryRow(key.first, key.second, s, s.latencies_us, opt.ms, &table);
+  const bool multi = a.MultiHost();
+  Table table(WithHost(multi, {"disk", "op", "count", "bytes",
+                               absl::StrCat("min_", u), absl::StrCat("mean_", u),
+                               absl::StrCat("p50_", u), absl::StrCat("p90_", u),
+                               absl::StrCat("p99_", u),
+                               absl::StrCat("p99.9_", u),
+                               absl::StrCat("max_", u), "errors"}),
+              WithHostAlign(multi, "llrrrrrrrrrr"));
+  // With several hosts: each host's rows, then its "all" row; the "all"
+  // row of every host last.
+  const auto& groups = a.groups();
+  for (auto it = groups.begin(); it != groups.end(); ++it) {
+    const auto& [key, s] = *it;
+    const std::string host = HostName(key.host);
+    AddSummaryRow(multi ? &host : nullptr, key.disk, key.op, s,
+                  s.latencies_us, opt.ms, &table);
+    const auto next = std::next(it);
+    if (multi && (next == groups.end() || next->first.host != key.host)) {
+      AddSummaryRow(&host, "all", "all", a.host_totals().at(key.host).overall,
+                    a.LatenciesOf(key.host), opt.ms, &table);
+    }
   }
-  AddSummaryRow("all", "all", a.overall(), a.AllLatencies(), opt.ms, &table);
+  const std::string all = "all";
+  AddSummaryRow(multi ? &all : nullptr, "all", "all", a.overall(),
+                a.AllLatencies(), opt.ms, &table);
   return out + table.Render();
 }
 
@@ -218,15 +295,18 @@ std::string HistReport(const ReportInput& in, const ReportOptions& opt) {
   auto hist_of = [&](const LatencyStats& s) -> const Log2Hist& {
     return opt.ms ? s.hist_ms : s.hist;
   };
-  if (opt.by == HistGroup::kAll || a.events() == 0) {
+  const bool multi = a.MultiHost();
+  if ((opt.by == HistGroup::kAll && !multi) || a.events() == 0) {
     return out + RenderLog2Hist(hist_of(a.overall()), label);
   }
-  // Merge (disk, op) groups into the requested grouping, sorted.
-  std::map<std::pair<std::string, std::string>, LatencyStats> merged;
+  // Merge (host, disk, op) groups into the requested grouping, sorted; the
+  // host stays a part of it when there are several.
+  std::map<GroupKey, LatencyStats> merged;
   for (const auto& [key, s] : a.groups()) {
-    std::pair<std::string, std::string> k = key;
-    if (opt.by == HistGroup::kDisk) k.second.clear();
-    if (opt.by == HistGroup::kOp) k.first.clear();
+    GroupKey k = key;
+    if (!multi) k.host.clear();
+    if (opt.by == HistGroup::kDisk || opt.by == HistGroup::kAll) k.op.clear();
+    if (opt.by == HistGroup::kOp || opt.by == HistGroup::kAll) k.disk.clear();
     LatencyStats& m = merged[k];
     for (int b = 0; b < kBuckets; ++b) {
       m.hist[b] += s.hist[b];
@@ -237,7 +317,7 @@ std::string HistReport(const ReportInput& in, const ReportOptions& opt) {
   for (const auto& [key, s] : merged) {
     if (!first) out += "\n";
     first = false;
-    absl::StrAppend(&out, Printable(GroupTitle(opt.by, key.first, key.second)), "\n",
+    absl::StrAppend(&out, GroupTitle(opt.by, key, multi), "\n",
                     RenderLog2Hist(hist_of(s), label));
   }
   return out;
@@ -249,23 +329,29 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
   if (a.events() == 0) return out + "no events\n";
   const char* u = Unit(opt.ms);
 
+  const bool multi = a.MultiHost();
   std::vector<ProcessTotals> procs = a.Processes();
   auto proc_table = [&](const char* title, auto better) {
     std::sort(procs.begin(), procs.end(), better);
-    Table t({"pid", "comm", "count", absl::StrCat("total_", u),
-             absl::StrCat("max_", u), "bytes"},
-            "rlrrrr");
+    Table t(WithHost(multi, {"pid", "comm", "count", absl::StrCat("total_", u),
+                             absl::StrCat("max_", u), "bytes"}),
+            WithHostAlign(multi, "rlrrrr"));
     for (size_t i = 0; i < procs.size() && i < opt.top; ++i) {
       const ProcessTotals& p = procs[i];
-      t.Add({absl::StrCat(p.pid), Printable(p.comm), absl::StrCat(p.count),
-             Latency(p.total_us, opt.ms), Latency(p.max_us, opt.ms),
-             HumanBytes(p.bytes)});
+      std::vector<std::string> cells;
+      if (multi) cells.push_back(HostName(p.host));
+      cells.insert(cells.end(),
+                   {absl::StrCat(p.pid), Printable(p.comm),
+                    absl::StrCat(p.count), Latency(p.total_us, opt.ms),
+                    Latency(p.max_us, opt.ms), HumanBytes(p.bytes)});
+      t.Add(std::move(cells));
     }
     absl::StrAppend(&out, title, "\n", t.Render());
   };
-  // Ties broken by pid then comm, so that the output is deterministic.
+  // Ties broken by pid, comm then host, so that the output is
+  // deterministic.
   auto tie = [](const ProcessTotals& x, const ProcessTotals& y) {
-    return std::tie(x.pid, x.comm) < std::tie(y.pid, y.comm);
+    return std::tie(x.pid, x.comm, x.host) < std::tie(y.pid, y.comm, y.host);
   };
   proc_table("top processes by slow I/O count:",
              [&](const ProcessTotals& x, const ProcessTotals& y) {
@@ -279,29 +365,34 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
                return tie(x, y);
              });
 
-  std::map<std::string, LatencyStats> disk_map;
+  // (host, disk): the host empty when there is one.
+  std::map<std::pair<std::string, std::string>, LatencyStats> disk_map;
   for (const auto& [key, s] : a.groups()) {
-    LatencyStats& d = disk_map[key.first];
+    LatencyStats& d = disk_map[{multi ? key.host : "", key.disk}];
     d.count += s.count;
     d.bytes += s.bytes;
     d.sum_us += s.sum_us;
     d.max_us = std::max(d.max_us, s.max_us);
   }
-  std::vector<std::pair<std::string, LatencyStats>> disks(disk_map.begin(),
-                                                          disk_map.end());
+  using DiskRow = std::pair<std::pair<std::string, std::string>, LatencyStats>;
+  std::vector<DiskRow> disks(disk_map.begin(), disk_map.end());
   auto disk_table = [&](const char* title, auto better) {
     std::stable_sort(disks.begin(), disks.end(), better);
-    Table t({"disk", "count", absl::StrCat("total_", u),
-             absl::StrCat("max_", u), "bytes"},
-            "lrrrr");
+    Table t(WithHost(multi, {"disk", "count", absl::StrCat("total_", u),
+                             absl::StrCat("max_", u), "bytes"}),
+            WithHostAlign(multi, "lrrrr"));
     for (size_t i = 0; i < disks.size() && i < opt.top; ++i) {
       const auto& [name, d] = disks[i];
-      t.Add({Printable(name), absl::StrCat(d.count), Latency(d.sum_us, opt.ms),
-             Latency(d.max_us, opt.ms), HumanBytes(d.bytes)});
+      std::vector<std::string> cells;
+      if (multi) cells.push_back(HostName(name.first));
+      cells.insert(cells.end(),
+                   {Printable(name.second), absl::StrCat(d.count),
+                    Latency(d.sum_us, opt.ms), Latency(d.max_us, opt.ms),
+                    HumanBytes(d.bytes)});
+      t.Add(std::move(cells));
     }
     absl::StrAppend(&out, "\n", title, "\n", t.Render());
   };
-  using DiskRow = std::pair<std::string, LatencyStats>;
   disk_table("top disks by slow I/O count:", [](const DiskRow& x, const DiskRow& y) {
     return x.second.count > y.second.count;
   });
@@ -312,11 +403,25 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
 }
 
 std::string SizesReport(const ReportInput& in, const ReportOptions& opt) {
-  std::string out = WarningBlock(in) + StuckNotice(in) +
-                    RenderLog2Hist(in.agg->size_hist_kib(), "kbytes");
-  if (in.agg->zero_byte_events() > 0) {
-    absl::StrAppend(&out, "(", in.agg->zero_byte_events(),
-                    " requests without data, such as flushes, not shown)\n");
+  const Aggregator& a = *in.agg;
+  std::string out = WarningBlock(in) + StuckNotice(in);
+  auto append = [&out](const Log2Hist& hist, uint64_t zero_byte_events) {
+    out += RenderLog2Hist(hist, "kbytes");
+    if (zero_byte_events > 0) {
+      absl::StrAppend(&out, "(", zero_byte_events,
+                      " requests without data, such as flushes, not shown)\n");
+    }
+  };
+  if (!a.MultiHost() || a.events() == 0) {
+    append(a.size_hist_kib(), a.zero_byte_events());
+    return out;
+  }
+  bool first = true;
+  for (const auto& [host, h] : a.host_totals()) {
+    if (!first) out += "\n";
+    first = false;
+    absl::StrAppend(&out, "host = ", HostName(host), "\n");
+    append(h.size_hist_kib, h.zero_byte_events);
   }
   return out;
 }
@@ -327,11 +432,18 @@ std::string ErrorsReport(const ReportInput& in, const ReportOptions& opt) {
   if (a.errors().empty()) {
     return absl::StrCat(out, "no I/O errors in ", a.events(), " events\n");
   }
-  Table t({"disk", "error", "count", "first (UTC)", "last (UTC)"}, "llrll");
+  const bool multi = a.MultiHost();
+  Table t(WithHost(multi, {"disk", "error", "count", "first (UTC)", "last (UTC)"}),
+          WithHostAlign(multi, "llrll"));
   uint64_t total = 0;
   for (const auto& [key, e] : a.errors()) {
-    t.Add({Printable(key.first), Printable(key.second), absl::StrCat(e.count),
-           FormatShortTime(e.first_ns), FormatShortTime(e.last_ns)});
+    std::vector<std::string> cells;
+    if (multi) cells.push_back(HostName(key.host));
+    cells.insert(cells.end(),
+                 {Printable(key.disk), Printable(key.error),
+                  absl::StrCat(e.count), FormatShortTime(e.first_ns),
+                  FormatShortTime(e.last_ns)});
+    t.Add(std::move(cells));
     total += e.count;
   }
   absl::StrAppend(&out, t.Render(), "\n", total, " errors in ", a.events(),

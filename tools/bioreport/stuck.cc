@@ -11,15 +11,15 @@ namespace {
 // same whatever order the inputs were read in.
 bool Before(const StuckRow& a, const StuckRow& b) {
   if (a.inflight_us != b.inflight_us) return a.inflight_us > b.inflight_us;
-  return std::tie(a.ns, a.disk, a.sector, a.pid, a.tid) <
-         std::tie(b.ns, b.disk, b.sector, b.pid, b.tid);
+  return std::tie(a.ns, a.disk, a.sector, a.pid, a.tid, a.host) <
+         std::tie(b.ns, b.disk, b.sector, b.pid, b.tid, b.host);
 }
 
 }  // namespace
 
 void StuckCollector::Add(const v1::Stuck& k, int64_t ns) {
   ++count_;
-  StuckDisk& d = disks_[k.disk()];
+  StuckDisk& d = disks_[{k.host(), k.disk()}];
   if (d.count == 0 || ns < d.first_ns) d.first_ns = ns;
   if (d.count == 0 || ns > d.last_ns) d.last_ns = ns;
   ++d.count;

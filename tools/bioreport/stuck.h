@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "biosnoop.pb.h"
@@ -31,7 +32,7 @@ struct StuckRow {
   std::string comm;
 };
 
-// Per disk.
+// Per host and disk.
 struct StuckDisk {
   uint64_t count = 0;
   uint64_t max_inflight_us = 0;
@@ -51,8 +52,9 @@ class StuckCollector {
   void AddHeader(const v1::StreamHeader& h);
 
   uint64_t count() const { return count_; }
-  // Disk -> figures, sorted by name.
-  const std::map<std::string, StuckDisk>& disks() const { return disks_; }
+  // (host, disk) -> figures, sorted: two hosts' loop0 are two disks.
+  using DiskKey = std::pair<std::string, std::string>;
+  const std::map<DiskKey, StuckDisk>& disks() const { return disks_; }
   // The kLongest requests in flight longest, longest first (ties: the
   // earliest found first, then by disk and sector).
   const std::vector<StuckRow>& Longest() const { return longest_; }
@@ -61,7 +63,7 @@ class StuckCollector {
 
  private:
   uint64_t count_ = 0;
-  std::map<std::string, StuckDisk> disks_;
+  std::map<DiskKey, StuckDisk> disks_;
   std::vector<StuckRow> longest_;
   std::set<uint64_t> stuck_after_us_;
 };

@@ -101,8 +101,8 @@ void AddFastCompletions(absl::string_view disk, std::mt19937_64* rng,
 absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
   std::mt19937_64 rng(o.seed);
   StreamInfo info;
-  info.host = "db7";
-  info.boot_id = "3f1e2d4c-5b6a-4789-8a9b-0c1d2e3f4a5b";
+  info.host = o.host;
+  info.boot_id = o.boot_id;
   info.start_realtime_ns = o.start_ns;
   info.biosnoop_version = "0.1.0";
   info.kernel_release = "6.18.0";

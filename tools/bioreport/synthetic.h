@@ -7,6 +7,7 @@
 // used, never the implementation-defined std distributions).
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 #include "sink.h"
@@ -21,6 +22,10 @@ struct SyntheticOptions {
   uint64_t lost = 0;         // reported in the final stats record
   // A summary record every N events, and one at the end; 0: none.
   uint64_t summary_every = 0;
+  // The header's host and boot id.  The events' host is the sink's: give
+  // it the same name.  Another host (the fleet case) has another boot id.
+  std::string host = "db7";
+  std::string boot_id = "3f1e2d4c-5b6a-4789-8a9b-0c1d2e3f4a5b";
 };
 
 // Writes a header, the events, periodic stats and a final stats record;
