@@ -1,0 +1,200 @@
+// The bytes of a whole stream, in both formats, held to files committed in
+// tests/golden/stream/: a refactoring of the encoders, sinks or output file
+// must write the same JSON Lines and the same protobuf stream from the same
+// records, byte for byte.  A change meant to alter the output regenerates
+// the files (BIOSNOOP_UPDATE_GOLDEN=1) and shows the difference in review.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "event.h"
+#include "gtest/gtest.h"
+#include "jsonl_sink.h"
+#include "output_file.h"
+#include "proto_sink.h"
+#include "stream_info.h"
+#include "worst_case_event.h"
+
+namespace biosnoop {
+namespace {
+
+std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The records, fixed: every record type, every op, a failed I/O, a comm of
+// quotes, control bytes and invalid UTF-8, unknown queue time, the longest
+// fields.
+void WriteStream(Sink& sink) {
+  StreamInfo info;
+  info.host = "db\"7";
+  info.boot_id = "0f3c2a9e-5b1d-4c6e-8a7f-123456789abc";
+  info.start_realtime_ns = 1764000000123456789;
+  info.biosnoop_version = "0.1.0";
+  info.kernel_release = "6.18.0-test";
+  info.min_us = 10000;
+  info.queued = true;
+  info.disk_filter = "vda";
+  info.pid_filter = 42;
+  info.comm_filter = "postgres";
+  info.op_filter = "read";
+  info.ringbuf_kib = 2048;
+  info.stuck_after_us = 1000000;
+  info.run_id = "9f86d081884c7d65";
+  ASSERT_TRUE(sink.WriteHeader(info).ok());
+
+  StatsSnapshot first;
+  first.realtime_ns = info.start_realtime_ns;
+  first.run_id = info.run_id;
+  ASSERT_TRUE(sink.WriteStats(first).ok());
+
+  const char* comms[] = {"postgres", "a\"b\\c\n\x01", "\xff\xfe" "bad\xc3",
+                         "kworker/u8:2", ""};
+  for (int i = 0; i < 8; ++i) {
+    EnrichedEvent e;
+    e.event.complete_ns = 1000000000ull * (i + 1);
+    e.event.device_ns = 12345678ull * (i + 1) + 7;
+    if (i % 3 != 1) e.event.queue_ns = 2500ull * i + 3;
+    e.event.sector = 4196352ull + 8 * i;
+    e.event.major = 254;
+    e.event.minor = i % 2;
+    e.event.bytes = 4096u << (i % 4);
+    e.event.pid = 5084 + i;
+    e.event.tid = 5090 + i;
+    e.event.queue_depth = 1 + i;
+    e.event.op = static_cast<Op>(i);
+    e.event.flags = static_cast<uint8_t>(i * 5);
+    e.event.blk_status = i == 3 ? 10 : 0;  // one failed I/O (EIO)
+    e.event.submit_known = i != 5;
+    const std::string comm = comms[i % 5];
+    std::copy(comm.begin(), comm.end(), e.event.comm.begin());
+    e.disk = i == 6 ? "254:6" : "vda";
+    e.partition = i % 2 ? "" : "vda1";
+    e.realtime_ns = info.start_realtime_ns + e.event.complete_ns;
+    e.seq = i + 1;
+    e.include_queue = true;
+    ASSERT_TRUE(sink.Write(e).ok());
+  }
+  EnrichedEvent longest;
+  SetLongestFixedFields(&longest);
+  longest.disk = "nvme0n1";
+  longest.partition = "nvme0n1p12";
+  longest.realtime_ns = info.start_realtime_ns + 9;
+  ASSERT_TRUE(sink.Write(longest).ok());
+
+  StuckRequest stuck;
+  stuck.event.device_ns = 1004211000;
+  stuck.event.queue_ns = 3000;
+  stuck.event.sector = 100;
+  stuck.event.major = 254;
+  stuck.event.bytes = 4096;
+  stuck.event.pid = stuck.event.tid = 77;
+  stuck.event.queue_depth = 2;
+  stuck.event.op = Op::kFlush;
+  stuck.event.flags = kFlagPreflush;
+  std::string dd = "dd";
+  std::copy(dd.begin(), dd.end(), stuck.event.comm.begin());
+  stuck.disk = "vda";
+  stuck.realtime_ns = info.start_realtime_ns + 5000000000;
+  ASSERT_TRUE(sink.WriteStuck(stuck).ok());
+
+  SummaryRecord summary;
+  summary.realtime_ns = info.start_realtime_ns + 60000000000;
+  summary.interval_s = 60.0;
+  summary.min_us = 10000;
+  for (const char* op : {"read", "write"}) {
+    HistGroup g;
+    g.disk = "vda";
+    g.op = op;
+    g.data.count = 250341;
+    g.data.bytes = 1025396736;
+    g.data.slow = 12;
+    g.data.errors = op[0] == 'w' ? 2 : 0;
+    for (size_t b = 0; b < g.data.latency.size(); ++b) {
+      g.data.latency[b] = b < 10 ? 1000 * b : 0;
+      g.data.size[b] = b == 2 ? 250341 : 0;
+    }
+    summary.groups.push_back(std::move(g));
+  }
+  ASSERT_TRUE(sink.WriteSummary(summary).ok());
+
+  StatsSnapshot last;
+  last.realtime_ns = summary.realtime_ns + 1;
+  last.elapsed_s = 60.25;
+  last.completions = 1203;
+  last.emitted = 17;
+  last.lost = 1;
+  last.orphans = 2;
+  last.below_threshold = 1180;
+  last.filtered = 3;
+  last.decode_errors = 0;
+  last.expired = 4;
+  last.written = 9;
+  last.dropped = 5;
+  last.missed = 6;
+  last.unfinished = 7;
+  last.final = true;
+  last.run_id = info.run_id;
+  ASSERT_TRUE(sink.WriteStats(last).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+}
+
+class StreamGoldenTest : public ::testing::Test {
+ protected:
+  // Writes the stream with a sink made by `make` into a new file and
+  // compares it with tests/golden/stream/`name`.
+  void Check(const std::string& name, RecordFraming framing,
+             const std::function<std::unique_ptr<Sink>(
+                 std::unique_ptr<OutputFile>)>& make) {
+    char tmpl[] = "/tmp/biosnoop-golden-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string path = std::string(tmpl) + "/" + name;
+    {
+      absl::StatusOr<std::unique_ptr<OutputFile>> file =
+          OutputFile::Open(path, framing);
+      ASSERT_TRUE(file.ok()) << file.status();
+      std::unique_ptr<Sink> sink = make(std::move(*file));
+      WriteStream(*sink);
+    }
+    const std::string written = ReadFileBytes(path);
+    unlink(path.c_str());
+    rmdir(tmpl);
+    const std::string golden =
+        std::string(BIOREPORT_GOLDEN_DIR) + "/stream/" + name;
+    const char* update = std::getenv("BIOSNOOP_UPDATE_GOLDEN");
+    if (update != nullptr && std::string(update) == "1") {
+      std::ofstream(golden, std::ios::binary) << written;
+    }
+    ASSERT_FALSE(written.empty());
+    EXPECT_TRUE(written == ReadFileBytes(golden))
+        << name << " differs from " << golden
+        << " (BIOSNOOP_UPDATE_GOLDEN=1 rewrites it, if the change is meant)";
+  }
+};
+
+TEST_F(StreamGoldenTest, JsonLinesAreByteIdentical) {
+  Check("stream.jsonl", RecordFraming::kLines,
+        [](std::unique_ptr<OutputFile> f) -> std::unique_ptr<Sink> {
+          return std::make_unique<JsonlSink>(std::move(f), "db\"7");
+        });
+}
+
+TEST_F(StreamGoldenTest, ProtobufStreamIsByteIdentical) {
+  Check("stream.pb", RecordFraming::kVarintDelimited,
+        [](std::unique_ptr<OutputFile> f) -> std::unique_ptr<Sink> {
+          return std::make_unique<ProtoSink>(std::move(f), "db\"7");
+        });
+}
+
+}  // namespace
+}  // namespace biosnoop
