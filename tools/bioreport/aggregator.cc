@@ -4,7 +4,6 @@
 #include <bit>
 
 #include "absl/strings/str_cat.h"
-#include "filter.h"
 
 namespace biosnoop::report {
 std::string Decimal(Sum v) {

@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "filter.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "json_format.h"
 #include "stream_info.h"

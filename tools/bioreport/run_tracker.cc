@@ -4,7 +4,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
-#include "filter.h"
+#include "record.h"
 
 namespace biosnoop::report {
 namespace {

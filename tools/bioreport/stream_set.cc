@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "filter.h"
 
 namespace biosnoop::report {
 namespace {
