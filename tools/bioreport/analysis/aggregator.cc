@@ -1,3 +1,6 @@
+// The event figures.  Events come in runs of the same host, disk and op, so
+// the last group and host used are kept and a map lookup is the exception.
+
 #include "aggregator.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Runs and their loss: which run each record belongs to (a headerless
+// start of an input is resolved at its first header or its end) and the
+// seq ranges that show events missing from the input.
+
 #include "run_tracker.h"
 
 #include <algorithm>

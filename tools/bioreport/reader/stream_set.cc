@@ -1,3 +1,7 @@
+// Orders the inputs by a quiet first pass over each regular file (up to its
+// first record after the header), then reads them one after another,
+// adding up their damage.
+
 #include "stream_set.h"
 
 #include <sys/stat.h>
