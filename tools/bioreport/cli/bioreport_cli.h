@@ -1,19 +1,13 @@
 #pragma once
 
-// The bioreport command line:
-//   bioreport [REPORT] [OPTIONS] [FILE...]
-// REPORT is summary (default), hist, csv, json, top, sizes, errors,
-// baseline or convert; FILEs are read in time order ("-" or none: stdin).  See
-// docs/bioreport.md.
+// The bioreport command: parses the options (cli_options.h), reads the
+// inputs in time order ("-" or none: stdin), feeds every record to the
+// analysis and prints the report asked for, or converts the stream; maps
+// what went wrong to an exit code.  See docs/bioreport.md.
 
 #include <cstdio>
-#include <string>
-#include <vector>
 
-#include "absl/status/statusor.h"
-#include "filter.h"
-#include "record_reader.h"
-#include "report.h"
+#include "cli_options.h"
 
 namespace biosnoop::report {
 
@@ -25,23 +19,6 @@ inline constexpr int kExitNoInput = 66;  // an input cannot be opened
 inline constexpr int kExitCantCreate = 73;  // output cannot be opened or is
                                             // no place for a stream
 inline constexpr int kExitIo = 74;       // reading or writing failed
-
-struct CliOptions {
-  std::string report = "summary";
-  Filter filter;
-  ReportOptions report_options;
-  uint64_t tail_us = 100000;
-  std::string baseline_form = "text";  // baseline: "text", "csv", "json"
-  bool strict = false;
-  StreamFormat to = StreamFormat::kUnknown;  // convert
-  std::string output = "-";                  // convert
-  std::vector<std::string> inputs;           // empty: stdin
-  bool help = false;
-  bool version = false;
-};
-
-// Parses argv.  InvalidArgumentError with a one-line message on bad usage.
-absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv);
 
 // Runs bioreport: reports go to `out`, warnings and errors to `err`.
 // Convert writes to stdout or --output.  Returns the exit code.

@@ -1,0 +1,41 @@
+#pragma once
+
+// bioreport's options: what the command line asks for, parsed and checked
+// (one filter value each, options only where their report uses them,
+// --until after --since, stdin once) before any input is opened.
+//   bioreport [REPORT] [OPTIONS] [FILE...]
+// REPORT is summary (default), hist, csv, json, top, sizes, errors,
+// baseline or convert.  See docs/bioreport.md.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "filter.h"
+#include "record_reader.h"
+#include "report.h"
+
+namespace biosnoop::report {
+
+struct CliOptions {
+  std::string report = "summary";
+  Filter filter;
+  ReportOptions report_options;
+  uint64_t tail_us = 100000;
+  std::string baseline_form = "text";  // baseline: "text", "csv", "json"
+  bool strict = false;
+  StreamFormat to = StreamFormat::kUnknown;  // convert
+  std::string output = "-";                  // convert
+  std::vector<std::string> inputs;           // empty: stdin
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv.  InvalidArgumentError with a one-line message on bad usage.
+absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv);
+
+// The --help text.
+const char* UsageText();
+
+}  // namespace biosnoop::report
