@@ -334,6 +334,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   if (stdin_count > 1) return Usage("stdin (-) given more than once");
   return o;
 }
+
 const char* UsageText() { return kUsage; }
 
 }  // namespace biosnoop::report
