@@ -42,6 +42,7 @@ struct ReportInput {
   const StuckCollector* stuck = nullptr;  // stuck records (may be null)
 };
 
+// The warning block of the event forms (report_warnings.cc).
 // Empty when nothing is wrong.  Otherwise "WARNING: ..." lines, a blank
 // line after: events lost in the kernel, dropped by a failed output,
 // rejected by biosnoop's decoder, corrupt or truncated input, runs with no
@@ -126,7 +127,7 @@ std::string StuckNotice(const ReportInput& in);
 // bytes, inflight_us, pid, tid, comm)}; zero and empty arrays when none.
 void AppendStuckJson(const ReportInput& in, std::string* out);
 
-// Helpers shared by the forms (report_text.cc).
+// Helpers shared by the forms (report_common.cc).
 std::string HumanBytes(Sum bytes);
 // A host as a table cell: escaped (Printable), "-" for none.
 std::string HostName(const std::string& host);

@@ -1,24 +1,18 @@
-#include "bioreport_cli.h"
+// Parsing bioreport's command line with getopt_long: every check that can
+// be made before an input is opened is made here, so that bad usage is one
+// line and exit code 64 before any work.
+
+#include "cli_options.h"
+
+#include <getopt.h>
 
 #include <algorithm>
-#include <getopt.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <limits>
-#include <memory>
-#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "aggregator.h"
-#include "convert.h"
-#include "stream_set.h"
-#include "text_table.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
@@ -127,20 +121,6 @@ absl::Status Usage(absl::string_view message) {
 std::string OptionName(int c, int long_index) {
   if (long_index >= 0) return absl::StrCat("--", kLongOptions[long_index].name);
   return absl::StrCat("-", std::string(1, static_cast<char>(c)));
-}
-
-int ExitCodeFor(const absl::Status& s) {
-  switch (s.code()) {
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kPermissionDenied:
-    case absl::StatusCode::kFailedPrecondition:
-      return kExitNoInput;
-    case absl::StatusCode::kDataLoss:
-    case absl::StatusCode::kInvalidArgument:
-      return kExitData;
-    default:
-      return kExitIo;
-  }
 }
 
 }  // namespace
@@ -355,186 +335,6 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   return o;
 }
 
-namespace {
-
-int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
-  const RecordFraming framing = o.to == StreamFormat::kProtobuf
-                                    ? RecordFraming::kVarintDelimited
-                                    : RecordFraming::kLines;
-  if (o.output == "-") {
-    if (o.to == StreamFormat::kProtobuf && isatty(STDOUT_FILENO)) {
-      absl::FPrintF(err, "bioreport: refusing to write protobuf to a terminal; "
-                         "redirect stdout or use --output\n");
-      return kExitUsage;
-    }
-  } else {
-    struct stat st;
-    if (stat(o.output.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      absl::FPrintF(err, "bioreport: %s exists and is not empty; "
-                         "remove it or choose another --output\n", o.output);
-      return kExitUsage;
-    }
-  }
-  // The same rule as biosnoop's -o (output_target.h): a block device, a
-  // directory, a socket or an odd character device is refused before a
-  // byte is written.  A FIFO is waited for, as a shell redirection would
-  // (Ctrl-C ends the wait).
-  absl::StatusOr<std::unique_ptr<OutputFile>> out =
-      OutputFile::OpenWaitingForReader(
-          o.output, framing, [] { return false; }, [&] {
-            absl::FPrintF(err,
-                          "bioreport: waiting for a process to open the FIFO "
-                          "%s for reading\n",
-                          QuotedPath(o.output));
-          });
-  if (!out.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", out.status().message());
-    return kExitCantCreate;
-  }
-  ConvertCounts counts;
-  absl::Status s = Convert(set, o.filter, o.to, out->get(), &counts);
-  if (s.code() == absl::StatusCode::kCancelled) return kExitOk;  // | head
-  if (!s.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
-    return s.code() == absl::StatusCode::kDataLoss ||
-                   s.code() == absl::StatusCode::kInvalidArgument
-               ? kExitData
-               : kExitIo;
-  }
-  return kExitOk;
-}
-
-}  // namespace
-
-int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  absl::StatusOr<CliOptions> parsed = ParseArgs(argc, argv);
-  if (!parsed.ok()) {
-    absl::FPrintF(err, "bioreport: %s (see bioreport --help)\n",
-                  parsed.status().message());
-    return kExitUsage;
-  }
-  const CliOptions& o = *parsed;
-  if (o.help) {
-    std::fputs(kUsage, out);
-    return kExitOk;
-  }
-  if (o.version) {
-    absl::FPrintF(out, "bioreport %s\n", BIOSNOOP_VERSION);
-    return kExitOk;
-  }
-
-  ReaderOptions reader_options;
-  reader_options.strict = o.strict;
-  // Messages about damage quote the input (a key, a record type): escaped,
-  // so that a crafted line cannot forge a warning or send terminal escapes.
-  reader_options.warn = [err](absl::string_view message) {
-    absl::FPrintF(err, "bioreport: %s\n", Printable(message));
-  };
-  std::vector<std::string> inputs = o.inputs;
-  if (inputs.empty()) inputs.push_back("-");
-  const size_t input_count = inputs.size();
-  absl::StatusOr<StreamSet> set = StreamSet::Open(std::move(inputs), reader_options);
-  if (!set.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", set.status().message());
-    return ExitCodeFor(set.status());
-  }
-  if (o.report == "convert") return RunConvert(o, &*set, err);
-
-  AggregatorOptions agg_options;
-  agg_options.keep_latencies = o.report == "summary" || o.report == "json";
-  agg_options.tail_us = o.tail_us;
-  agg_options.host = o.filter.host;
-  Aggregator agg(agg_options);
-  const Filter& filter = o.filter;
-  BaselineCollector baseline(filter);
-  StuckCollector stuck;
-  absl::Status s = set->ForEach(
-      [&](const RecordReader&) {
-        agg.StartInput();
-        baseline.StartInput();
-      },
-      [&](const ParsedRecord& rec) -> absl::Status {
-        if (rec.kind == RecordKind::kEvent) {
-          const int64_t ns = ToNs(rec.event.timestamp());
-          if (filter.InWindow(ns)) agg.AddRecordTime(ns);
-          agg.AddEventSeq(rec.event);
-          if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
-          baseline.NoteHost(rec.event.host());
-          return absl::OkStatus();
-        }
-        if (rec.kind == RecordKind::kSummary) {
-          const int64_t ns = ToNs(rec.summary.timestamp());
-          if (filter.InWindow(ns)) {
-            agg.AddRecordTime(ns);
-            agg.CountSummary();
-          }
-          baseline.Add(rec.summary);
-          agg.AddNonEvent(rec);
-          return absl::OkStatus();
-        }
-        if (rec.kind == RecordKind::kStuck) {
-          // Not an event: no seq (so no part in the loss figures), not in
-          // the event counts; selected by the event filters but --min-us.
-          const int64_t ns = ToNs(rec.stuck.timestamp());
-          if (filter.InWindow(ns)) agg.AddRecordTime(ns);
-          if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
-          baseline.NoteHost(rec.stuck.host());
-          agg.AddNonEvent(rec);
-          return absl::OkStatus();
-        }
-        if (rec.kind == RecordKind::kHeader) {
-          stuck.AddHeader(rec.header);
-          baseline.AddHeader(rec.header);
-        }
-        const int64_t ns = rec.kind == RecordKind::kHeader
-                               ? ToNs(rec.header.start_time())
-                               : ToNs(rec.stats.timestamp());
-        if (filter.InWindow(ns)) agg.AddRecordTime(ns);
-        agg.AddNonEvent(rec);
-        return absl::OkStatus();
-      });
-  if (!s.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
-    return ExitCodeFor(s);
-  }
-  agg.Finish();
-  baseline.Finish();
-
-  ReportInput in;
-  in.agg = &agg;
-  in.damage = &set->damage();
-  in.inputs = input_count;
-  in.formats = set->formats();
-  in.baseline = &baseline;
-  in.stuck = &stuck;
-  std::string text;
-  if (o.report == "summary") text = SummaryReport(in, o.report_options);
-  if (o.report == "hist") text = HistReport(in, o.report_options);
-  if (o.report == "top") text = TopReport(in, o.report_options);
-  if (o.report == "sizes") text = SizesReport(in, o.report_options);
-  if (o.report == "errors") text = ErrorsReport(in, o.report_options);
-  if (o.report == "baseline" && o.baseline_form == "text") {
-    text = BaselineReport(in, o.report_options);
-  } else if (o.report == "baseline") {
-    // As for csv and json: warnings, and why there are no rows, to stderr.
-    std::fputs(BaselineWarningBlock(in).c_str(), err);
-    const std::string empty = BaselineEmptyReason(in);
-    if (!empty.empty()) absl::FPrintF(err, "bioreport: %s\n", empty);
-    text = o.baseline_form == "csv" ? BaselineCsv(in, o.report_options)
-                                    : BaselineJson(in, o.report_options);
-  }
-  if (o.report == "csv" || o.report == "json") {
-    // The warning block would break the format: it goes to stderr.
-    std::fputs(WarningBlock(in).c_str(), err);
-    text = o.report == "csv" ? CsvReport(in) : JsonReport(in);
-  }
-  if (std::fwrite(text.data(), 1, text.size(), out) != text.size() ||
-      std::fflush(out) != 0) {
-    if (errno == EPIPE) return kExitOk;
-    absl::FPrintF(err, "bioreport: writing the report: %s\n", std::strerror(errno));
-    return kExitIo;
-  }
-  return kExitOk;
-}
+const char* UsageText() { return kUsage; }
 
 }  // namespace biosnoop::report

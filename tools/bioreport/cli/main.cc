@@ -1,5 +1,6 @@
 // bioreport: reads biosnoop streams and reports on the slow I/O in them.
-// See cli.h and docs/bioreport.md.
+// Kept small: RunBioreport (bioreport_cli.h) does the work; see also
+// docs/bioreport.md.
 
 #include <csignal>
 #include <cstdio>

@@ -1,3 +1,8 @@
+// Framing and damage: one buffer, grown only for a record that does not
+// fit, cut into lines or varint-delimited messages for the format's
+// parser; every problem becomes a warning and a skip (or, strict, an
+// error), never a silent end.
+
 #include "record_reader.h"
 
 #include <cstring>

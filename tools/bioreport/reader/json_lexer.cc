@@ -1,3 +1,8 @@
+// The JSON lexer.  Strings are views into the line until an escape forces
+// a copy (biosnoop's lines rarely have one), UTF-8 is checked with
+// biosnoop's own rule (json_format.h), and numbers against RFC 8259's
+// grammar before they are converted.
+
 #include "json_lexer.h"
 
 #include <charconv>

@@ -1,3 +1,7 @@
+// Orders the inputs by a quiet first pass over each regular file (up to its
+// first record after the header), then reads them one after another,
+// adding up their damage.
+
 #include "stream_set.h"
 
 #include <sys/stat.h>
@@ -7,7 +11,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "filter.h"
 
 namespace biosnoop::report {
 namespace {

@@ -1,3 +1,5 @@
+// The names of Record's oneof members, as the JSON "type" key spells them.
+
 #include "record.h"
 
 namespace biosnoop::report {

@@ -1,12 +1,13 @@
 #pragma once
 
-// The bioreport command line:
+// bioreport's options: what the command line asks for, parsed and checked
+// (one filter value each, options only where their report uses them,
+// --until after --since, stdin once) before any input is opened.
 //   bioreport [REPORT] [OPTIONS] [FILE...]
 // REPORT is summary (default), hist, csv, json, top, sizes, errors,
-// baseline or convert; FILEs are read in time order ("-" or none: stdin).  See
-// docs/bioreport.md.
+// baseline or convert.  See docs/bioreport.md.
 
-#include <cstdio>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,15 +17,6 @@
 #include "report.h"
 
 namespace biosnoop::report {
-
-// Exit codes (sysexits.h values).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 64;    // bad usage
-inline constexpr int kExitData = 65;     // not a biosnoop stream; --strict
-inline constexpr int kExitNoInput = 66;  // an input cannot be opened
-inline constexpr int kExitCantCreate = 73;  // output cannot be opened or is
-                                            // no place for a stream
-inline constexpr int kExitIo = 74;       // reading or writing failed
 
 struct CliOptions {
   std::string report = "summary";
@@ -43,8 +35,7 @@ struct CliOptions {
 // Parses argv.  InvalidArgumentError with a one-line message on bad usage.
 absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv);
 
-// Runs bioreport: reports go to `out`, warnings and errors to `err`.
-// Convert writes to stdout or --output.  Returns the exit code.
-int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err);
+// The --help text.
+const char* UsageText();
 
 }  // namespace biosnoop::report

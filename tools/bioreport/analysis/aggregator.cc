@@ -1,10 +1,12 @@
+// The event figures.  Events come in runs of the same host, disk and op, so
+// the last group and host used are kept and a map lookup is the exception.
+
 #include "aggregator.h"
 
 #include <algorithm>
 #include <bit>
 
 #include "absl/strings/str_cat.h"
-#include "filter.h"
 
 namespace biosnoop::report {
 std::string Decimal(Sum v) {

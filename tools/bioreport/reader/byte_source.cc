@@ -1,3 +1,7 @@
+// The byte sources: a file descriptor, memory, and zlib's inflate over
+// either.  The first two bytes are sniffed for the gzip magic and served
+// again, so that a pipe need not be seekable.
+
 #include "byte_source.h"
 
 #include <fcntl.h>

@@ -1,3 +1,6 @@
+// Stuck records per disk, and the kLongest longest in a small sorted
+// vector: a full one is entered only by a longer request.
+
 #include "stuck.h"
 
 #include <algorithm>

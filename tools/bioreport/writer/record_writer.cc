@@ -1,8 +1,12 @@
+// Records back to bytes with biosnoop's own JSON formatters (json_format.h:
+// headers and stats go through biosnoop's StreamInfo and StatsSnapshot),
+// so that what bioreport writes cannot drift from what biosnoop writes;
+// protobuf as the one-member Record's bytes, framed by hand.
+
 #include "record_writer.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "filter.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "json_format.h"
 #include "stream_info.h"

@@ -1,10 +1,14 @@
+// Runs and their loss: which run each record belongs to (a headerless
+// start of an input is resolved at its first header or its end) and the
+// seq ranges that show events missing from the input.
+
 #include "run_tracker.h"
 
 #include <algorithm>
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
-#include "filter.h"
+#include "record.h"
 
 namespace biosnoop::report {
 namespace {

@@ -1,3 +1,6 @@
+// Selecting, de-duplicating and merging summary records, and the union of
+// the time they cover (per host and across hosts).
+
 #include "baseline.h"
 
 #include <cmath>

@@ -1,3 +1,7 @@
+// The generator: fixed disks and processes, values drawn from
+// mt19937_64's raw output only, and summary intervals tallied beside the
+// events from a random stream of their own.
+
 #include "synthetic.h"
 
 #include <algorithm>

@@ -3,6 +3,8 @@
 // One record of a biosnoop stream, as the readers deliver it: the member of
 // biosnoop.v1.Record's oneof that is set, in a reused message.
 
+#include <cstdint>
+
 #include "biosnoop.pb.h"
 
 namespace biosnoop::report {
@@ -39,5 +41,11 @@ inline constexpr int kMaxSummaryBuckets = 64;
 
 // "header", "event", "stats", "summary", "stuck": the oneof member names.
 const char* RecordKindName(RecordKind kind);
+
+// Nanoseconds since the epoch of a validated Timestamp (every record's
+// time, see above).
+inline int64_t ToNs(const google::protobuf::Timestamp& ts) {
+  return ts.seconds() * 1'000'000'000 + ts.nanos();
+}
 
 }  // namespace biosnoop::report

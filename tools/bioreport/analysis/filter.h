@@ -14,6 +14,7 @@
 #include <string>
 
 #include "biosnoop.pb.h"
+#include "record.h"
 
 namespace biosnoop::report {
 
@@ -35,10 +36,5 @@ struct Filter {
     return (!since_ns || ns >= *since_ns) && (!until_ns || ns < *until_ns);
   }
 };
-
-// Nanoseconds since the epoch of a validated Timestamp.
-inline int64_t ToNs(const google::protobuf::Timestamp& ts) {
-  return ts.seconds() * 1'000'000'000 + ts.nanos();
-}
 
 }  // namespace biosnoop::report

@@ -1,3 +1,8 @@
+// Times as int64 nanoseconds: RFC 3339 parsed by hand, with the seconds of
+// the previous value cached for the reader's hot path (a timestamp on
+// every line); printed in full through biosnoop's own formatter
+// (wall_clock.h), so that bioreport and biosnoop spell a time alike.
+
 #include "time_format.h"
 
 #include <limits>

@@ -1,3 +1,6 @@
+// The convert loop: one reused buffer, one record at a time, so that a
+// stream of any size converts in constant memory.
+
 #include "convert.h"
 
 #include <string>

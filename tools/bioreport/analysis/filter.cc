@@ -1,3 +1,6 @@
+// The filters' tests.  Events and stuck records share one template: their
+// fields of the same names mean the same.
+
 #include "filter.h"
 
 namespace biosnoop::report {

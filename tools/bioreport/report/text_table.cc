@@ -1,3 +1,6 @@
+// Table layout and Printable.  Widths count code points, not bytes, so that
+// UTF-8 names keep their columns aligned.
+
 #include "text_table.h"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// The protobuf record parser, and what both parsers share: resetting the
+// reused record for a new one (ResetForKind) and the checks record.h
+// promises (ValidateRecord).
+
 #include <cmath>
 #include <string>
 #include <utility>
