@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "google/protobuf/descriptor.h"
@@ -45,7 +46,8 @@ constexpr uint64_t FieldBit(int field) {
 // next expected key first), and those a line must carry.
 struct Schema {
   absl::string_view what;  // for messages: "event", "stats record"
-  std::vector<Key> keys;
+  absl::Span<const Key> keys;  // into `storage`
+  std::vector<Key> storage;
   // Every field but the `optional` ones (partition, queue_us, comm_raw,
   // error: absent reads as null) and those marked `added_later` (absent in
   // the streams of earlier versions: reads as the default).  A record
@@ -57,19 +59,24 @@ struct Schema {
 };
 
 Schema SchemaOf(absl::string_view what, const Descriptor* d) {
-  Schema schema{what, {}, 0};
+  Schema schema{what, {}, {}, 0};
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
-    schema.keys.push_back({f->name(), f->number()});
+    schema.storage.push_back({f->name(), f->number()});
     if (!f->has_optional_keyword() &&
         !f->options().GetExtension(v1::added_later)) {
       schema.required |= FieldBit(f->number());
     }
   }
-  return schema;
+  return schema;  // `keys` is set where the schema stays (Schemas)
 }
 
 struct Schemas {
+  Schemas() {
+    for (Schema* s : {&event, &header, &stuck, &stats, &summary, &summary_group}) {
+      s->keys = s->storage;
+    }
+  }
   Schema event = SchemaOf("event", v1::Event::descriptor());
   Schema header = SchemaOf("header", v1::StreamHeader::descriptor());
   Schema stuck = SchemaOf("stuck record", v1::Stuck::descriptor());
@@ -225,9 +232,10 @@ absl::Status QueueUs(ValueReader& r, Message* m) {
 // A field the switches below do not name: one added to the schema since
 // they were written, read through reflection by its type, as they read
 // theirs (so that a new field needs no change here); or a key not in the
-// schema (field 0), skipped.
-absl::Status UnlistedField(int field, ValueReader& r,
-                           google::protobuf::Message* m) {
+// schema (field 0), skipped.  Kept out of line: the switches that call
+// it are the hot path.
+ABSL_ATTRIBUTE_NOINLINE absl::Status UnlistedField(
+    int field, ValueReader& r, google::protobuf::Message* m) {
   const FieldDescriptor* f =
       field == 0 ? nullptr : m->GetDescriptor()->FindFieldByNumber(field);
   JsonLexer& lex = r.lex();
