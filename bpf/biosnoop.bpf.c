@@ -33,77 +33,13 @@
 #include <bpf/bpf_tracing.h>
 
 #include "biosnoop_abi.h"
-
-char LICENSE[] SEC("license") = "GPL";
-
-
-/* Set by user space before load.  __u64-style types only: the generated
- * skeleton header does not see vmlinux.h. */
-const volatile __u64 min_ns = 0;
-const volatile __u32 include_queue = 0;
-const volatile __u32 filter_dev = 0; /* 0 = every disk */
-/* -d PART: only I/O starting in filter_sectors.  The range is not a
- * load-time constant: user space follows the partition while it runs
- * (resized, moved, deleted: Probe::SetSectorRange), so it lives in .data.
- * Without a partition filter the verifier removes the check. */
-const volatile __u32 filter_partition = 0;
-struct biosnoop_sector_range filter_sectors = {0, ~0ULL};
-const volatile __u32 filter_pid = 0;            /* 0 = every process */
-const volatile __u32 filter_comm_set = 0;
-const volatile char filter_comm[16] = {};
-const volatile __u32 filter_op = BIOSNOOP_FILTER_OP_ANY;
-/* Histogram-only mode (--hist): count, never emit. */
-const volatile __u32 events_disabled = 0;
-
-
-/* Requests issued and not yet completed, per disk: a small array indexed
- * by a hash of dev (an inlined lookup, no hash-map bucket walk), each slot
- * claimed by one disk; disks whose slot is taken use the hash map. */
-struct {
-  __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, BIOSNOOP_DEPTH_SLOTS);
-  __type(key, __u32);
-  __type(value, struct biosnoop_depth_slot);
-} depth_slots SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
-  __type(key, __u32);
-  __type(value, __u64);
-} dev_inflight SEC(".maps");
-
-/* Flush requests seen completing, per disk (dev -> count): user space
- * compares them with the kernel's own count of completed flushes (sysfs
- * stat) to tell a flush whose completion never reached us from one that
- * hangs (the kernel's `inflight`, which settles that for reads and
- * writes, leaves flushes out).  Touched only when a flush completes. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
-  __type(key, __u32);
-  __type(value, __u64);
-} flushes_done SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, BIOSNOOP_CTR_MAX);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 4 * 1024 * 1024); /* resized by user space */
-} events SEC(".maps");
-
-static __always_inline void count(__u32 idx) {
-  __u64 *v = bpf_map_lookup_elem(&counters, &idx);
-  if (v) *v += 1;
-}
-
+/* Every map and setting (maps.bpf.h), then the helpers over them. */
+#include "maps.bpf.h"
+#include "counters.bpf.h"
 #include "hist.bpf.h"
 #include "inflight_table.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
 
 static __always_inline void flush_done(__u32 dev) {
   __u64 *n = bpf_map_lookup_elem(&flushes_done, &dev);
@@ -143,8 +79,6 @@ static __always_inline __u32 rq_dev(struct request *rq) {
  * the difference of two pointers (for programs that may see addresses, as
  * ours may with CAP_PERFMON), which is a plain subtraction where
  * bpf_probe_read_kernel of the pointer would cost a helper call per hook. */
-static char rq_id_base;
-
 static __always_inline __u64 rq_id(struct request *rq) {
   return (__u64)((char *)rq - &rq_id_base);
 }
@@ -415,10 +349,6 @@ static __always_inline bool passes_filters(const struct biosnoop_inflight_val *v
  * wakeup_delay_ns, which makes a lone slow event wake it at once; records
  * submitted in between wait for the next wakeup or the consumer's own poll
  * timeout (user space polls every 10 ms), which bounds their delay. */
-const volatile __u64 wakeup_batch_bytes = 256 * 1024;
-const volatile __u64 wakeup_delay_ns = 5000000;
-__u64 last_wakeup_ns = 0;
-
 static __always_inline __u64 wakeup_flags(__u64 now) {
   if (now - last_wakeup_ns >= wakeup_delay_ns ||
       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_batch_bytes) {
@@ -543,13 +473,6 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
  * and each extra program on a hook costs every I/O a run (up to ~1.5% of
  * the reference benchmark's IOPS for an empty one, BENCHMARKS.md); their
  * rare skips are counted. */
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, __u64);
-} complete_running SEC(".maps");
-
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
              unsigned int nr_bytes) {

@@ -13,25 +13,12 @@
 #ifndef BIOSNOOP_BPF_HIST_BPF_H_
 #define BIOSNOOP_BPF_HIST_BPF_H_
 
-const volatile __u32 hist_enabled = 0;
-const volatile __u64 hist_unit_ns = 1000; /* 1000: us buckets; 1000000: ms */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, BIOSNOOP_HIST_SLOTS);
-  __type(key, __u32);
-  __type(value, struct biosnoop_hist);
-} hist_slots SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(max_entries, 1024);
-  __type(key, __u64);
-  __type(value, struct biosnoop_hist);
-} hist_overflow SEC(".maps");
-
-/* Never written: the initial value of an overflow entry. */
-struct biosnoop_hist hist_zero = {};
+#include "biosnoop_abi.h"
+#include "counters.bpf.h"
+#include "maps.bpf.h"  /* hist_enabled, hist_unit_ns, hist_slots, hist_overflow */
 
 static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
   __u32 idx = biosnoop_hist_slot_index(key);

@@ -21,28 +21,13 @@
 #ifndef BIOSNOOP_BPF_INFLIGHT_TABLE_BPF_H_
 #define BIOSNOOP_BPF_INFLIGHT_TABLE_BPF_H_
 
-/* Mappable, so that user space can look over the whole table once a
- * second (stuck requests) by reading memory rather than copying 1.3 MB
- * through the bpf syscall.  The programs' lookups are the same inlined
- * address computation either way. */
-struct {
-  __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(map_flags, BPF_F_MMAPABLE);
-  __uint(max_entries, BIOSNOOP_SLOTS);
-  __type(key, __u32);
-  __type(value, struct biosnoop_inflight_val);
-} slots SEC(".maps");
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+/* Error numbers by name: vmlinux.h has the kernel's types, not its macros. */
+#include <asm-generic/errno-base.h>
 
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, BIOSNOOP_INFLIGHT_MAX);
-  __type(key, __u64);
-  __type(value, struct biosnoop_inflight_val);
-} inflight SEC(".maps");
-
-/* Entries currently in the overflow map (approximate under races, never
- * negative for long: only a hint to skip lookups). */
-__u64 overflow_entries = 0;
+#include "biosnoop_abi.h"
+#include "maps.bpf.h"  /* slots, inflight, overflow_entries */
 
 static __always_inline struct biosnoop_inflight_val *slot_for(__u64 rq) {
   __u32 idx = biosnoop_slot_index(rq);
@@ -89,7 +74,7 @@ static __always_inline struct biosnoop_inflight_val *table_claim(__u64 rq,
 static __always_inline long table_store(const struct biosnoop_inflight_val *val) {
   __u64 rq = val->rq;
   struct biosnoop_inflight_val *s = slot_for(rq);
-  if (!s) return -1;
+  if (!s) return -ENOENT; /* never: the index is masked into the array */
   __u64 owner = s->rq;
   if (owner == 0 || owner == rq) {
     if (__sync_val_compare_and_swap(&s->rq, owner, rq) == owner) {
@@ -100,7 +85,7 @@ static __always_inline long table_store(const struct biosnoop_inflight_val *val)
   long err = bpf_map_update_elem(&inflight, &rq, val, BPF_NOEXIST);
   if (!err) {
     __sync_fetch_and_add(&overflow_entries, 1);
-  } else if (err == -17 /* EEXIST */) {
+  } else if (err == -EEXIST) {
     err = bpf_map_update_elem(&inflight, &rq, val, BPF_ANY);
     if (!err) err = 1;
   }

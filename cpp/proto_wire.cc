@@ -5,6 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+// Only the generated field-number constants (compile-time enumerators):
+// nothing here calls into libprotobuf, which biosnoop does not link.
+#include "biosnoop.pb.h"
 #include "decimal_digits.h"
 #include "histogram.h"
 #include "json_format.h"
@@ -12,6 +15,17 @@
 
 namespace biosnoop {
 namespace {
+
+// Field numbers come from the schema (proto/biosnoop.proto) through the
+// generated constants; these short names only keep the lines readable.
+using Ts = google::protobuf::Timestamp;
+using Rec = v1::Record;
+using Hdr = v1::StreamHeader;
+using Sts = v1::Stats;
+using Sum = v1::Summary;
+using Grp = v1::SummaryGroup;
+using Ev = v1::Event;
+using Stk = v1::Stuck;
 
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
@@ -160,8 +174,9 @@ Encoder TimestampMessage(int64_t realtime_ns) {
     --seconds;
   }
   Encoder ts;
-  ts.U64(1, static_cast<uint64_t>(seconds));  // int64: two's complement
-  ts.U64(2, static_cast<uint64_t>(nanos));
+  // int64: two's complement
+  ts.U64(Ts::kSecondsFieldNumber, static_cast<uint64_t>(seconds));
+  ts.U64(Ts::kNanosFieldNumber, static_cast<uint64_t>(nanos));
   return ts;
 }
 
@@ -180,94 +195,96 @@ void AppendRecord(int kind, const Encoder& body, std::string* out) {
 void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
   std::string fixed;
   Encoder h;
-  h.U64(1, kStreamFormatVersion);
-  h.Str(2, Utf8(info.host, &fixed));
-  h.Str(3, Utf8(info.boot_id, &fixed));
-  h.Message(4, TimestampMessage(info.start_realtime_ns));
-  h.Str(5, Utf8(info.biosnoop_version, &fixed));
-  h.Str(6, Utf8(info.kernel_release, &fixed));
-  h.U64(7, info.min_us);
-  h.Bool(8, info.queued);
-  h.Str(9, Utf8(info.disk_filter, &fixed));
-  h.U64(10, info.pid_filter);
-  h.Str(11, Utf8(info.comm_filter, &fixed));
-  h.Str(12, Utf8(info.op_filter, &fixed));
-  h.U64(13, info.ringbuf_kib);
-  h.U64(14, info.stuck_after_us);
-  h.Str(15, Utf8(info.run_id, &fixed));
-  AppendRecord(1, h, out);
+  h.U64(Hdr::kFormatVersionFieldNumber, kStreamFormatVersion);
+  h.Str(Hdr::kHostFieldNumber, Utf8(info.host, &fixed));
+  h.Str(Hdr::kBootIdFieldNumber, Utf8(info.boot_id, &fixed));
+  h.Message(Hdr::kStartTimeFieldNumber, TimestampMessage(info.start_realtime_ns));
+  h.Str(Hdr::kBiosnoopVersionFieldNumber, Utf8(info.biosnoop_version, &fixed));
+  h.Str(Hdr::kKernelReleaseFieldNumber, Utf8(info.kernel_release, &fixed));
+  h.U64(Hdr::kMinUsFieldNumber, info.min_us);
+  h.Bool(Hdr::kQueuedFieldNumber, info.queued);
+  h.Str(Hdr::kDiskFilterFieldNumber, Utf8(info.disk_filter, &fixed));
+  h.U64(Hdr::kPidFilterFieldNumber, info.pid_filter);
+  h.Str(Hdr::kCommFilterFieldNumber, Utf8(info.comm_filter, &fixed));
+  h.Str(Hdr::kOpFilterFieldNumber, Utf8(info.op_filter, &fixed));
+  h.U64(Hdr::kRingbufKibFieldNumber, info.ringbuf_kib);
+  h.U64(Hdr::kStuckAfterUsFieldNumber, info.stuck_after_us);
+  h.Str(Hdr::kRunIdFieldNumber, Utf8(info.run_id, &fixed));
+  AppendRecord(Rec::kHeaderFieldNumber, h, out);
 }
 
 void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
   Encoder s;
-  s.Message(1, TimestampMessage(stats.realtime_ns));
-  s.Double(2, stats.elapsed_s);
-  s.U64(3, stats.completions);
-  s.U64(4, stats.emitted);
-  s.U64(5, stats.lost);
-  s.U64(6, stats.orphans);
-  s.U64(7, stats.below_threshold);
-  s.U64(8, stats.filtered);
-  s.U64(9, stats.decode_errors);
-  s.U64(10, stats.expired);
-  s.U64(11, stats.written);
-  s.U64(12, stats.dropped);
-  s.Bool(13, stats.final);
-  s.U64(14, stats.missed);
-  s.U64(15, stats.unfinished);
+  s.Message(Sts::kTimestampFieldNumber, TimestampMessage(stats.realtime_ns));
+  s.Double(Sts::kElapsedSFieldNumber, stats.elapsed_s);
+  s.U64(Sts::kCompletionsFieldNumber, stats.completions);
+  s.U64(Sts::kEmittedFieldNumber, stats.emitted);
+  s.U64(Sts::kLostFieldNumber, stats.lost);
+  s.U64(Sts::kOrphansFieldNumber, stats.orphans);
+  s.U64(Sts::kBelowThresholdFieldNumber, stats.below_threshold);
+  s.U64(Sts::kFilteredFieldNumber, stats.filtered);
+  s.U64(Sts::kDecodeErrorsFieldNumber, stats.decode_errors);
+  s.U64(Sts::kExpiredFieldNumber, stats.expired);
+  s.U64(Sts::kWrittenFieldNumber, stats.written);
+  s.U64(Sts::kDroppedFieldNumber, stats.dropped);
+  s.Bool(Sts::kFinalFieldNumber, stats.final);
+  s.U64(Sts::kMissedFieldNumber, stats.missed);
+  s.U64(Sts::kUnfinishedFieldNumber, stats.unfinished);
   std::string fixed;
-  s.Str(16, Utf8(stats.run_id, &fixed));
-  AppendRecord(3, s, out);
+  s.Str(Sts::kRunIdFieldNumber, Utf8(stats.run_id, &fixed));
+  AppendRecord(Rec::kStatsFieldNumber, s, out);
 }
 
 void AppendSummaryRecordDelimited(const SummaryRecord& summary,
                                   std::string* out) {
   std::string fixed;
   Encoder s;
-  s.Message(1, TimestampMessage(summary.realtime_ns));
-  s.Double(2, summary.interval_s);
-  s.U64(3, summary.min_us);
+  s.Message(Sum::kTimestampFieldNumber, TimestampMessage(summary.realtime_ns));
+  s.Double(Sum::kIntervalSFieldNumber, summary.interval_s);
+  s.U64(Sum::kMinUsFieldNumber, summary.min_us);
   for (const HistGroup& g : summary.groups) {
     Encoder group;
-    group.Str(1, Utf8(g.disk, &fixed));
-    group.Str(2, Utf8(g.op, &fixed));
-    group.U64(3, g.data.count);
-    group.U64(4, g.data.bytes);
-    group.U64(5, g.data.slow);
+    group.Str(Grp::kDiskFieldNumber, Utf8(g.disk, &fixed));
+    group.Str(Grp::kOpFieldNumber, Utf8(g.op, &fixed));
+    group.U64(Grp::kCountFieldNumber, g.data.count);
+    group.U64(Grp::kBytesFieldNumber, g.data.bytes);
+    group.U64(Grp::kSlowFieldNumber, g.data.slow);
     const absl::Span<const uint64_t> latency(g.data.latency);
     const absl::Span<const uint64_t> size(g.data.size);
-    group.PackedU64(6, latency.first(LengthWithoutTrailingZeros(latency)));
-    group.PackedU64(7, size.first(LengthWithoutTrailingZeros(size)));
-    group.U64(8, g.data.errors);
-    s.Message(4, group);
+    group.PackedU64(Grp::kLatencyUsLog2FieldNumber, latency.first(LengthWithoutTrailingZeros(latency)));
+    group.PackedU64(Grp::kSizeLog2FieldNumber, size.first(LengthWithoutTrailingZeros(size)));
+    group.U64(Grp::kErrorsFieldNumber, g.data.errors);
+    s.Message(Sum::kGroupsFieldNumber, group);
   }
-  AppendRecord(4, s, out);
+  AppendRecord(Rec::kSummaryFieldNumber, s, out);
 }
 
 void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
                                 std::string* out) {
   const Event& ev = s.event;
+  // The host is the event's field, already encoded (ProtoHost).
+  static_assert(int{Stk::kHostFieldNumber} == int{Ev::kHostFieldNumber});
   std::string fixed;
   Encoder m;
-  m.Message(1, TimestampMessage(s.realtime_ns));
-  m.Raw(host.field());  // host (2), as in an event
-  m.Str(3, Utf8(s.disk, &fixed));
-  if (!s.partition.empty()) m.OptStr(4, Utf8(s.partition, &fixed));
-  m.Str(5, absl::StrCat(ev.major, ":", ev.minor));
-  m.Str(6, OpName(ev.op));
-  m.Str(7, Rwbs(ev.op, ev.flags));
-  m.U64(8, ev.sector);
-  m.U64(9, ev.bytes);
-  m.U64(10, ev.device_ns / 1000);
-  if (ev.queue_ns.has_value()) m.OptU64(11, *ev.queue_ns / 1000);
-  m.U64(12, ev.queue_depth);
-  m.U64(13, ev.pid);
-  m.U64(14, ev.tid);
+  m.Message(Stk::kTimestampFieldNumber, TimestampMessage(s.realtime_ns));
+  m.Raw(host.field());  // host, as in an event (same field number)
+  m.Str(Stk::kDiskFieldNumber, Utf8(s.disk, &fixed));
+  if (!s.partition.empty()) m.OptStr(Stk::kPartitionFieldNumber, Utf8(s.partition, &fixed));
+  m.Str(Stk::kDevFieldNumber, absl::StrCat(ev.major, ":", ev.minor));
+  m.Str(Stk::kOpFieldNumber, OpName(ev.op));
+  m.Str(Stk::kRwbsFieldNumber, Rwbs(ev.op, ev.flags));
+  m.U64(Stk::kSectorFieldNumber, ev.sector);
+  m.U64(Stk::kBytesFieldNumber, ev.bytes);
+  m.U64(Stk::kInflightUsFieldNumber, ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) m.OptU64(Stk::kQueueUsFieldNumber, *ev.queue_ns / 1000);
+  m.U64(Stk::kQueueDepthFieldNumber, ev.queue_depth);
+  m.U64(Stk::kPidFieldNumber, ev.pid);
+  m.U64(Stk::kTidFieldNumber, ev.tid);
   const absl::string_view comm = ev.Comm();
   const bool comm_valid = IsValidUtf8(comm);
-  m.Str(15, Utf8(comm, &fixed));
-  if (!comm_valid) m.OptStr(16, comm);
-  AppendRecord(5, m, out);
+  m.Str(Stk::kCommFieldNumber, Utf8(comm, &fixed));
+  if (!comm_valid) m.OptStr(Stk::kCommRawFieldNumber, comm);
+  AppendRecord(Rec::kStuckFieldNumber, m, out);
 }
 
 namespace {
@@ -287,7 +304,7 @@ ProtoHost::ProtoHost(absl::string_view host) {
   const absl::string_view valid = Utf8(host, &fixed);
   field_.resize(1 + kMaxVarintBytes + valid.size());
   Writer w(field_.data());
-  w.Str(2, valid);
+  w.Str(v1::Event::kHostFieldNumber, valid);
   field_.resize(static_cast<size_t>(w.pos() - field_.data()));
 }
 
@@ -343,45 +360,47 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
     nanos += kNsPerSecond;
     --seconds;
   }
-  // timestamp (1): a Timestamp message, present even when zero, as
-  // mutable_timestamp() makes it.
+  // timestamp: a Timestamp message, present even when zero, as
+  // mutable_timestamp() makes it; its two tags are one byte each.
+  static_assert(Ts::kNanosFieldNumber < 16 && Ts::kSecondsFieldNumber < 16);
   const size_t ts_len =
       (seconds != 0 ? 1 + VarintSize(static_cast<uint64_t>(seconds)) : 0) +
       (nanos != 0 ? 1 + VarintSize(static_cast<uint64_t>(nanos)) : 0);
-  w.Tag(1, kLen);
+  w.Tag(Ev::kTimestampFieldNumber, kLen);
   w.Varint(ts_len);
-  w.U64(1, static_cast<uint64_t>(seconds));
-  w.U64(2, static_cast<uint64_t>(nanos));
-  w.Raw(host.field());  // host (2)
-  w.Str(3, disk_s);
-  if (!e.partition.empty()) w.OptStr(4, part_s);
-  w.Str(5, dev_s);
-  w.Str(6, OpName(ev.op));
-  w.Str(7, rwbs);
-  w.U64(8, ev.sector);
-  w.U64(9, ev.bytes);
-  w.U64(10, ev.LatencyNs(e.include_queue) / 1000);
-  w.U64(11, ev.device_ns / 1000);
-  if (ev.queue_ns.has_value()) w.OptU64(12, *ev.queue_ns / 1000);
-  w.U64(13, ev.queue_depth);
-  w.U64(14, ev.pid);
-  w.U64(15, ev.tid);
-  w.Str(16, comm_s);
-  if (!comm_valid) w.OptStr(17, comm);
-  w.I32(18, error.errno_value);
-  if (!error.name.empty()) w.OptStr(19, error.name);
-  w.U64(20, e.seq);
+  w.U64(Ts::kSecondsFieldNumber, static_cast<uint64_t>(seconds));
+  w.U64(Ts::kNanosFieldNumber, static_cast<uint64_t>(nanos));
+  w.Raw(host.field());  // host
+  w.Str(Ev::kDiskFieldNumber, disk_s);
+  if (!e.partition.empty()) w.OptStr(Ev::kPartitionFieldNumber, part_s);
+  w.Str(Ev::kDevFieldNumber, dev_s);
+  w.Str(Ev::kOpFieldNumber, OpName(ev.op));
+  w.Str(Ev::kRwbsFieldNumber, rwbs);
+  w.U64(Ev::kSectorFieldNumber, ev.sector);
+  w.U64(Ev::kBytesFieldNumber, ev.bytes);
+  w.U64(Ev::kLatencyUsFieldNumber, ev.LatencyNs(e.include_queue) / 1000);
+  w.U64(Ev::kDeviceUsFieldNumber, ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) w.OptU64(Ev::kQueueUsFieldNumber, *ev.queue_ns / 1000);
+  w.U64(Ev::kQueueDepthFieldNumber, ev.queue_depth);
+  w.U64(Ev::kPidFieldNumber, ev.pid);
+  w.U64(Ev::kTidFieldNumber, ev.tid);
+  w.Str(Ev::kCommFieldNumber, comm_s);
+  if (!comm_valid) w.OptStr(Ev::kCommRawFieldNumber, comm);
+  w.I32(Ev::kErrorCodeFieldNumber, error.errno_value);
+  if (!error.name.empty()) w.OptStr(Ev::kErrorFieldNumber, error.name);
+  w.U64(Ev::kSeqFieldNumber, e.seq);
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 
-  // Record { event = 2 }, its length first: right before the body, so the
-  // body never moves.
+  // Record { event }, its length first: right before the body, so the
+  // body never moves.  Its tag is one byte (field number below 16).
+  static_assert(Rec::kEventFieldNumber < 16);
   const size_t record_len = 1 + VarintSize(event_len) + event_len;
   const size_t prefix_len = VarintSize(record_len) + 1 + VarintSize(event_len);
   *start = body - prefix_len;
   Writer r(*start);
   r.Varint(record_len);
-  r.Tag(2, kLen);
+  r.Tag(Rec::kEventFieldNumber, kLen);
   r.Varint(event_len);
   return end;
 }

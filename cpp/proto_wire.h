@@ -9,6 +9,8 @@
 // cost, with no message object and no string copies; the rare ones (header,
 // stats, summary) simply.  biosnoop itself then needs no protobuf library,
 // whose code and static initialisers cost about 2 MiB of resident memory.
+// Field numbers are the generated k...FieldNumber constants of
+// biosnoop.pb.h (compile-time enumerators: no libprotobuf at run time).
 
 #include <string>
 
@@ -23,7 +25,7 @@ namespace biosnoop {
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out);
 
-// An event's host field (2) encoded once for a stream, its string made
+// An event's (and a stuck record's) host field encoded once for a stream, its string made
 // valid UTF-8 as for every other string, rather than once per event.
 class ProtoHost {
  public:

@@ -266,6 +266,19 @@ TEST(SchemaTest, TypeNamesAreTheRecordOneofMembers) {
   EXPECT_EQ(MessageOfType("timestamp"), nullptr);
 }
 
+// bioreport's JSON reader keeps the keys it has read, and those a line
+// must carry, as one bit per field number (tools/bioreport/jsonl_parser.cc).
+TEST(SchemaTest, RecordFieldNumbersFitTheJsonReadersKeySets) {
+  for (const Descriptor* d :
+       {biosnoop::v1::Event::descriptor(), biosnoop::v1::StreamHeader::descriptor(),
+        biosnoop::v1::Stats::descriptor(), biosnoop::v1::Summary::descriptor(),
+        biosnoop::v1::SummaryGroup::descriptor(), biosnoop::v1::Stuck::descriptor()}) {
+    for (int i = 0; i < d->field_count(); ++i) {
+      EXPECT_LT(d->field(i)->number(), 64) << d->field(i)->full_name();
+    }
+  }
+}
+
 TEST(SchemaTest, FullyPopulatedEventLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(EventLine(EveryFieldEvent()), "event"),
             FieldNames(biosnoop::v1::Event::descriptor()));

@@ -1,5 +1,6 @@
-// JSON Lines record parser.  The hot path is an event line as biosnoop
-// writes it: keys in schema order (the lookup tries the next expected key
+// JSON Lines record parser.  Keys, field numbers and the keys a line must
+// carry come from the schema (the generated descriptors and constants).
+// The hot path is an event line as biosnoop writes it: keys in schema order (the lookup tries the next expected key
 // first), strings without escapes (views, no copies), a timestamp whose
 // seconds were seen on the previous line (cached).
 
@@ -7,8 +8,13 @@
 #include <limits>
 #include <optional>
 
+#include <vector>
+
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 #include "json_lexer.h"
 #include "proto_format.h"
 #include "record_parsers.h"
@@ -19,110 +25,83 @@ namespace {
 constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
 constexpr uint64_t kU64 = std::numeric_limits<uint64_t>::max();
 
-// Keys in schema order; the value is the proto field number.
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+
+// A key of a record kind: the name and number of its field in the schema.
 struct Key {
   absl::string_view name;
   int field;
 };
 
-constexpr Key kEventKeys[] = {
-    {"timestamp", 1},   {"host", 2},         {"disk", 3},
-    {"partition", 4},   {"dev", 5},          {"op", 6},
-    {"rwbs", 7},        {"sector", 8},       {"bytes", 9},
-    {"latency_us", 10}, {"device_us", 11},   {"queue_us", 12},
-    {"queue_depth", 13}, {"pid", 14},        {"tid", 15},
-    {"comm", 16},       {"comm_raw", 17},    {"error_code", 18},
-    {"error", 19},      {"seq", 20},
-};
-
-constexpr Key kHeaderKeys[] = {
-    {"format_version", 1}, {"host", 2},         {"boot_id", 3},
-    {"start_time", 4},     {"biosnoop_version", 5}, {"kernel_release", 6},
-    {"min_us", 7},         {"queued", 8},       {"disk_filter", 9},
-    {"pid_filter", 10},    {"comm_filter", 11}, {"op_filter", 12},
-    {"ringbuf_kib", 13},   {"stuck_after_us", 14}, {"run_id", 15},
-};
-
-constexpr Key kStuckKeys[] = {
-    {"timestamp", 1},    {"host", 2},         {"disk", 3},
-    {"partition", 4},    {"dev", 5},          {"op", 6},
-    {"rwbs", 7},         {"sector", 8},       {"bytes", 9},
-    {"inflight_us", 10}, {"queue_us", 11},    {"queue_depth", 12},
-    {"pid", 13},         {"tid", 14},         {"comm", 15},
-    {"comm_raw", 16},
-};
-
-constexpr Key kStatsKeys[] = {
-    {"timestamp", 1},       {"elapsed_s", 2}, {"completions", 3},
-    {"emitted", 4},         {"lost", 5},      {"orphans", 6},
-    {"below_threshold", 7}, {"filtered", 8},  {"decode_errors", 9},
-    {"expired", 10},        {"written", 11},  {"dropped", 12},
-    {"final", 13},          {"missed", 14},   {"unfinished", 15},
-    {"run_id", 16},
-};
-
-constexpr Key kSummaryKeys[] = {
-    {"timestamp", 1}, {"interval_s", 2}, {"min_us", 3}, {"groups", 4},
-};
-
-constexpr Key kSummaryGroupKeys[] = {
-    {"disk", 1},  {"op", 2},  {"count", 3},           {"bytes", 4},
-    {"slow", 5},  {"latency_us_log2", 6}, {"size_log2", 7},
-    {"errors", 8},
-};
-
-// The keys a record must carry (bit n: field n): every key biosnoop
-// writes for its kind, but an event's or stuck record's nullable ones
-// (partition, queue_us, comm_raw, error), whose absence reads as null, and
-// a stats record's "unfinished", a summary group's "errors" and a header's
-// "stuck_after_us" (from later versions on: absent reads as 0, as those
-// runs counted no failures and reported no stuck requests), and the
-// "run_id" of headers and stats records (absent reads as "": the runs of
-// earlier versions had none).  A record
-// without one of them is not read with a zero standing in: a log pipeline
-// that dropped "latency_us" or "error_code" would turn slow or failed I/O
-// into fast, clean I/O, one that dropped "lost" would hide a loss, and one
-// that dropped "boot_id" would merge two runs.
-constexpr uint32_t Fields(int first, int last) {
-  return static_cast<uint32_t>(((uint64_t{1} << (last + 1)) - 1) &
-                               ~((uint64_t{1} << first) - 1));
+// Bit n of a set of fields: field n (fields numbered 64 and up have none:
+// a key of theirs is neither checked for repeats nor required).  Bit 0
+// stands for keys not in the schema.
+constexpr uint64_t FieldBit(int field) {
+  return field < 64 ? uint64_t{1} << field : 0;
 }
-constexpr uint32_t kRequiredEventFields =
-    Fields(1, 20) & ~((1u << 4) | (1u << 12) | (1u << 17) | (1u << 19));
-constexpr uint32_t kRequiredStuckFields =
-    Fields(1, 16) & ~((1u << 4) | (1u << 11) | (1u << 16));
-constexpr uint32_t kRequiredHeaderFields = Fields(1, 13);
-constexpr uint32_t kRequiredStatsFields = Fields(1, 14);
-constexpr uint32_t kRequiredSummaryFields = Fields(1, 4);
-constexpr uint32_t kRequiredSummaryGroupFields = Fields(1, 7);
 
-// What the parser knows of each record type: its keys and those it must
-// carry.
+// What the parser knows of each record type, from its message in
+// proto/biosnoop.proto: its keys, in schema order (the lookup tries the
+// next expected key first), and those a line must carry.
 struct Schema {
   absl::string_view what;  // for messages: "event", "stats record"
-  absl::Span<const Key> keys;
-  uint32_t required;
+  absl::Span<const Key> keys;  // into `storage`
+  std::vector<Key> storage;
+  // Every field but the `optional` ones (partition, queue_us, comm_raw,
+  // error: absent reads as null) and those marked `added_later` (absent in
+  // the streams of earlier versions: reads as the default).  A record
+  // without one of them is not read with a zero standing in: a log
+  // pipeline that dropped "latency_us" or "error_code" would turn slow or
+  // failed I/O into fast, clean I/O, one that dropped "lost" would hide a
+  // loss, and one that dropped "boot_id" would merge two runs.
+  uint64_t required = 0;
 };
 
-constexpr Schema kEventSchema{"event", kEventKeys, kRequiredEventFields};
-constexpr Schema kHeaderSchema{"header", kHeaderKeys, kRequiredHeaderFields};
-constexpr Schema kStuckSchema{"stuck record", kStuckKeys,
-                              kRequiredStuckFields};
-constexpr Schema kStatsSchema{"stats record", kStatsKeys, kRequiredStatsFields};
-constexpr Schema kSummarySchema{"summary", kSummaryKeys,
-                                kRequiredSummaryFields};
-constexpr Schema kSummaryGroupSchema{"group", kSummaryGroupKeys,
-                                     kRequiredSummaryGroupFields};
+Schema SchemaOf(absl::string_view what, const Descriptor* d) {
+  Schema schema{what, {}, {}, 0};
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    schema.storage.push_back({f->name(), f->number()});
+    if (!f->has_optional_keyword() &&
+        !f->options().GetExtension(v1::added_later)) {
+      schema.required |= FieldBit(f->number());
+    }
+  }
+  return schema;  // `keys` is set where the schema stays (Schemas)
+}
+
+struct Schemas {
+  Schemas() {
+    for (Schema* s : {&event, &header, &stuck, &stats, &summary, &summary_group}) {
+      s->keys = s->storage;
+    }
+  }
+  Schema event = SchemaOf("event", v1::Event::descriptor());
+  Schema header = SchemaOf("header", v1::StreamHeader::descriptor());
+  Schema stuck = SchemaOf("stuck record", v1::Stuck::descriptor());
+  Schema stats = SchemaOf("stats record", v1::Stats::descriptor());
+  Schema summary = SchemaOf("summary", v1::Summary::descriptor());
+  Schema summary_group = SchemaOf("group", v1::SummaryGroup::descriptor());
+};
+
+// Made once, from the generated descriptors (which live as long as the
+// program: the names are views into them).
+const Schemas& AllSchemas() {
+  static const Schemas* const schemas = new Schemas;
+  return *schemas;
+}
 
 const Schema& SchemaOf(RecordKind kind) {
+  const Schemas& all = AllSchemas();
   switch (kind) {
-    case RecordKind::kHeader: return kHeaderSchema;
-    case RecordKind::kStats: return kStatsSchema;
-    case RecordKind::kSummary: return kSummarySchema;
-    case RecordKind::kStuck: return kStuckSchema;
+    case RecordKind::kHeader: return all.header;
+    case RecordKind::kStats: return all.stats;
+    case RecordKind::kSummary: return all.summary;
+    case RecordKind::kStuck: return all.stuck;
     case RecordKind::kEvent: break;
   }
-  return kEventSchema;
+  return all.event;
 }
 
 // "<what> with \"key\" twice".  A key given twice in one object is
@@ -136,11 +115,11 @@ absl::Status Twice(const Schema& schema, absl::string_view key) {
 
 // OK, or "<what> without \"a\", \"b\"" for the required keys not in
 // `seen`.
-absl::Status CheckKeys(const Schema& schema, uint32_t seen) {
+absl::Status CheckKeys(const Schema& schema, uint64_t seen) {
   if ((seen & schema.required) == schema.required) return absl::OkStatus();
   std::string names;
   for (const Key& k : schema.keys) {
-    const uint32_t bit = 1u << k.field;
+    const uint64_t bit = FieldBit(k.field);
     if ((schema.required & bit) && !(seen & bit)) {
       absl::StrAppend(&names, names.empty() ? "" : ", ", "\"", k.name, "\"");
     }
@@ -250,42 +229,132 @@ absl::Status QueueUs(ValueReader& r, Message* m) {
   return s;
 }
 
+// A field the switches below do not name: one added to the schema since
+// they were written, read through reflection by its type, as they read
+// theirs (so that a new field needs no change here); or a key not in the
+// schema (field 0), skipped.  Kept out of line: the switches that call
+// it are the hot path.
+ABSL_ATTRIBUTE_NOINLINE absl::Status UnlistedField(
+    int field, ValueReader& r, google::protobuf::Message* m) {
+  const FieldDescriptor* f =
+      field == 0 ? nullptr : m->GetDescriptor()->FindFieldByNumber(field);
+  JsonLexer& lex = r.lex();
+  if (f == nullptr) return lex.SkipValue();
+  const google::protobuf::Reflection* refl = m->GetReflection();
+  if (f->has_optional_keyword() && lex.ConsumeNull()) {
+    refl->ClearField(m, f);
+    return absl::OkStatus();
+  }
+  uint64_t u = 0;
+  int64_t i = 0;
+  absl::Status s;
+  if (f->is_repeated()) {
+    refl->ClearField(m, f);
+    if (f->cpp_type() != FieldDescriptor::CPPTYPE_UINT64) {
+      return absl::InvalidArgumentError("no JSON reading for its type");
+    }
+    if (!lex.Consume('[')) return lex.Error("expected an array of integers");
+    if (lex.Consume(']')) return absl::OkStatus();
+    do {
+      if (s = lex.Uint(kU64, &u); !s.ok()) return s;
+      refl->AddUInt64(m, f, u);
+    } while (lex.Consume(','));
+    if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+    return absl::OkStatus();
+  }
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_STRING: {
+      std::string value;
+      if (f->type() == FieldDescriptor::TYPE_BYTES) {  // hex digit pairs
+        absl::string_view hex;
+        if (s = r.View(&hex); !s.ok()) return s;
+        if (!DecodeHex(hex, &value)) {
+          return absl::InvalidArgumentError("not hex digit pairs");
+        }
+      } else if (s = r.Str(&value); !s.ok()) {
+        return s;
+      }
+      refl->SetString(m, f, std::move(value));
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_UINT32:
+      s = r.U64(kU32, &u);
+      refl->SetUInt32(m, f, static_cast<uint32_t>(u));
+      return s;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      s = r.U64(kU64, &u);
+      refl->SetUInt64(m, f, u);
+      return s;
+    case FieldDescriptor::CPPTYPE_INT32:
+      s = lex.Int(std::numeric_limits<int32_t>::min(),
+                  std::numeric_limits<int32_t>::max(), &i);
+      refl->SetInt32(m, f, static_cast<int32_t>(i));
+      return s;
+    case FieldDescriptor::CPPTYPE_INT64:
+      s = lex.Int(std::numeric_limits<int64_t>::min(),
+                  std::numeric_limits<int64_t>::max(), &i);
+      refl->SetInt64(m, f, i);
+      return s;
+    case FieldDescriptor::CPPTYPE_BOOL: {
+      bool b = false;
+      s = lex.Bool(&b);
+      refl->SetBool(m, f, b);
+      return s;
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE: {
+      double d = 0;
+      s = lex.Double(&d);
+      refl->SetDouble(m, f, d);
+      return s;
+    }
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      if (f->message_type() == google::protobuf::Timestamp::descriptor()) {
+        return r.Time(static_cast<google::protobuf::Timestamp*>(
+            refl->MutableMessage(m, f)));
+      }
+      break;
+    default:
+      break;
+  }
+  return absl::InvalidArgumentError("no JSON reading for its type");
+}
+
 absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case 1: return r.Time(e->mutable_timestamp());
-    case 2: return r.Str(e->mutable_host());
-    case 3: return r.Str(e->mutable_disk());
-    case 4:
+    case v1::Event::kTimestampFieldNumber: return r.Time(e->mutable_timestamp());
+    case v1::Event::kHostFieldNumber: return r.Str(e->mutable_host());
+    case v1::Event::kDiskFieldNumber: return r.Str(e->mutable_disk());
+    case v1::Event::kPartitionFieldNumber:
       return r.NullableStr([e] { e->clear_partition(); },
                            [e] { return e->mutable_partition(); });
-    case 5: return r.Str(e->mutable_dev());
-    case 6: return r.Str(e->mutable_op());
-    case 7: return r.Str(e->mutable_rwbs());
-    case 8: s = r.U64(kU64, &u); e->set_sector(u); return s;
-    case 9: s = r.U64(kU32, &u); e->set_bytes(static_cast<uint32_t>(u)); return s;
-    case 10: s = r.U64(kU64, &u); e->set_latency_us(u); return s;
-    case 11: s = r.U64(kU64, &u); e->set_device_us(u); return s;
-    case 12: return QueueUs(r, e);
-    case 13: s = r.U64(kU32, &u); e->set_queue_depth(static_cast<uint32_t>(u)); return s;
-    case 14: s = r.U64(kU32, &u); e->set_pid(static_cast<uint32_t>(u)); return s;
-    case 15: s = r.U64(kU32, &u); e->set_tid(static_cast<uint32_t>(u)); return s;
-    case 16: return r.Str(e->mutable_comm());
-    case 17: return CommRaw(r, e);
-    case 18: {
+    case v1::Event::kDevFieldNumber: return r.Str(e->mutable_dev());
+    case v1::Event::kOpFieldNumber: return r.Str(e->mutable_op());
+    case v1::Event::kRwbsFieldNumber: return r.Str(e->mutable_rwbs());
+    case v1::Event::kSectorFieldNumber: s = r.U64(kU64, &u); e->set_sector(u); return s;
+    case v1::Event::kBytesFieldNumber: s = r.U64(kU32, &u); e->set_bytes(static_cast<uint32_t>(u)); return s;
+    case v1::Event::kLatencyUsFieldNumber: s = r.U64(kU64, &u); e->set_latency_us(u); return s;
+    case v1::Event::kDeviceUsFieldNumber: s = r.U64(kU64, &u); e->set_device_us(u); return s;
+    case v1::Event::kQueueUsFieldNumber: return QueueUs(r, e);
+    case v1::Event::kQueueDepthFieldNumber: s = r.U64(kU32, &u); e->set_queue_depth(static_cast<uint32_t>(u)); return s;
+    case v1::Event::kPidFieldNumber: s = r.U64(kU32, &u); e->set_pid(static_cast<uint32_t>(u)); return s;
+    case v1::Event::kTidFieldNumber: s = r.U64(kU32, &u); e->set_tid(static_cast<uint32_t>(u)); return s;
+    case v1::Event::kCommFieldNumber: return r.Str(e->mutable_comm());
+    case v1::Event::kCommRawFieldNumber: return CommRaw(r, e);
+    case v1::Event::kErrorCodeFieldNumber: {
       int64_t v = 0;
       s = r.lex().Int(std::numeric_limits<int32_t>::min(),
                       std::numeric_limits<int32_t>::max(), &v);
       e->set_error_code(static_cast<int32_t>(v));
       return s;
     }
-    case 19:
+    case v1::Event::kErrorFieldNumber:
       return r.NullableStr([e] { e->clear_error(); },
                            [e] { return e->mutable_error(); });
-    case 20: s = r.U64(kU64, &u); e->set_seq(u); return s;
+    case v1::Event::kSeqFieldNumber: s = r.U64(kU64, &u); e->set_seq(u); return s;
   }
-  return r.lex().SkipValue();
+  return UnlistedField(field, r, e);
 }
 
 // A stuck record's fields: those it shares with an event read the same way.
@@ -293,96 +362,89 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case 1: return r.Time(k->mutable_timestamp());
-    case 2: return r.Str(k->mutable_host());
-    case 3: return r.Str(k->mutable_disk());
-    case 4:
+    case v1::Stuck::kTimestampFieldNumber: return r.Time(k->mutable_timestamp());
+    case v1::Stuck::kHostFieldNumber: return r.Str(k->mutable_host());
+    case v1::Stuck::kDiskFieldNumber: return r.Str(k->mutable_disk());
+    case v1::Stuck::kPartitionFieldNumber:
       return r.NullableStr([k] { k->clear_partition(); },
                            [k] { return k->mutable_partition(); });
-    case 5: return r.Str(k->mutable_dev());
-    case 6: return r.Str(k->mutable_op());
-    case 7: return r.Str(k->mutable_rwbs());
-    case 8: s = r.U64(kU64, &u); k->set_sector(u); return s;
-    case 9: s = r.U64(kU32, &u); k->set_bytes(static_cast<uint32_t>(u)); return s;
-    case 10: s = r.U64(kU64, &u); k->set_inflight_us(u); return s;
-    case 11: return QueueUs(r, k);
-    case 12: s = r.U64(kU32, &u); k->set_queue_depth(static_cast<uint32_t>(u)); return s;
-    case 13: s = r.U64(kU32, &u); k->set_pid(static_cast<uint32_t>(u)); return s;
-    case 14: s = r.U64(kU32, &u); k->set_tid(static_cast<uint32_t>(u)); return s;
-    case 15: return r.Str(k->mutable_comm());
-    case 16: return CommRaw(r, k);
+    case v1::Stuck::kDevFieldNumber: return r.Str(k->mutable_dev());
+    case v1::Stuck::kOpFieldNumber: return r.Str(k->mutable_op());
+    case v1::Stuck::kRwbsFieldNumber: return r.Str(k->mutable_rwbs());
+    case v1::Stuck::kSectorFieldNumber: s = r.U64(kU64, &u); k->set_sector(u); return s;
+    case v1::Stuck::kBytesFieldNumber: s = r.U64(kU32, &u); k->set_bytes(static_cast<uint32_t>(u)); return s;
+    case v1::Stuck::kInflightUsFieldNumber: s = r.U64(kU64, &u); k->set_inflight_us(u); return s;
+    case v1::Stuck::kQueueUsFieldNumber: return QueueUs(r, k);
+    case v1::Stuck::kQueueDepthFieldNumber: s = r.U64(kU32, &u); k->set_queue_depth(static_cast<uint32_t>(u)); return s;
+    case v1::Stuck::kPidFieldNumber: s = r.U64(kU32, &u); k->set_pid(static_cast<uint32_t>(u)); return s;
+    case v1::Stuck::kTidFieldNumber: s = r.U64(kU32, &u); k->set_tid(static_cast<uint32_t>(u)); return s;
+    case v1::Stuck::kCommFieldNumber: return r.Str(k->mutable_comm());
+    case v1::Stuck::kCommRawFieldNumber: return CommRaw(r, k);
   }
-  return r.lex().SkipValue();
+  return UnlistedField(field, r, k);
 }
 
 absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case 1: s = r.U64(kU32, &u); h->set_format_version(static_cast<uint32_t>(u)); return s;
-    case 2: return r.Str(h->mutable_host());
-    case 3: return r.Str(h->mutable_boot_id());
-    case 4: return r.Time(h->mutable_start_time());
-    case 5: return r.Str(h->mutable_biosnoop_version());
-    case 6: return r.Str(h->mutable_kernel_release());
-    case 7: s = r.U64(kU64, &u); h->set_min_us(u); return s;
-    case 8: {
+    case v1::StreamHeader::kFormatVersionFieldNumber: s = r.U64(kU32, &u); h->set_format_version(static_cast<uint32_t>(u)); return s;
+    case v1::StreamHeader::kHostFieldNumber: return r.Str(h->mutable_host());
+    case v1::StreamHeader::kBootIdFieldNumber: return r.Str(h->mutable_boot_id());
+    case v1::StreamHeader::kStartTimeFieldNumber: return r.Time(h->mutable_start_time());
+    case v1::StreamHeader::kBiosnoopVersionFieldNumber: return r.Str(h->mutable_biosnoop_version());
+    case v1::StreamHeader::kKernelReleaseFieldNumber: return r.Str(h->mutable_kernel_release());
+    case v1::StreamHeader::kMinUsFieldNumber: s = r.U64(kU64, &u); h->set_min_us(u); return s;
+    case v1::StreamHeader::kQueuedFieldNumber: {
       bool b = false;
       s = r.lex().Bool(&b);
       h->set_queued(b);
       return s;
     }
-    case 9: return r.Str(h->mutable_disk_filter());
-    case 10: s = r.U64(kU32, &u); h->set_pid_filter(static_cast<uint32_t>(u)); return s;
-    case 11: return r.Str(h->mutable_comm_filter());
-    case 12: return r.Str(h->mutable_op_filter());
-    case 13: s = r.U64(kU32, &u); h->set_ringbuf_kib(static_cast<uint32_t>(u)); return s;
-    case 14: s = r.U64(kU64, &u); h->set_stuck_after_us(u); return s;
-    case 15: return r.Str(h->mutable_run_id());
+    case v1::StreamHeader::kDiskFilterFieldNumber: return r.Str(h->mutable_disk_filter());
+    case v1::StreamHeader::kPidFilterFieldNumber: s = r.U64(kU32, &u); h->set_pid_filter(static_cast<uint32_t>(u)); return s;
+    case v1::StreamHeader::kCommFilterFieldNumber: return r.Str(h->mutable_comm_filter());
+    case v1::StreamHeader::kOpFilterFieldNumber: return r.Str(h->mutable_op_filter());
+    case v1::StreamHeader::kRingbufKibFieldNumber: s = r.U64(kU32, &u); h->set_ringbuf_kib(static_cast<uint32_t>(u)); return s;
+    case v1::StreamHeader::kStuckAfterUsFieldNumber: s = r.U64(kU64, &u); h->set_stuck_after_us(u); return s;
+    case v1::StreamHeader::kRunIdFieldNumber: return r.Str(h->mutable_run_id());
   }
-  return r.lex().SkipValue();
+  return UnlistedField(field, r, h);
 }
 
 absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
+  using S = v1::Stats;
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case 1: return r.Time(st->mutable_timestamp());
-    case 2: {
+    case S::kTimestampFieldNumber: return r.Time(st->mutable_timestamp());
+    case S::kElapsedSFieldNumber: {
       double d = 0;
       s = r.lex().Double(&d);
       st->set_elapsed_s(d);
       return s;
     }
-    case 13: {
+    case S::kFinalFieldNumber: {
       bool b = false;
       s = r.lex().Bool(&b);
       st->set_final(b);
       return s;
     }
-    case 16: return r.Str(st->mutable_run_id());
-    default:
-      break;
+    case S::kRunIdFieldNumber: return r.Str(st->mutable_run_id());
+    case S::kCompletionsFieldNumber: s = r.U64(kU64, &u); st->set_completions(u); return s;
+    case S::kEmittedFieldNumber: s = r.U64(kU64, &u); st->set_emitted(u); return s;
+    case S::kLostFieldNumber: s = r.U64(kU64, &u); st->set_lost(u); return s;
+    case S::kOrphansFieldNumber: s = r.U64(kU64, &u); st->set_orphans(u); return s;
+    case S::kBelowThresholdFieldNumber: s = r.U64(kU64, &u); st->set_below_threshold(u); return s;
+    case S::kFilteredFieldNumber: s = r.U64(kU64, &u); st->set_filtered(u); return s;
+    case S::kDecodeErrorsFieldNumber: s = r.U64(kU64, &u); st->set_decode_errors(u); return s;
+    case S::kExpiredFieldNumber: s = r.U64(kU64, &u); st->set_expired(u); return s;
+    case S::kWrittenFieldNumber: s = r.U64(kU64, &u); st->set_written(u); return s;
+    case S::kDroppedFieldNumber: s = r.U64(kU64, &u); st->set_dropped(u); return s;
+    case S::kMissedFieldNumber: s = r.U64(kU64, &u); st->set_missed(u); return s;
+    case S::kUnfinishedFieldNumber: s = r.U64(kU64, &u); st->set_unfinished(u); return s;
   }
-  if (field < 3 || (field > 12 && field != 14 && field != 15)) {
-    return r.lex().SkipValue();
-  }
-  s = r.U64(kU64, &u);
-  switch (field) {
-    case 3: st->set_completions(u); break;
-    case 4: st->set_emitted(u); break;
-    case 5: st->set_lost(u); break;
-    case 6: st->set_orphans(u); break;
-    case 7: st->set_below_threshold(u); break;
-    case 8: st->set_filtered(u); break;
-    case 9: st->set_decode_errors(u); break;
-    case 10: st->set_expired(u); break;
-    case 11: st->set_written(u); break;
-    case 12: st->set_dropped(u); break;
-    case 14: st->set_missed(u); break;
-    case 15: st->set_unfinished(u); break;
-  }
-  return s;
+  return UnlistedField(field, r, st);
 }
 
 // An array of integers (a log2 histogram), replacing `out`'s content.
@@ -408,16 +470,16 @@ absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case 1: return r.Str(g->mutable_disk());
-    case 2: return r.Str(g->mutable_op());
-    case 3: s = r.U64(kU64, &u); g->set_count(u); return s;
-    case 4: s = r.U64(kU64, &u); g->set_bytes(u); return s;
-    case 5: s = r.U64(kU64, &u); g->set_slow(u); return s;
-    case 8: s = r.U64(kU64, &u); g->set_errors(u); return s;
-    case 6: return HistogramArray(r.lex(), g->mutable_latency_us_log2());
-    case 7: return HistogramArray(r.lex(), g->mutable_size_log2());
+    case v1::SummaryGroup::kDiskFieldNumber: return r.Str(g->mutable_disk());
+    case v1::SummaryGroup::kOpFieldNumber: return r.Str(g->mutable_op());
+    case v1::SummaryGroup::kCountFieldNumber: s = r.U64(kU64, &u); g->set_count(u); return s;
+    case v1::SummaryGroup::kBytesFieldNumber: s = r.U64(kU64, &u); g->set_bytes(u); return s;
+    case v1::SummaryGroup::kSlowFieldNumber: s = r.U64(kU64, &u); g->set_slow(u); return s;
+    case v1::SummaryGroup::kErrorsFieldNumber: s = r.U64(kU64, &u); g->set_errors(u); return s;
+    case v1::SummaryGroup::kLatencyUsLog2FieldNumber: return HistogramArray(r.lex(), g->mutable_latency_us_log2());
+    case v1::SummaryGroup::kSizeLog2FieldNumber: return HistogramArray(r.lex(), g->mutable_size_log2());
   }
-  return r.lex().SkipValue();
+  return UnlistedField(field, r, g);
 }
 
 // One object of "groups"; unknown keys are skipped, as at the top level.
@@ -425,41 +487,42 @@ absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
   JsonLexer& lex = r.lex();
   if (!lex.Consume('{')) return lex.Error("expected an object");
   size_t next = 0;
-  uint32_t seen = 0;
+  const Schema& schema = AllSchemas().summary_group;
+  uint64_t seen = 0;
   if (lex.Consume('}')) {
-    return CheckKeys(kSummaryGroupSchema, seen);
+    return CheckKeys(schema, seen);
   }
   do {
     absl::string_view key;
     if (absl::Status s = r.NestedKey(&key); !s.ok()) return s;
-    const int field = Lookup(kSummaryGroupSchema.keys, key, &next);
+    const int field = Lookup(schema.keys, key, &next);
     // Field 0 (keys not in the schema, skipped) may repeat.
-    if (field != 0 && (seen & (1u << field))) {
-      return Twice(kSummaryGroupSchema, key);
+    if (field != 0 && (seen & FieldBit(field))) {
+      return Twice(schema, key);
     }
-    seen |= 1u << field;
+    seen |= FieldBit(field);
     if (absl::Status s = SummaryGroupField(field, r, g); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("\"", key, "\": ", s.message()));
     }
   } while (lex.Consume(','));
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
-  return CheckKeys(kSummaryGroupSchema, seen);
+  return CheckKeys(schema, seen);
 }
 
 absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case 1: return r.Time(su->mutable_timestamp());
-    case 2: {
+    case v1::Summary::kTimestampFieldNumber: return r.Time(su->mutable_timestamp());
+    case v1::Summary::kIntervalSFieldNumber: {
       double d = 0;
       s = r.lex().Double(&d);
       su->set_interval_s(d);
       return s;
     }
-    case 3: s = r.U64(kU64, &u); su->set_min_us(u); return s;
-    case 4: {
+    case v1::Summary::kMinUsFieldNumber: s = r.U64(kU64, &u); su->set_min_us(u); return s;
+    case v1::Summary::kGroupsFieldNumber: {
       JsonLexer& lex = r.lex();
       su->clear_groups();
       if (!lex.Consume('[')) return lex.Error("expected an array of objects");
@@ -474,7 +537,7 @@ absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
       return absl::OkStatus();
     }
   }
-  return r.lex().SkipValue();
+  return UnlistedField(field, r, su);
 }
 
 absl::StatusOr<RecordKind> KindFromName(absl::string_view name) {
@@ -546,7 +609,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   if (lex.Consume('}')) return lex.Error("empty object");
   const Schema& schema = SchemaOf(kind);
   size_t next = 0;
-  uint32_t fields_seen = 0;  // bit n: field n (0: keys not in the schema)
+  uint64_t fields_seen = 0;  // FieldBit of each key read
   bool type_seen = false;
   do {
     absl::string_view key;
@@ -566,7 +629,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
       const int field = Lookup(schema.keys, key, &next);
       // One test per key: the bit of a key already read is set.  Field 0
       // (keys not in the schema, skipped) may repeat.
-      if (field != 0 && (fields_seen & (1u << field))) {
+      if (field != 0 && (fields_seen & FieldBit(field))) {
         return Twice(schema, key);
       }
       switch (kind) {
@@ -586,7 +649,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
           s = StuckField(field, reader, &rec->stuck);
           break;
       }
-      fields_seen |= 1u << field;
+      fields_seen |= FieldBit(field);
     }
     if (!s.ok()) {
       return absl::InvalidArgumentError(

@@ -23,10 +23,13 @@ namespace biosnoop::report {
 // (after checking they are valid JSON), so newer streams stay readable.  Values must have their field's JSON type:
 // strings (timestamps as RFC 3339; comm_raw as hex), integers in the
 // field's range (no fraction, no exponent), true/false, and null for
-// the optional fields (partition, queue_us, comm_raw, error), meaning unset;
-// every key biosnoop writes must be there, but those optional ones and the
-// keys later versions added (a header's stuck_after_us, a stats record's
-// unfinished, a summary group's errors), which read as 0 when absent;
+// the `optional` fields (partition, queue_us, comm_raw, error), meaning
+// unset; every key of the record's message in proto/biosnoop.proto must be
+// there, but those `optional` ones and the fields marked `added_later` (a
+// header's stuck_after_us and run_id, a stats record's unfinished and
+// run_id, a summary group's errors), which read as 0 or "" when absent
+// (keys, field numbers and these rules come from the generated
+// descriptors);
 // a summary's "groups" is an array of objects (SummaryGroup fields, unknown
 // keys skipped) and its histograms arrays of at most kMaxSummaryBuckets
 // integers.

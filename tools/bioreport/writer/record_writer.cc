@@ -7,7 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/message.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "json_format.h"
 #include "stream_info.h"
 #include "wall_clock.h"
@@ -27,6 +30,114 @@ void NullableString(const char* key, bool has, const std::string& v,
   } else {
     out->append("null");
   }
+}
+
+using google::protobuf::FieldDescriptor;
+
+// One value of field `f` of `m` (element `index` of a repeated one, else
+// -1) as the writers here lay that type out.
+void AppendValueJson(const google::protobuf::Message& m,
+                     const FieldDescriptor* f, int index, std::string* out) {
+  const google::protobuf::Reflection* refl = m.GetReflection();
+  const bool rep = index >= 0;
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_STRING: {
+      std::string scratch;
+      const std::string& v =
+          rep ? refl->GetRepeatedStringReference(m, f, index, &scratch)
+              : refl->GetStringReference(m, f, &scratch);
+      if (f->type() == FieldDescriptor::TYPE_BYTES) {  // hex, as comm_raw
+        out->push_back('"');
+        AppendLowerHex(v, out);
+        out->push_back('"');
+      } else {
+        AppendJsonString(v, out);
+      }
+      return;
+    }
+    case FieldDescriptor::CPPTYPE_UINT32:
+      absl::StrAppend(out, rep ? refl->GetRepeatedUInt32(m, f, index)
+                               : refl->GetUInt32(m, f));
+      return;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      absl::StrAppend(out, rep ? refl->GetRepeatedUInt64(m, f, index)
+                               : refl->GetUInt64(m, f));
+      return;
+    case FieldDescriptor::CPPTYPE_INT32:
+      absl::StrAppend(out, rep ? refl->GetRepeatedInt32(m, f, index)
+                               : refl->GetInt32(m, f));
+      return;
+    case FieldDescriptor::CPPTYPE_INT64:
+      absl::StrAppend(out, rep ? refl->GetRepeatedInt64(m, f, index)
+                               : refl->GetInt64(m, f));
+      return;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      out->append((rep ? refl->GetRepeatedBool(m, f, index)
+                       : refl->GetBool(m, f)) ? "true" : "false");
+      return;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      AppendJsonDouble(rep ? refl->GetRepeatedDouble(m, f, index)
+                           : refl->GetDouble(m, f), out);
+      return;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      if (f->message_type() == google::protobuf::Timestamp::descriptor()) {
+        const auto& ts = static_cast<const google::protobuf::Timestamp&>(
+            rep ? refl->GetRepeatedMessage(m, f, index) : refl->GetMessage(m, f));
+        out->push_back('"');
+        AppendRfc3339Nanos(ToNs(ts), out);
+        out->push_back('"');
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  out->append("null");  // a type no record field has had yet
+}
+
+// The fields of `m` numbered above `last_written` (the last one the
+// writers here name), in schema order, through reflection under the rules
+// those writers follow: an unset `optional` field is null (an unset
+// `optional bytes`, like comm_raw, is left out), repeated fields are
+// arrays.  So a field added to the schema reaches a converted stream with
+// no change here; a writer above may take it over for speed.
+void AppendLaterFieldsJson(const google::protobuf::Message& m, int last_written,
+                           std::string* out) {
+  const google::protobuf::Descriptor* d = m.GetDescriptor();
+  const google::protobuf::Reflection* refl = m.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->number() <= last_written) continue;
+    if (f->has_optional_keyword() && !refl->HasField(m, f)) {
+      if (f->type() == FieldDescriptor::TYPE_BYTES) continue;
+      Key(f->name().c_str(), out);
+      out->append("null");
+      continue;
+    }
+    Key(f->name().c_str(), out);
+    if (!f->is_repeated()) {
+      AppendValueJson(m, f, -1, out);
+      continue;
+    }
+    out->push_back('[');
+    for (int j = 0; j < refl->FieldSize(m, f); ++j) {
+      if (j > 0) out->push_back(',');
+      AppendValueJson(m, f, j, out);
+    }
+    out->push_back(']');
+  }
+}
+
+// For a line an other writer ended ("...}\n"): the later fields go before
+// its closing brace.
+void InsertLaterFieldsJson(const google::protobuf::Message& m,
+                           int last_written, size_t line_start,
+                           std::string* out) {
+  if (out->size() < line_start + 2) return;
+  std::string tail;
+  AppendLaterFieldsJson(m, last_written, &tail);
+  if (tail.empty()) return;
+  out->insert(out->size() - 2, tail);
 }
 
 // The fields an event and a stuck record share, laid out as biosnoop
@@ -79,7 +190,9 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   AppendRequestTail(e, out);
   absl::StrAppend(out, ",\"error_code\":", e.error_code());
   NullableString("error", e.has_error(), e.error(), out);
-  absl::StrAppend(out, ",\"seq\":", e.seq(), "}\n");
+  absl::StrAppend(out, ",\"seq\":", e.seq());
+  AppendLaterFieldsJson(e, v1::Event::kSeqFieldNumber, out);
+  out->append("}\n");
 }
 
 // Same as AppendStuckJson() (a unit test compares the two).
@@ -87,6 +200,7 @@ void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
   AppendRequestHead("stuck", k, out);
   absl::StrAppend(out, ",\"inflight_us\":", k.inflight_us());
   AppendRequestTail(k, out);
+  AppendLaterFieldsJson(k, v1::Stuck::kCommRawFieldNumber, out);
   out->append("}\n");
 }
 
@@ -117,9 +231,12 @@ void AppendSummaryRecordJson(const v1::Summary& s, std::string* out) {
     out->append(",\"size_log2\":");
     AppendJsonUintArray(SpanOf(g.size_log2()), out);
     absl::StrAppend(out, ",\"errors\":", g.errors());
+    AppendLaterFieldsJson(g, v1::SummaryGroup::kErrorsFieldNumber, out);
     out->push_back('}');
   }
-  out->append("]}\n");
+  out->push_back(']');
+  AppendLaterFieldsJson(s, v1::Summary::kGroupsFieldNumber, out);
+  out->append("}\n");
 }
 
 // The header as biosnoop's own writer lays it out.  A header from before
@@ -172,12 +289,20 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kEvent:
       AppendEventRecordJson(rec.event, out);
       return;
-    case RecordKind::kHeader:
+    case RecordKind::kHeader: {
+      const size_t start = out->size();
       AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
+      InsertLaterFieldsJson(rec.header, v1::StreamHeader::kRunIdFieldNumber,
+                            start, out);
       return;
-    case RecordKind::kStats:
+    }
+    case RecordKind::kStats: {
+      const size_t start = out->size();
       AppendStatsJson(SnapshotOf(rec.stats), out);
+      InsertLaterFieldsJson(rec.stats, v1::Stats::kRunIdFieldNumber, start,
+                            out);
       return;
+    }
     case RecordKind::kSummary:
       AppendSummaryRecordJson(rec.summary, out);
       return;
@@ -193,28 +318,39 @@ void AppendRecordProto(const ParsedRecord& rec, std::string* out) {
   // same bytes v1::Record would serialize to, without copying the member
   // into a Record.
   const google::protobuf::MessageLite* member = &rec.event;
-  uint8_t tag = 0x12;
-  if (rec.kind == RecordKind::kHeader) {
-    member = &rec.header;
-    tag = 0x0a;
-  } else if (rec.kind == RecordKind::kStats) {
-    member = &rec.stats;
-    tag = 0x1a;
-  } else if (rec.kind == RecordKind::kSummary) {
-    member = &rec.summary;
-    tag = 0x22;
-  } else if (rec.kind == RecordKind::kStuck) {
-    member = &rec.stuck;
-    tag = 0x2a;
+  int field = v1::Record::kEventFieldNumber;
+  switch (rec.kind) {
+    case RecordKind::kEvent:
+      break;
+    case RecordKind::kHeader:
+      member = &rec.header;
+      field = v1::Record::kHeaderFieldNumber;
+      break;
+    case RecordKind::kStats:
+      member = &rec.stats;
+      field = v1::Record::kStatsFieldNumber;
+      break;
+    case RecordKind::kSummary:
+      member = &rec.summary;
+      field = v1::Record::kSummaryFieldNumber;
+      break;
+    case RecordKind::kStuck:
+      member = &rec.stuck;
+      field = v1::Record::kStuckFieldNumber;
+      break;
   }
+  using google::protobuf::internal::WireFormatLite;
+  const uint32_t tag = WireFormatLite::MakeTag(
+      field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
   const auto size = static_cast<uint32_t>(member->ByteSizeLong());
-  const uint32_t record_size = 1 + CodedOutputStream::VarintSize32(size) + size;
+  const uint32_t record_size = CodedOutputStream::VarintSize32(tag) +
+                               CodedOutputStream::VarintSize32(size) + size;
   const size_t old_size = out->size();
   out->resize(old_size + CodedOutputStream::VarintSize32(record_size) +
               record_size);
   auto* p = reinterpret_cast<uint8_t*>(out->data() + old_size);
   p = CodedOutputStream::WriteVarint32ToArray(record_size, p);
-  *p++ = tag;
+  p = CodedOutputStream::WriteVarint32ToArray(tag, p);
   p = CodedOutputStream::WriteVarint32ToArray(size, p);
   member->SerializeWithCachedSizesToArray(p);
 }

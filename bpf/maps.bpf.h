@@ -1,0 +1,153 @@
+/* Every map and every global of the kernel side, in one place (the model:
+ * Falco's modern_bpf maps.h): the settings user space writes before load
+ * (.rodata) or while running (.data), the state the programs keep in
+ * globals (.bss), and the maps proper.  The helpers that use them live in
+ * their own headers (counters.bpf.h, hist.bpf.h, inflight_table.bpf.h);
+ * user space reaches them through the generated skeleton, by name.
+ *
+ * Types: __u64-style only, and the ABI header's structs (the generated
+ * skeleton header does not see vmlinux.h).
+ */
+#ifndef BIOSNOOP_BPF_MAPS_BPF_H_
+#define BIOSNOOP_BPF_MAPS_BPF_H_
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "biosnoop_abi.h"
+
+/* ---- Load-time settings (.rodata: constants to the verifier, which
+ * drops the code of a disabled filter) ---- */
+
+const volatile __u64 min_ns = 0;
+const volatile __u32 include_queue = 0;
+const volatile __u32 filter_dev = 0; /* 0 = every disk */
+/* -d PART: only I/O starting in filter_sectors (below). */
+const volatile __u32 filter_partition = 0;
+const volatile __u32 filter_pid = 0; /* 0 = every process */
+const volatile __u32 filter_comm_set = 0;
+const volatile char filter_comm[16] = {};
+const volatile __u32 filter_op = BIOSNOOP_FILTER_OP_ANY;
+/* Histogram-only mode (--hist): count, never emit. */
+const volatile __u32 events_disabled = 0;
+/* Histograms of every completion (hist.bpf.h). */
+const volatile __u32 hist_enabled = 0;
+const volatile __u64 hist_unit_ns = 1000; /* 1000: us buckets; 1000000: ms */
+/* Consumer wakeups (biosnoop.bpf.c, wakeup_flags): a record wakes user
+ * space once this many bytes wait, or when nothing woke it for this long. */
+const volatile __u64 wakeup_batch_bytes = 256 * 1024;
+const volatile __u64 wakeup_delay_ns = 5000000;
+
+/* ---- Run-time settings (.data: user space writes them while we run) ---- */
+
+/* The sectors of the -d PART filter.  Not a load-time constant: user space
+ * follows the partition while it runs (resized, moved, deleted:
+ * Probe::SetSectorRange).  Without a partition filter the verifier removes
+ * the check. */
+struct biosnoop_sector_range filter_sectors = {0, ~0ULL};
+
+/* ---- State kept in globals (.bss) ---- */
+
+/* When a record last woke the consumer (wakeup_flags). */
+__u64 last_wakeup_ns = 0;
+/* Entries currently in the `inflight` overflow map (approximate under
+ * races, never negative for long: only a hint to skip lookups). */
+__u64 overflow_entries = 0;
+/* Never written: the initial value of a hist_overflow entry. */
+struct biosnoop_hist hist_zero = {};
+/* Only its address matters: requests are named relative to it (rq_id in
+ * biosnoop.bpf.c). */
+static char rq_id_base;
+
+/* ---- Maps ---- */
+
+/* Records for user space, one per slow or failed completion. */
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 4 * 1024 * 1024); /* resized by user space */
+} events SEC(".maps");
+
+/* Counters, per CPU, indexed by enum biosnoop_counter (counters.bpf.h). */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, BIOSNOOP_CTR_MAX);
+  __type(key, __u32);
+  __type(value, __u64);
+} counters SEC(".maps");
+
+/* The in-flight table (inflight_table.bpf.h): request -> submission and
+ * issue metadata.  First an array indexed by a hash of the request,
+ * mappable, so that user space can look over the whole table once a second
+ * (stuck requests) by reading memory rather than copying 1.3 MB through
+ * the bpf syscall (the programs' lookups are the same inlined address
+ * computation either way); then an overflow hash map keyed by the request. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __uint(max_entries, BIOSNOOP_SLOTS);
+  __type(key, __u32);
+  __type(value, struct biosnoop_inflight_val);
+} slots SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, BIOSNOOP_INFLIGHT_MAX);
+  __type(key, __u64);
+  __type(value, struct biosnoop_inflight_val);
+} inflight SEC(".maps");
+
+/* Requests issued and not yet completed, per disk: a small array indexed
+ * by a hash of dev (an inlined lookup, no hash-map bucket walk), each slot
+ * claimed by one disk; disks whose slot is taken use the hash map. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, BIOSNOOP_DEPTH_SLOTS);
+  __type(key, __u32);
+  __type(value, struct biosnoop_depth_slot);
+} depth_slots SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, __u64);
+} dev_inflight SEC(".maps");
+
+/* Flush requests seen completing, per disk (dev -> count): user space
+ * compares them with the kernel's own count of completed flushes (sysfs
+ * stat) to tell a flush whose completion never reached us from one that
+ * hangs (the kernel's `inflight`, which settles that for reads and
+ * writes, leaves flushes out).  Touched only when a flush completes. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, __u64);
+} flushes_done SEC(".maps");
+
+/* Latency and size histograms (hist.bpf.h), per CPU: an array indexed by
+ * a hash of the key first, a hash map for keys whose slot is taken. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, BIOSNOOP_HIST_SLOTS);
+  __type(key, __u32);
+  __type(value, struct biosnoop_hist);
+} hist_slots SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u64);
+  __type(value, struct biosnoop_hist);
+} hist_overflow SEC(".maps");
+
+/* 1 on a CPU while the primary completion program runs there: the rescue
+ * program (biosnoop.bpf.c) works only when it finds it set. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u64);
+} complete_running SEC(".maps");
+
+#endif /* BIOSNOOP_BPF_MAPS_BPF_H_ */
