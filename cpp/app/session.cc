@@ -1,3 +1,5 @@
+// Why the start is done in this order; the contract is in session.h.
+
 #include "session.h"
 
 #include <sys/stat.h>
@@ -82,10 +84,10 @@ absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
 }
 
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
-                                                 RecordHandler handler,
+                                                 RecordConsumer* consumer,
                                                  std::FILE* diag, int verbose) {
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
-                   Probe::Open(config, std::move(handler)));
+                   Probe::Open(config, consumer));
   // Loaded and attached: nothing from here on needs privilege, so none is
   // kept while parsing what the kernel sends.
   const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
@@ -115,103 +117,6 @@ absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
                   "now picks such completions up (--rescue always attaches it "
                   "from the start).\n",
                   skipped);
-  }
-  return absl::OkStatus();
-}
-
-void ReportFailedReopen(const absl::Status& error, std::FILE* diag) {
-  // The old file is still open and writable, and events in it are not
-  // lost: a rotation that cannot happen yet is no reason to end the run
-  // (the next SIGHUP, logrotate's next run, tries again).
-  std::string why;
-  if (error.code() == absl::StatusCode::kPermissionDenied) {
-    // The uid stays, so a file its owner may write is fine; but logrotate's
-    // `create MODE OWNER GROUP` with another owner gives a file that only
-    // capabilities biosnoop no longer has could open.
-    const uid_t uid = geteuid();
-    const std::string who =
-        uid == 0 ? std::string("root") : absl::StrCat("uid ", uid);
-    why = absl::StrCat(
-        " (biosnoop dropped its capabilities after loading: it runs as ", who,
-        " without CAP_DAC_OVERRIDE, so the new file must be writable by ", who,
-        uid == 0 ? ", e.g. logrotate's `create 0640 root adm`" : "", ")");
-  }
-  absl::FPrintF(diag,
-                "biosnoop: %s%s; still writing to the old file, the next "
-                "SIGHUP tries again\n",
-                error.message(), why);
-}
-
-InflightUpkeep::InflightUpkeep(Probe& probe, uint64_t max_age_ns,
-                               uint64_t start_ns)
-    : probe_(probe),
-      max_age_ns_(max_age_ns),
-      expire_every_ns_(std::min(kExpireEveryNs, max_age_ns / 2)),
-      next_missed_check_(start_ns + kTickNs),
-      next_expire_(start_ns + expire_every_ns_) {}
-
-absl::Status InflightUpkeep::Run(uint64_t now_ns) {
-  if (now_ns >= next_missed_check_) {
-    next_missed_check_ = now_ns + kTickNs;
-    RETURN_IF_ERROR(FindMissedCompletions());
-  }
-  if (now_ns >= next_expire_) {
-    next_expire_ = now_ns + expire_every_ns_;
-    ASSIGN_OR_RETURN(uint64_t removed, probe_.ExpireInflight(now_ns, max_age_ns_));
-    expired_ += removed;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InflightUpkeep::ObserveAtExit() { return FindMissedCompletions(); }
-
-absl::StatusOr<uint64_t> InflightUpkeep::CountUnfinished() {
-  return probe_.CountUnfinished(MonotonicNs(), kTickNs);
-}
-
-// One observation for the finder: disks biosnoop holds requests for, the
-// idle ones among them (read first), then their issued requests.
-absl::Status InflightUpkeep::FindMissedCompletions() {
-  ASSIGN_OR_RETURN(std::vector<uint32_t> devs, probe_.DevsWithInflight());
-  absl::flat_hash_set<uint32_t> idle;
-  for (uint32_t dev : devs) {
-    if (DiskIdle(dev).value_or(false)) idle.insert(dev);
-  }
-  if (idle.empty()) {
-    finder_.Reset();
-    return absl::OkStatus();
-  }
-  ASSIGN_OR_RETURN(std::vector<InflightEntry> issued,
-                   probe_.ReadIssuedInflight(idle));
-  // Reads and writes on an idle disk are done; a flush (never in the
-  // kernel's `inflight`) only as far as the kernel's count of completed
-  // flushes says it finished more than biosnoop saw.
-  std::vector<InflightEntry> candidates;
-  absl::flat_hash_map<uint32_t, std::vector<InflightEntry>> flushes;
-  for (const InflightEntry& e : issued) {
-    if (e.flush) {
-      flushes[e.dev].push_back(e);
-    } else {
-      candidates.push_back(e);
-    }
-  }
-  for (auto& [dev, held] : flushes) {
-    for (const InflightEntry& e :
-         PresumedMissedFlushes(std::move(held), probe_.UnseenFlushes(dev))) {
-      candidates.push_back(e);
-    }
-  }
-  std::vector<InflightEntry> confirmed = finder_.Observe(candidates, idle);
-  ASSIGN_OR_RETURN(uint64_t removed, probe_.RemoveInflight(confirmed));
-  missed_completions_ += removed;
-  // Requests still held per disk, those just removed aside.
-  absl::flat_hash_map<uint32_t, size_t> still_held;
-  for (const InflightEntry& e : issued) ++still_held[e.dev];
-  for (const InflightEntry& e : confirmed) {
-    if (--still_held[e.dev] == 0) still_held.erase(e.dev);
-  }
-  for (uint32_t dev : idle) {
-    if (!still_held.contains(dev)) RETURN_IF_ERROR(probe_.ResetDepth(dev));
   }
   return absl::OkStatus();
 }

@@ -54,4 +54,16 @@ absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {
   return e;
 }
 
+StuckRequest DecodeStuck(const biosnoop_inflight_val& v, uint64_t found_ns) {
+  StuckRequest s;
+  s.found_ns = found_ns;
+  s.inflight_ns = found_ns > v.issue_ns ? found_ns - v.issue_ns : 0;
+  // As the kernel computes an event's queue time (bpf on_complete).
+  if (v.submit_ns != 0 && v.submit_ns <= v.issue_ns) {
+    s.request.queue_ns = v.issue_ns - v.submit_ns;
+  }
+  CopyRequestFields(v, &s.request);
+  return s;
+}
+
 }  // namespace biosnoop

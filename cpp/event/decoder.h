@@ -1,6 +1,9 @@
 #pragma once
 
-// Raw ring-buffer record -> Event.  Pure: no I/O, no state.
+// The kernel's structures -> domain values: a ring-buffer record -> Event,
+// an in-flight table entry -> StuckRequest.  Pure: no I/O, no state.  The
+// structures' layout (bpf/biosnoop_abi.h) is seen only in decoder.cc, so
+// this header does not bring the ABI to the layers above.
 
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +11,9 @@
 
 #include "absl/status/statusor.h"
 #include "event.h"
+#include "stuck_request.h"
+
+struct biosnoop_inflight_val;  // bpf/biosnoop_abi.h
 
 namespace biosnoop {
 
@@ -21,13 +27,13 @@ absl::StatusOr<Event> DecodeRecord(const void* data, size_t size);
 // error).  The consumer's per-event path: no Event is built and copied.
 absl::Status DecodeRecordInto(const void* data, size_t size, Event* out);
 
-// The request's fields a kernel structure holds under the same names as
+// A Request's fields a kernel structure holds under the same names as
 // struct biosnoop_event (the record, or an in-flight table entry): sector,
 // dev (split into major and minor), bytes, pid, tid, queue_depth, op
-// (anything unknown is kOther), flags, submit_known and comm.  The times
-// are the caller's: they mean different things in each structure.
+// (anything unknown is kOther), flags, submit_known and comm.  queue_ns is
+// the caller's: each structure keeps the times its own way.
 template <typename Raw>
-void CopyRequestFields(const Raw& raw, Event* e) {
+void CopyRequestFields(const Raw& raw, Request* e) {
   e->sector = raw.sector;
   e->major = raw.dev >> 20;
   e->minor = raw.dev & ((1u << 20) - 1);
@@ -42,5 +48,12 @@ void CopyRequestFields(const Raw& raw, Event* e) {
   static_assert(sizeof(raw.comm) == sizeof(e->comm));
   std::memcpy(e->comm.data(), raw.comm, sizeof(raw.comm));
 }
+
+// An issued in-flight table entry found still in flight at found_ns
+// (CLOCK_MONOTONIC): its Request fields, queue_ns when its submission was
+// seen before its issue (as the kernel computes an event's), and
+// inflight_ns = found_ns - issue (0 if found_ns is earlier).  Names and
+// wall-clock time are the enricher's.
+StuckRequest DecodeStuck(const biosnoop_inflight_val& entry, uint64_t found_ns);
 
 }  // namespace biosnoop

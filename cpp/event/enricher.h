@@ -8,6 +8,7 @@
 
 #include "disk_names.h"
 #include "event.h"
+#include "stuck_request.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -24,16 +25,20 @@ class Enricher {
   Enricher& operator=(const Enricher&) = delete;
 
   // Fills every field of `*out` from `event`; seq counts 1, 2, 3, ... per
-  // call. `now_ns` is CLOCK_MONOTONIC now; it rate-limits sysfs re-reads
-  // (see DiskNames). Reuses the capacity of `out`'s strings, so passing the
-  // same `out` each time allocates nothing for known devices.
-  void Enrich(const Event& event, uint64_t now_ns, EnrichedEvent* out);
+  // call.  `lookup_ns` (CLOCK_MONOTONIC) is the time the names are looked
+  // up at: it rate-limits sysfs re-reads (see DiskNames).  The run passes
+  // the event's completion time, close enough to now and no clock read.
+  // The wall-clock time is always that of event.complete_ns.  Reuses the
+  // capacity of `out`'s strings, so passing the same `out` each time
+  // allocates nothing for known devices.
+  void Enrich(const Event& event, uint64_t lookup_ns, EnrichedEvent* out);
   // The same for an event already in out->event (decoded in place).
-  void EnrichInPlace(uint64_t now_ns, EnrichedEvent* out);
-  // A stuck request's names and wall-clock time (of event.complete_ns, the
-  // moment it was found), with no seq: stuck records are not events, and
-  // a seq taken here would read as a lost event.
-  void EnrichStuck(uint64_t now_ns, StuckRequest* out);
+  void EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out);
+  // A stuck request's disk and partition names (looked up at its
+  // found_ns) and the wall-clock time of found_ns.  It takes no seq:
+  // stuck records are not events, and a seq taken here would read as a
+  // lost event.
+  void EnrichStuck(StuckRequest* out);
 
   // Re-measures the wall-clock offset; call about once a second so that a
   // stepped wall clock shows up in the timestamps.
@@ -46,8 +51,10 @@ class Enricher {
   WallClock& wall_clock() { return clock_; }
 
  private:
-  // Every field of EnrichInPlace but seq.
-  void FillNamesAndTime(uint64_t now_ns, EnrichedEvent* out);
+  // The disk and partition of (major, minor, sector) at lookup_ns, into
+  // *disk and *partition, copied only when they changed.
+  void FillNames(const Request& request, uint64_t lookup_ns, std::string* disk,
+                 std::string* partition);
 
   DiskNames names_;
   WallClock clock_;

@@ -7,7 +7,7 @@
 
 namespace biosnoop {
 
-absl::string_view Event::Comm() const {
+absl::string_view Request::Comm() const {
   return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
 }
 

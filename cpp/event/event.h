@@ -1,7 +1,8 @@
 #pragma once
 
 // The domain event: one slow block I/O completion, decoded from the kernel
-// record and independent of its byte layout.
+// record (decoder.h) and independent of its byte layout, and its names
+// for output (EnrichedEvent, filled by enricher.h).
 
 #include <array>
 #include <cstdint>
@@ -31,9 +32,10 @@ inline constexpr uint8_t kFlagRahead = 1 << 2;
 inline constexpr uint8_t kFlagSync = 1 << 3;
 inline constexpr uint8_t kFlagMeta = 1 << 4;
 
-struct Event {
-  uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
-  uint64_t device_ns = 0;    // issue -> completion
+// What a block request holds from its issue on: who submitted it, where it
+// goes, what it does.  An Event adds its completion; a StuckRequest
+// (stuck_request.h) its time in flight so far.
+struct Request {
   std::optional<uint64_t> queue_ns;  // submission -> issue, when known
   uint64_t sector = 0;       // start sector (512 B), relative to the whole disk
   uint32_t major = 0;        // whole disk
@@ -44,12 +46,19 @@ struct Event {
   uint32_t queue_depth = 0;  // in flight on the disk at issue, this one included
   Op op = Op::kOther;
   uint8_t flags = 0;
-  uint8_t blk_status = 0;     // the kernel's blk_status_t; 0 = success
   bool submit_known = false;  // pid/comm captured at submission (not at issue)
   std::array<char, 16> comm{};  // raw bytes, NUL-padded (may hold any byte)
 
   // The comm bytes up to the first NUL (at most 16).
   absl::string_view Comm() const;
+};
+
+// One completed request.
+struct Event : Request {
+  uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
+  uint64_t device_ns = 0;    // issue -> completion
+  uint8_t blk_status = 0;     // the kernel's blk_status_t; 0 = success
+
   // Latency the threshold was compared against: device time, plus queue
   // time when `include_queue` and the queue time is known.
   uint64_t LatencyNs(bool include_queue) const;
@@ -88,11 +97,5 @@ struct EnrichedEvent {
   uint64_t seq = 0;         // 1-based position in this run's output
   bool include_queue = false;  // latency_us includes the queue time (-Q)
 };
-
-// A request still in flight (proto message Stuck), in an event's shape:
-// the fields an event has at issue, event.device_ns the time since the
-// issue so far, realtime_ns when it was found.  seq, blk_status and
-// complete_ns mean nothing here.
-using StuckRequest = EnrichedEvent;
 
 }  // namespace biosnoop

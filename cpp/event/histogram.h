@@ -1,8 +1,10 @@
 #pragma once
 
-// Kernel histograms in user space: the per-CPU (dev, op, flags) histograms
-// summed, differenced between two reads, and grouped the way the user
-// asked (all I/O, per disk, per operation/flags).
+// Latency and size histograms as domain values: per (dev, op, flags) key,
+// differenced between two reads of the kernel's cumulative counts, and
+// grouped the way the user asked (all I/O, per disk, per operation/flags).
+// Made from the kernel's reading by DecodeHistograms (hist_decoder.h);
+// this header does not depend on the kernel's layout.
 
 #include <array>
 #include <cstdint>
@@ -10,18 +12,22 @@
 #include <string>
 #include <vector>
 
-#include "biosnoop_abi.h"
 #include "event.h"
 
 namespace biosnoop {
+
+// log2 buckets per histogram: bucket i holds [2^i, 2^(i+1)), 0 in bucket 0
+// (BucketLow/BucketHigh).  The kernel's BIOSNOOP_HIST_BUCKETS, asserted
+// equal in hist_decoder.cc.
+inline constexpr int kHistBuckets = 32;
 
 struct HistData {
   uint64_t count = 0;
   uint64_t bytes = 0;
   uint64_t slow = 0;    // at least as slow as the threshold
   uint64_t errors = 0;  // failed (a nonzero blk_status_t)
-  std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> latency{};
-  std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> size{};
+  std::array<uint64_t, kHistBuckets> latency{};
+  std::array<uint64_t, kHistBuckets> size{};
 
   void Add(const HistData& other);
   // this - earlier, bucket by bucket (counters only grow).
@@ -29,7 +35,8 @@ struct HistData {
   bool empty() const { return count == 0; }
 };
 
-// Kernel key (biosnoop_hist_key) -> summed histogram.
+// Kernel key (dev << 16 | op << 8 | flags, as bpf's biosnoop_hist_key
+// makes it; DecodeHistKey) -> summed histogram.
 using HistSet = std::map<uint64_t, HistData>;
 
 struct HistKey {

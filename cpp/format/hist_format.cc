@@ -11,8 +11,8 @@ namespace {
 
 constexpr int kBarWidth = 40;
 
-int HighestBucket(const std::array<uint64_t, BIOSNOOP_HIST_BUCKETS>& b) {
-  for (int i = BIOSNOOP_HIST_BUCKETS - 1; i >= 0; --i) {
+int HighestBucket(const std::array<uint64_t, kHistBuckets>& b) {
+  for (int i = kHistBuckets - 1; i >= 0; --i) {
     if (b[i] != 0) return i;
   }
   return -1;
@@ -26,7 +26,7 @@ uint64_t ToMicros(uint64_t v, HistUnit unit) {
   return unit == HistUnit::kMilliseconds ? v * 1000 : v;
 }
 
-void AppendBars(const std::array<uint64_t, BIOSNOOP_HIST_BUCKETS>& b,
+void AppendBars(const std::array<uint64_t, kHistBuckets>& b,
                 absl::string_view unit_label, uint64_t scale_lo,
                 std::string* out) {
   int top = HighestBucket(b);
@@ -68,8 +68,8 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
     if (g.data.count != 0) {
       absl::StrAppend(&out, "\n");
       // Sizes are counted in bytes; bitesize users read KiB.
-      std::array<uint64_t, BIOSNOOP_HIST_BUCKETS> kib{};
-      for (int i = 0; i < BIOSNOOP_HIST_BUCKETS; ++i) {
+      std::array<uint64_t, kHistBuckets> kib{};
+      for (int i = 0; i < kHistBuckets; ++i) {
         kib[std::max(0, i - 10)] += g.data.size[i];
       }
       AppendBars(kib, "size (KiB)", 1, &out);
@@ -122,7 +122,7 @@ std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
                     ",\"slow\":", g.data.slow, ",\"errors\":", g.data.errors,
                     ",\"latency\":[");
     bool first = true;
-    for (int i = 0; i < BIOSNOOP_HIST_BUCKETS; ++i) {
+    for (int i = 0; i < kHistBuckets; ++i) {
       if (g.data.latency[i] == 0) continue;
       absl::StrAppend(&out, first ? "" : ",", "{\"lo\":", BucketLow(i),
                       ",\"hi\":", BucketHigh(i), ",\"count\":", g.data.latency[i], "}");
@@ -130,7 +130,7 @@ std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
     }
     out += "],\"size_bytes\":[";
     first = true;
-    for (int i = 0; i < BIOSNOOP_HIST_BUCKETS; ++i) {
+    for (int i = 0; i < kHistBuckets; ++i) {
       if (g.data.size[i] == 0) continue;
       absl::StrAppend(&out, first ? "" : ",", "{\"lo\":", BucketLow(i),
                       ",\"hi\":", BucketHigh(i), ",\"count\":", g.data.size[i], "}");

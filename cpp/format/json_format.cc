@@ -446,7 +446,7 @@ void AppendHeaderJson(const StreamInfo& info, std::string* out) {
 
 void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
                      std::string* out) {
-  const Event& ev = s.event;
+  const Request& ev = s.request;
   out->append("{\"type\":\"stuck\"");
   AppendTimeField("timestamp", s.realtime_ns, out);
   AppendKey("host", out);
@@ -463,7 +463,7 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
   AppendStringField("rwbs", Rwbs(ev.op, ev.flags), out);
   AppendUintField("sector", ev.sector, out);
   AppendUintField("bytes", ev.bytes, out);
-  AppendUintField("inflight_us", ev.device_ns / 1000, out);
+  AppendUintField("inflight_us", s.inflight_ns / 1000, out);
   if (ev.queue_ns.has_value()) {
     AppendUintField("queue_us", *ev.queue_ns / 1000, out);
   } else {

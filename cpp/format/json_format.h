@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "event.h"
 #include "stream_info.h"
+#include "stuck_request.h"
 
 namespace biosnoop {
 

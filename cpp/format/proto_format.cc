@@ -42,15 +42,16 @@ namespace {
 // The fields Event and Stuck share, named and numbered alike in both
 // messages (Msg is v1::Event or v1::Stuck).
 template <typename Msg>
-void FillRequestFields(const EnrichedEvent& e, absl::string_view host, Msg* msg) {
-  const Event& ev = e.event;
-  SetTimestamp(e.realtime_ns, msg->mutable_timestamp());
+void FillRequestFields(const Request& ev, int64_t realtime_ns,
+                       absl::string_view disk, absl::string_view partition,
+                       absl::string_view host, Msg* msg) {
+  SetTimestamp(realtime_ns, msg->mutable_timestamp());
   AssignUtf8(host, msg->mutable_host());
-  AssignUtf8(e.disk, msg->mutable_disk());
-  if (e.partition.empty()) {
+  AssignUtf8(disk, msg->mutable_disk());
+  if (partition.empty()) {
     msg->clear_partition();
   } else {
-    AssignUtf8(e.partition, msg->mutable_partition());
+    AssignUtf8(partition, msg->mutable_partition());
   }
   std::string* dev = msg->mutable_dev();
   dev->clear();
@@ -82,7 +83,7 @@ void FillRequestFields(const EnrichedEvent& e, absl::string_view host, Msg* msg)
 
 void FillEventProto(const EnrichedEvent& e, absl::string_view host,
                     v1::Event* msg) {
-  FillRequestFields(e, host, msg);
+  FillRequestFields(e.event, e.realtime_ns, e.disk, e.partition, host, msg);
   const Event& ev = e.event;
   msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);
   msg->set_device_us(ev.device_ns / 1000);
@@ -98,8 +99,8 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
                     v1::Stuck* msg) {
-  FillRequestFields(s, host, msg);
-  msg->set_inflight_us(s.event.device_ns / 1000);
+  FillRequestFields(s.request, s.realtime_ns, s.disk, s.partition, host, msg);
+  msg->set_inflight_us(s.inflight_ns / 1000);
 }
 
 void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {

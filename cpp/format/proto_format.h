@@ -11,6 +11,7 @@
 #include "biosnoop.pb.h"
 #include "event.h"
 #include "stream_info.h"
+#include "stuck_request.h"
 
 namespace biosnoop {
 

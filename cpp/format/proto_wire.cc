@@ -246,7 +246,7 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
 
 void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
                                 std::string* out) {
-  const Event& ev = s.event;
+  const Request& ev = s.request;
   std::string fixed;
   Encoder m;
   m.Message(1, TimestampMessage(s.realtime_ns));
@@ -258,7 +258,7 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
   m.Str(7, Rwbs(ev.op, ev.flags));
   m.U64(8, ev.sector);
   m.U64(9, ev.bytes);
-  m.U64(10, ev.device_ns / 1000);
+  m.U64(10, s.inflight_ns / 1000);
   if (ev.queue_ns.has_value()) m.OptU64(11, *ev.queue_ns / 1000);
   m.U64(12, ev.queue_depth);
   m.U64(13, ev.pid);

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "event.h"
 #include "stream_info.h"
+#include "stuck_request.h"
 
 namespace biosnoop {
 

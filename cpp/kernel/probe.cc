@@ -191,13 +191,13 @@ absl::Status Probe::CheckPrerequisites() {
 }
 
 absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
-                                                   RecordHandler handler) {
+                                                   RecordConsumer* consumer) {
   g_libbpf_verbose = config.verbose;
   libbpf_set_print(LibbpfPrint);
   if (absl::Status s = CheckPrerequisites(); !s.ok()) return s;
 
   std::unique_ptr<Probe> probe(new Probe());
-  probe->handler_ = std::move(handler);
+  probe->consumer_ = consumer;
 
   probe->skel_ = biosnoop_bpf__open();
   if (probe->skel_ == nullptr) return ErrnoStatus(errno, "open BPF program");
@@ -399,9 +399,11 @@ Probe::~Probe() {
 
 int Probe::OnRecord(void* ctx, void* data, size_t size) {
   auto* self = static_cast<Probe*>(ctx);
-  absl::Status s = self->handler_(data, size);
+  // Events disabled: the kernel emits none (ProbeConfig::events_disabled).
+  if (self->consumer_ == nullptr) return 0;
+  absl::Status s = self->consumer_->Consume(data, size);
   if (s.ok()) return 0;
-  self->handler_status_ = std::move(s);
+  self->consumer_status_ = std::move(s);
   return -ECANCELED;
 }
 
@@ -410,9 +412,9 @@ absl::StatusOr<int> Probe::Poll(int timeout_ms) {
   // Records submitted without a wakeup (see wakeup_flags in the BPF
   // program) do not end the wait: collect them when it times out.
   if (n == 0 || n == -EINTR) n = ring_buffer__consume(rb_);
-  if (n == -ECANCELED && !handler_status_.ok()) {
-    absl::Status s = std::move(handler_status_);
-    handler_status_ = absl::OkStatus();
+  if (n == -ECANCELED && !consumer_status_.ok()) {
+    absl::Status s = std::move(consumer_status_);
+    consumer_status_ = absl::OkStatus();
     return s;
   }
   if (n == -EINTR) return 0;
@@ -422,9 +424,9 @@ absl::StatusOr<int> Probe::Poll(int timeout_ms) {
 
 absl::StatusOr<int> Probe::Drain() {
   int n = ring_buffer__consume(rb_);
-  if (n == -ECANCELED && !handler_status_.ok()) {
-    absl::Status s = std::move(handler_status_);
-    handler_status_ = absl::OkStatus();
+  if (n == -ECANCELED && !consumer_status_.ok()) {
+    absl::Status s = std::move(consumer_status_);
+    consumer_status_ = absl::OkStatus();
     return s;
   }
   if (n < 0) return ErrnoStatus(n, "drain ring buffer");
@@ -477,22 +479,16 @@ bool IsStale(const biosnoop_inflight_val& val, uint64_t now_ns,
 
 }  // namespace
 
-absl::StatusOr<HistSet> Probe::ReadHistograms() const {
+absl::StatusOr<KernelHistograms> Probe::ReadHistograms() const {
   int ncpus = libbpf_num_possible_cpus();
   if (ncpus <= 0) return ErrnoStatus(ncpus, "count possible CPUs");
   std::vector<biosnoop_hist> per_cpu(static_cast<size_t>(ncpus));
-  HistSet set;
+  KernelHistograms set;
   auto add = [&set](uint64_t key, const biosnoop_hist& h) {
     if (key == 0 || h.count == 0) return;
-    HistData& d = set[key];
-    HistData one;
-    one.count = h.count;
-    one.bytes = h.bytes;
-    one.slow = h.slow;
-    one.errors = h.errors;
-    std::copy(std::begin(h.latency), std::end(h.latency), one.latency.begin());
-    std::copy(std::begin(h.size), std::end(h.size), one.size.begin());
-    d.Add(one);
+    auto [it, inserted] = set.try_emplace(key, biosnoop_hist{});
+    if (inserted) it->second.key = key;
+    AddKernelHist(h, &it->second);
   };
   int fd = bpf_map__fd(skel_->maps.hist_slots);
   for (uint32_t i = 0; i < BIOSNOOP_HIST_SLOTS; ++i) {

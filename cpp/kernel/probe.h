@@ -1,8 +1,11 @@
 #pragma once
 
 // The kernel side as seen from user space: load the BPF program with its
-// filters, attach its hooks, poll its ring buffer and read its counters.
-// RAII: destroying the Probe detaches everything and frees the maps.
+// filters, attach its hooks, poll its ring buffer (each record to a
+// RecordConsumer), read its counters and histograms, and look at and tidy
+// its in-flight table.  RAII: destroying the Probe detaches everything and
+// frees the maps.  Types here are the kernel's (biosnoop_abi.h); turning
+// them into domain values is event/'s job (decoder.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "counters.h"
-#include "histogram.h"
+#include "kernel_histograms.h"
 #include "missed_completions.h"
 
 struct biosnoop_bpf;
@@ -47,23 +50,32 @@ struct ProbeConfig {
   bool rescue_always = false;
 };
 
-// Called for each ring-buffer record.  A non-OK status stops the current
-// poll and is returned from Poll().
+// Hook runs the kernel skipped, by hook (ReadMissed).
 struct MissedHooks {
   uint64_t submit = 0;    // pid/comm then come from the issuing task
   uint64_t issue = 0;     // the completion then counts as an orphan
   uint64_t complete = 0;  // not rescued: the I/O is in no counter and no event
 };
 
-using RecordHandler = std::function<absl::Status(const void* data, size_t size)>;
+// Where Poll() and Drain() hand each ring-buffer record (struct
+// biosnoop_event bytes, as the kernel wrote them).  A non-OK status stops
+// the current poll and is returned from Poll() or Drain().  The run's
+// consumer is RecordPipeline (app/record_pipeline.h): decode, enrich, sink.
+class RecordConsumer {
+ public:
+  virtual ~RecordConsumer() = default;
+  virtual absl::Status Consume(const void* data, size_t size) = 0;
+};
 
 class Probe {
  public:
   // Checks privilege and kernel support, loads and attaches.  Errors:
   // PermissionDenied (not root / no CAP_BPF), Unavailable (no BTF, a
   // required tracepoint missing, BPF refused by the kernel), Internal.
+  // `consumer` outlives the Probe; nullptr when config.events_disabled
+  // (no record is ever emitted then).
   static absl::StatusOr<std::unique_ptr<Probe>> Open(const ProbeConfig& config,
-                                                     RecordHandler handler);
+                                                     RecordConsumer* consumer);
   // Open()'s checks of privilege and kernel BTF alone, loading nothing:
   // PermissionDenied or Unavailable, each saying what to do.  For callers
   // that must not act (create the output file) when Open() cannot succeed.
@@ -72,10 +84,10 @@ class Probe {
   Probe(const Probe&) = delete;
   Probe& operator=(const Probe&) = delete;
 
-  // Waits up to timeout_ms for records and hands each to the handler.
+  // Waits up to timeout_ms for records and hands each to the consumer.
   // Returns how many were consumed.  An interrupted wait is not an error.
   absl::StatusOr<int> Poll(int timeout_ms);
-  // Hands every record already in the ring buffer to the handler.
+  // Hands every record already in the ring buffer to the consumer.
   absl::StatusOr<int> Drain();
   // Detaches every program and returns once none is still running, so no
   // record or counter changes after it: what Drain() then finds is final.
@@ -99,7 +111,7 @@ class Probe {
   bool rescue_attached() const;
 
   // The histograms since load, summed over CPUs (empty unless enabled).
-  absl::StatusOr<HistSet> ReadHistograms() const;
+  absl::StatusOr<KernelHistograms> ReadHistograms() const;
 
   // Events the kernel never let our programs see: it skips a program that
   // is already running on that CPU (bpf_prog_info.recursion_misses, Linux
@@ -170,15 +182,15 @@ class Probe {
 
   biosnoop_bpf* skel_ = nullptr;
   ring_buffer* rb_ = nullptr;
-  RecordHandler handler_;
-  absl::Status handler_status_;
+  RecordConsumer* consumer_ = nullptr;
+  absl::Status consumer_status_;
   std::vector<std::string> attached_;
   bool detached_ = false;
-  // The slot array mapped read-only (nullptr if the kernel would not map
-  // it: then ReadIssuedBefore reads it through the syscall).
   // Each disk's count of completed flushes when attached (DiskFlushesDone;
   // a disk that appears later starts from 0).
   absl::flat_hash_map<uint32_t, uint64_t> flush_baseline_;
+  // The slot array mapped read-only (nullptr if the kernel would not map
+  // it: then ReadIssuedBefore reads it through the syscall).
   const biosnoop_inflight_val* slots_view_ = nullptr;
   size_t slots_view_bytes_ = 0;
 };

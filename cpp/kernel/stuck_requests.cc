@@ -1,10 +1,12 @@
+// How the look tells a hung request from a missed completion; the
+// contract is in stuck_requests.h.
+
 #include "stuck_requests.h"
 
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
-
-#include "decoder.h"
+#include "absl/strings/string_view.h"
 #include "missed_completions.h"
 #include "status_macros.h"
 
@@ -26,18 +28,6 @@ bool StuckPassesFilters(const ProbeConfig& config, const biosnoop_inflight_val& 
   return v.sector >= config.sector_start && v.sector < config.sector_end;
 }
 
-Event StuckEvent(const biosnoop_inflight_val& v, uint64_t now_ns) {
-  Event e;
-  e.complete_ns = now_ns;
-  e.device_ns = now_ns > v.issue_ns ? now_ns - v.issue_ns : 0;
-  // As the kernel computes an event's queue time (bpf on_complete).
-  if (v.submit_ns != 0 && v.submit_ns <= v.issue_ns) {
-    e.queue_ns = v.issue_ns - v.submit_ns;
-  }
-  CopyRequestFields(v, &e);
-  return e;
-}
-
 std::vector<biosnoop_inflight_val> StuckTracker::Observe(
     absl::Span<const biosnoop_inflight_val> issued, uint64_t now_ns) {
   std::vector<biosnoop_inflight_val> out;
@@ -57,13 +47,13 @@ std::vector<biosnoop_inflight_val> StuckTracker::Observe(
   return out;
 }
 
-absl::Status StuckWatch::Look(uint64_t now_ns, Enricher& enricher) {
-  found_.clear();
-  if (after_ns_ == 0 || now_ns < after_ns_) return absl::OkStatus();
+absl::StatusOr<std::vector<biosnoop_inflight_val>> StuckFinder::Look(
+    uint64_t now_ns) {
+  if (after_ns_ == 0 || now_ns < after_ns_) return std::vector<biosnoop_inflight_val>();
   // The table is looked over whole (1.2 MB): not on a machine with no
   // request on a device, which is most seconds of most hosts.
   ASSIGN_OR_RETURN(std::vector<uint32_t> busy, probe_.DevsWithInflight());
-  if (busy.empty()) return absl::OkStatus();
+  if (busy.empty()) return std::vector<biosnoop_inflight_val>();
   ASSIGN_OR_RETURN(std::vector<biosnoop_inflight_val> issued,
                    probe_.ReadIssuedBefore(now_ns - after_ns_));
   // Which of them are on the device.  A read or write on a disk the kernel
@@ -100,21 +90,7 @@ absl::Status StuckWatch::Look(uint64_t now_ns, Enricher& enricher) {
   for (const biosnoop_inflight_val& v : on_device) {
     if (StuckPassesFilters(config_, v)) wanted.push_back(v);
   }
-  for (const biosnoop_inflight_val& v : tracker_.Observe(wanted, now_ns)) {
-    StuckRequest& s = found_.emplace_back();
-    s.event = StuckEvent(v, now_ns);
-    enricher.EnrichStuck(now_ns, &s);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status StuckWatch::WriteFound(Sink& sink) {
-  for (const StuckRequest& s : found_) {
-    RETURN_IF_ERROR(sink.WriteStuck(s));
-    ++reported_;
-  }
-  found_.clear();
-  return absl::OkStatus();
+  return tracker_.Observe(wanted, now_ns);
 }
 
 }  // namespace biosnoop

@@ -1,17 +1,19 @@
 #pragma once
 
-// Requests that hang: found in the in-flight table while they last, and
-// written as stuck records (proto message Stuck), once per request, so a
-// disk that stops answering shows in the stream at once and not only when
-// (if ever) its requests complete.
+// Requests that hang, as the kernel's in-flight table shows them: which
+// issued entries have been on their device for at least --stuck-after,
+// each returned once, so that a disk that stops answering shows in the
+// stream at once and not only when (if ever) its requests complete.  The
+// run turns what StuckFinder::Look() returns into stuck records
+// (app/stuck_watch.h: decode, enrich, write).
 //
-// Looked for once a second (the poll loop's tick): a request is reported
-// at the first look that finds it at least --stuck-after since its issue,
-// on a disk the kernel says is busy (sysfs `inflight` > 0: an idle disk's
-// entry is a completion biosnoop missed, see missed_completions.h, not a
-// hang).  A flush request is never in `inflight`: it is reported unless
-// the kernel's count of completed flushes says biosnoop missed its
-// completion (Probe::UnseenFlushes).
+// Looked for once a second (the run's tick): a request is reported at the
+// first look that finds it at least --stuck-after since its issue, on a
+// disk the kernel says is busy (sysfs `inflight` > 0: an idle disk's entry
+// is a completion biosnoop missed, see missed_completions.h, not a hang).
+// A flush request is never in `inflight`: it is reported unless the
+// kernel's count of completed flushes says biosnoop missed its completion
+// (Probe::UnseenFlushes).
 
 #include <cstdint>
 #include <string>
@@ -19,13 +21,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "biosnoop_abi.h"
-#include "enricher.h"
-#include "event.h"
 #include "probe.h"
-#include "sink.h"
 
 namespace biosnoop {
 
@@ -33,11 +32,6 @@ namespace biosnoop {
 // applied to an in-flight entry: -p, --comm, --op, and a partition's
 // sectors.  The disk filter needs no check: other disks have no entries.
 bool StuckPassesFilters(const ProbeConfig& config, const biosnoop_inflight_val& v);
-
-// An issued entry in an event's shape, found at now_ns (see StuckRequest):
-// device_ns is now_ns - issue; queue_ns is known when the submission was
-// seen before the issue.
-Event StuckEvent(const biosnoop_inflight_val& v, uint64_t now_ns);
 
 // Which requests to report.  Pure: the caller reads the table.
 class StuckTracker {
@@ -57,24 +51,19 @@ class StuckTracker {
   absl::flat_hash_set<std::pair<uint64_t, uint64_t>> reported_;
 };
 
-// The periodic look, from the table to the sink.
-class StuckWatch {
+// The periodic look at the table.
+class StuckFinder {
  public:
-  // after_ns 0: never looks.
-  StuckWatch(Probe& probe, const ProbeConfig& config, uint64_t after_ns,
-             std::string sysfs_root = "/sys")
+  // after_ns 0: never looks.  `probe` and `config` outlive this; `config`
+  // is read at each look (a followed partition's sectors change in it).
+  StuckFinder(Probe& probe, const ProbeConfig& config, uint64_t after_ns,
+              std::string sysfs_root = "/sys")
       : probe_(probe), config_(config), tracker_(after_ns), after_ns_(after_ns),
         sysfs_root_(std::move(sysfs_root)) {}
 
-  // Finds the requests newly stuck at now_ns, enriched, for WriteFound().
-  // Errors are the in-flight table's.
-  absl::Status Look(uint64_t now_ns, Enricher& enricher);
-  // Writes a stuck record for each request the last Look() found.  Errors
-  // are the sink's; the records not written are given up.
-  absl::Status WriteFound(Sink& sink);
-
-  // Stuck records written so far.
-  uint64_t reported() const { return reported_; }
+  // The entries newly stuck at now_ns (CLOCK_MONOTONIC), on their device
+  // and within the filters, each once.  Errors are the in-flight table's.
+  absl::StatusOr<std::vector<biosnoop_inflight_val>> Look(uint64_t now_ns);
 
  private:
   Probe& probe_;
@@ -82,8 +71,6 @@ class StuckWatch {
   StuckTracker tracker_;
   uint64_t after_ns_;
   std::string sysfs_root_;
-  std::vector<StuckRequest> found_;
-  uint64_t reported_ = 0;
 };
 
 }  // namespace biosnoop

@@ -1,11 +1,46 @@
+// Why rotation works this way is in output_rotation.h; here, how.
+
 #include "output_rotation.h"
 
+#include <unistd.h>
+
+#include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "session.h"
 
 namespace biosnoop {
+namespace {
+
+// Says on `diag`, in one line, that SIGHUP could not reopen the output
+// (`error`, from OutputFile::Reopen) and that output goes on to the old
+// file.  For a permission error it adds why: biosnoop dropped its
+// capabilities, CAP_DAC_OVERRIDE with them, after loading.
+void ReportFailedReopen(const absl::Status& error, std::FILE* diag) {
+  // The old file is still open and writable, and events in it are not
+  // lost: a rotation that cannot happen yet is no reason to end the run
+  // (the next SIGHUP, logrotate's next run, tries again).
+  std::string why;
+  if (error.code() == absl::StatusCode::kPermissionDenied) {
+    // The uid stays, so a file its owner may write is fine; but logrotate's
+    // `create MODE OWNER GROUP` with another owner gives a file that only
+    // capabilities biosnoop no longer has could open.
+    const uid_t uid = geteuid();
+    const std::string who =
+        uid == 0 ? std::string("root") : absl::StrCat("uid ", uid);
+    why = absl::StrCat(
+        " (biosnoop dropped its capabilities after loading: it runs as ", who,
+        " without CAP_DAC_OVERRIDE, so the new file must be writable by ", who,
+        uid == 0 ? ", e.g. logrotate's `create 0640 root adm`" : "", ")");
+  }
+  absl::FPrintF(diag,
+                "biosnoop: %s%s; still writing to the old file, the next "
+                "SIGHUP tries again\n",
+                error.message(), why);
+}
+
+}  // namespace
 
 OutputRotation::OutputRotation(OutputFile* file, std::FILE* diag)
     : file_(file), diag_(diag) {}

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "event.h"
 #include "stream_info.h"
+#include "stuck_request.h"
 
 namespace biosnoop {
 
