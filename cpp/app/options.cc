@@ -1,3 +1,6 @@
+// The command line -> Options (getopt_long), with every value checked and one
+// line of bad usage for each error (options.h).
+
 #include "options.h"
 
 #include <getopt.h>

@@ -1,3 +1,6 @@
+// -d PART followed while running: sysfs read again, the change applied to the
+// kernel filter, the stuck filter and the names (partition_watch.h).
+
 #include "partition_watch.h"
 
 #include <utility>

@@ -1,3 +1,6 @@
+// The run's output opened at start, waiting for a FIFO's reader as a run would
+// (run_output.h).
+
 #include "run_output.h"
 
 #include <algorithm>

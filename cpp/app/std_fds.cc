@@ -1,3 +1,6 @@
+// Closed stdin/stdout/stderr occupied by /dev/null at start, so no file
+// biosnoop opens becomes fd 0-2 (std_fds.h).
+
 #include "std_fds.h"
 
 #include <fcntl.h>

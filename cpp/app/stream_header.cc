@@ -1,3 +1,6 @@
+// The stream header and stats records' values from the options and the
+// counters (stream_header.h).
+
 #include "stream_header.h"
 
 #include <sys/random.h>

@@ -1,3 +1,6 @@
+// A status tagged with its exit code, and the code for any status
+// (exit_codes.h).
+
 #include "exit_codes.h"
 
 #include <string>

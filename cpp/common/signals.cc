@@ -1,3 +1,6 @@
+// The process's signal state: stop and reopen requests, the --duration timer,
+// interruptible writes (signals.h).
+
 #include "signals.h"
 
 #include <signal.h>

@@ -1,3 +1,6 @@
+// The kernel's record and in-flight entry -> Event and StuckRequest; the one
+// place in event/ that sees their layout (decoder.h).
+
 #include "decoder.h"
 
 #include <cstring>

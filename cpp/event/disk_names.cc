@@ -1,3 +1,6 @@
+// Disk and partition names from sysfs, cached and read again at most once a
+// second (disk_names.h).
+
 #include "disk_names.h"
 
 #include <dirent.h>

@@ -1,3 +1,6 @@
+// Op names, rwbs strings, blk_status -> errno, and an event's latency
+// (event.h).
+
 #include "event.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// Histogram arithmetic: sums, differences, key decoding, bucket bounds
+// (histogram.h).
+
 #include "histogram.h"
 
 namespace biosnoop {

@@ -1,3 +1,5 @@
+// CLOCK_MONOTONIC -> wall-clock time, and RFC 3339 formatting (wall_clock.h).
+
 #include "wall_clock.h"
 
 #include <limits.h>

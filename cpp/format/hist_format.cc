@@ -1,3 +1,5 @@
+// Histogram reports as text (biolatency's bars), CSV and JSON (hist_format.h).
+
 #include "hist_format.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// JSON Lines encoding of every record, and the UTF-8 rules strings follow
+// (json_format.h).
+
 #include "json_format.h"
 
 #include <array>

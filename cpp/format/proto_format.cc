@@ -1,3 +1,6 @@
+// Records as generated protobuf messages: the reference the wire encoder is
+// tested against (proto_format.h).
+
 #include "proto_format.h"
 
 #include <cstdint>

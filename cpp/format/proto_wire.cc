@@ -1,3 +1,6 @@
+// Records encoded straight into the protobuf wire format, length-delimited
+// (proto_wire.h).
+
 #include "proto_wire.h"
 
 #include <cstdint>

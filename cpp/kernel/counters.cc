@@ -1,3 +1,5 @@
+// The kernel counters' names as the summary line prints them (counters.h).
+
 #include "counters.h"
 
 namespace biosnoop {

@@ -1,3 +1,6 @@
+// The running kernel's BTF, loaded once from a read-only mapping
+// (kernel_btf.h).
+
 #include "kernel_btf.h"
 
 #include <bpf/btf.h>

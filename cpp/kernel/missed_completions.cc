@@ -1,3 +1,6 @@
+// Completions the kernel finished without our hook, found on idle disks
+// (missed_completions.h).
+
 #include "missed_completions.h"
 
 #include <algorithm>

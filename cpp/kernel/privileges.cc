@@ -1,3 +1,5 @@
+// Dropping every capability once the program is attached (privileges.h).
+
 #include "privileges.h"
 
 #include <linux/capability.h>

@@ -1,3 +1,6 @@
+// Loading, attaching and polling the BPF program, and reading its maps;
+// libbpf's negative errno becomes a Status here, with context (probe.h).
+
 #include "probe.h"
 
 #include <bpf/bpf.h>

@@ -1,3 +1,6 @@
+// The rotation's open of the output path on a helper thread
+// (background_open.h).
+
 #include "background_open.h"
 
 #include <pthread.h>

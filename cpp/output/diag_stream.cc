@@ -1,3 +1,6 @@
+// stderr as a stream that gives up once a stop is requested and it cannot
+// write (diag_stream.h).
+
 #include "diag_stream.h"
 
 #include <limits.h>

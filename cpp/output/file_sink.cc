@@ -1,3 +1,6 @@
+// What both sinks share: exact event counts through an OutputFile that also
+// carries other records (file_sink.h).
+
 #include "file_sink.h"
 
 #include <utility>

@@ -1,3 +1,5 @@
+// The JSON Lines sink (jsonl_sink.h).
+
 #include "jsonl_sink.h"
 
 #include <utility>

@@ -1,3 +1,6 @@
+// The output file: whole records or none, its buffer, its errors and the stop
+// (output_file.h).
+
 #include "output_file.h"
 
 #include <poll.h>

@@ -1,3 +1,6 @@
+// Opening the output path safely: no symlink, no device that is not a log
+// (output_open.h).
+
 #include "output_open.h"
 
 #include <fcntl.h>

@@ -1,3 +1,6 @@
+// What an output path or fd is, and whether it may hold a log
+// (output_target.h).
+
 #include "output_target.h"
 
 #include <sys/sysmacros.h>

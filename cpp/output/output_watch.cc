@@ -1,3 +1,6 @@
+// Loss and a blocked output said on stderr, from a thread of its own
+// (output_watch.h).
+
 #include "output_watch.h"
 
 #include <pthread.h>

@@ -1,3 +1,5 @@
+// The protobuf sink (proto_sink.h).
+
 #include "proto_sink.h"
 
 #include <utility>

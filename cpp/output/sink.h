@@ -23,7 +23,9 @@ class Sink {
   // ring buffer poll) so that `tail -f` and log shippers see them promptly.
   virtual absl::Status Flush() = 0;
 
-  // The stream header: written first, and again first in each reopened file.
+  // The stream header: written first, and again first in each file a
+  // rotation opens (the run's Rotate step; the file itself is swapped by
+  // OutputRotation, under the sink).
   virtual absl::Status WriteHeader(const StreamInfo& info) = 0;
 
   // A stats record (periodic and final).
@@ -37,8 +39,9 @@ class Sink {
   // a summary, and never counted as an event.
   virtual absl::Status WriteStuck(const StuckRequest& stuck) = 0;
 
-  // Log rotation (SIGHUP): flush, then reopen the output path.  The caller
-  // writes a header into the new file.
+  // Flush, then reopen the output path on this thread (OutputFile::Reopen);
+  // the caller writes a header into the new file.  The run rotates on
+  // SIGHUP through OutputRotation instead, which opens on a helper thread.
   virtual absl::Status Reopen() = 0;
 
   // Events that fully reached the output, and events given up after an
