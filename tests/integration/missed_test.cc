@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "session.h"
+#include "wall_clock.h"
 #include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {

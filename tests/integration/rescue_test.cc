@@ -109,9 +109,8 @@ TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
   if (child == 0) {
     close(result[0]);
     ProbeConfig config;
-    absl::StatusOr<std::unique_ptr<Probe>> probe = OpenProbe(
-        config, [](const void*, size_t) { return absl::OkStatus(); }, stderr,
-        0);
+    absl::StatusOr<std::unique_ptr<Probe>> probe =
+        OpenProbe(config, /*consumer=*/nullptr, stderr, 0);
     char verdict = 'o';
     if (!probe.ok()) {
       verdict = 'p';

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "biosnoop_abi.h"  // the kernel's bucket function, compared below
 #include "gtest/gtest.h"
 #include "hist_format.h"
 #include "nlohmann/json.hpp"

@@ -306,6 +306,18 @@ INSTANTIATE_TEST_SUITE_P(JsonlAndProto, SinkFormatsTest, ::testing::Bool(),
                            return info.param ? "Proto" : "Jsonl";
                          });
 
+// A stuck request with `e`'s request fields, names and time, in flight
+// for e's device time (StuckRequest is its own type: no completion).
+StuckRequest StuckLike(const EnrichedEvent& e) {
+  StuckRequest s;
+  s.request = e.event;
+  s.inflight_ns = e.event.device_ns;
+  s.disk = e.disk;
+  s.partition = e.partition;
+  s.realtime_ns = e.realtime_ns;
+  return s;
+}
+
 // The protobuf form, written back as JSON by the converter, is byte for
 // byte the line biosnoop's own JSON writer makes: the formats agree.
 // A random event: every field over its range, hostile strings now and
@@ -370,7 +382,7 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomStuckRequests) {
   std::mt19937_64 rng(44);
   for (int i = 0; i < 5000; ++i) {
     std::string host;
-    const StuckRequest s = RandomEvent(rng, &host);
+    const StuckRequest s = StuckLike(RandomEvent(rng, &host));
     std::string biosnoop_line;
     AppendStuckJson(s, JsonHost(host), &biosnoop_line);
     ParsedRecord rec;

@@ -52,6 +52,18 @@ EnrichedEvent Sample() {
   return e;
 }
 
+// A stuck request with `e`'s request fields, names and time, in flight
+// for e's device time (StuckRequest is its own type: no completion).
+StuckRequest StuckLike(const EnrichedEvent& e) {
+  StuckRequest s;
+  s.request = e.event;
+  s.inflight_ns = e.event.device_ns;
+  s.disk = e.disk;
+  s.partition = e.partition;
+  s.realtime_ns = e.realtime_ns;
+  return s;
+}
+
 TEST(ProtoWireTest, SameBytesAsTheLibraryForAFullEvent) {
   EnrichedEvent e = Sample();
   EXPECT_EQ(Encode(e, "db-7"), Reference(e, "db-7"));
@@ -235,17 +247,17 @@ std::string EncodeStuck(const StuckRequest& s, absl::string_view host) {
 
 // A stuck request: an event's fields at issue, in flight 20.5 ms so far.
 TEST(ProtoWireTest, SameBytesAsTheLibraryForStuckRequests) {
-  StuckRequest s = Sample();
+  StuckRequest s = StuckLike(Sample());
   EXPECT_EQ(EncodeStuck(s, "db-7"), ReferenceStuck(s, "db-7"));
   // Absent optionals, zeros, an invalid comm (comm_raw) and host, a queue
   // time of zero (present: optional).
   s.partition.clear();
-  s.event.queue_ns = 0;
-  s.event.pid = s.event.tid = s.event.queue_depth = 0;
-  s.event.sector = 0;
-  std::memcpy(s.event.comm.data(), "a\"b\xff\x01\0", 6);
+  s.request.queue_ns = 0;
+  s.request.pid = s.request.tid = s.request.queue_depth = 0;
+  s.request.sector = 0;
+  std::memcpy(s.request.comm.data(), "a\"b\xff\x01\0", 6);
   EXPECT_EQ(EncodeStuck(s, "h\xc0"), ReferenceStuck(s, "h\xc0"));
-  s.event.queue_ns.reset();
+  s.request.queue_ns.reset();
   s.disk = "d\xff";
   s.realtime_ns = -1;
   EXPECT_EQ(EncodeStuck(s, ""), ReferenceStuck(s, ""));

@@ -49,6 +49,18 @@ EnrichedEvent EveryFieldEvent() {
   return e;
 }
 
+// A stuck request with `e`'s request fields, names and time, in flight
+// for e's device time (StuckRequest is its own type: no completion).
+StuckRequest StuckLike(const EnrichedEvent& e) {
+  StuckRequest s;
+  s.request = e.event;
+  s.inflight_ns = e.event.device_ns;
+  s.disk = e.disk;
+  s.partition = e.partition;
+  s.realtime_ns = e.realtime_ns;
+  return s;
+}
+
 StreamInfo EveryFieldInfo() {
   StreamInfo info;
   info.host = "host-a";
@@ -299,11 +311,11 @@ TEST(SchemaTest, EventLineWithNullsAndValidComm) {
 // A stuck request is an event's fields at issue (EveryFieldEvent), found
 // 25 ms after it.
 TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
-  EXPECT_EQ(ExpectMatchesSchema(StuckLine(EveryFieldEvent()), "stuck"),
+  EXPECT_EQ(ExpectMatchesSchema(StuckLine(StuckLike(EveryFieldEvent())), "stuck"),
             FieldNames(biosnoop::v1::Stuck::descriptor()));
-  StuckRequest s = EveryFieldEvent();
-  std::memcpy(s.event.comm.data(), "fine", 5);  // valid: no comm_raw
-  s.event.queue_ns.reset();
+  StuckRequest s = StuckLike(EveryFieldEvent());
+  std::memcpy(s.request.comm.data(), "fine", 5);  // valid: no comm_raw
+  s.request.queue_ns.reset();
   s.partition.clear();
   std::vector<std::string> expected =
       FieldNames(biosnoop::v1::Stuck::descriptor());
@@ -312,7 +324,7 @@ TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
 }
 
 TEST(SchemaTest, StuckValuesExactly) {
-  EXPECT_EQ(StuckLine(EveryFieldEvent()),
+  EXPECT_EQ(StuckLine(StuckLike(EveryFieldEvent())),
             R"({"type":"stuck","timestamp":"2026-11-21T05:44:01.000000000Z",)"
             R"("host":"host-a","disk":"sda","partition":"sda1","dev":"8:0",)"
             R"("op":"read","rwbs":"R","sector":2048,"bytes":65536,)"
@@ -477,8 +489,8 @@ TEST(SchemaTest, ProtobufJsonParserReadsASummaryLineAsFillSummaryProto) {
 
 // The JSON line and the protobuf message of a stuck request say the same.
 TEST(SchemaTest, ProtobufJsonParserReadsAStuckLineAsFillStuckProto) {
-  StuckRequest s = EveryFieldEvent();
-  std::memcpy(s.event.comm.data(), "dd", 3);  // comm_raw is base64 in protobuf's JSON
+  StuckRequest s = StuckLike(EveryFieldEvent());
+  std::memcpy(s.request.comm.data(), "dd", 3);  // comm_raw is base64 in protobuf's JSON
   biosnoop::v1::Stuck from_json;
   ExpectProtobufParses(StuckLine(s), &from_json);
   biosnoop::v1::Stuck filled;

@@ -93,17 +93,17 @@ void WriteStream(Sink& sink) {
   ASSERT_TRUE(sink.Write(longest).ok());
 
   StuckRequest stuck;
-  stuck.event.device_ns = 1004211000;
-  stuck.event.queue_ns = 3000;
-  stuck.event.sector = 100;
-  stuck.event.major = 254;
-  stuck.event.bytes = 4096;
-  stuck.event.pid = stuck.event.tid = 77;
-  stuck.event.queue_depth = 2;
-  stuck.event.op = Op::kFlush;
-  stuck.event.flags = kFlagPreflush;
+  stuck.inflight_ns = 1004211000;
+  stuck.request.queue_ns = 3000;
+  stuck.request.sector = 100;
+  stuck.request.major = 254;
+  stuck.request.bytes = 4096;
+  stuck.request.pid = stuck.request.tid = 77;
+  stuck.request.queue_depth = 2;
+  stuck.request.op = Op::kFlush;
+  stuck.request.flags = kFlagPreflush;
   std::string dd = "dd";
-  std::copy(dd.begin(), dd.end(), stuck.event.comm.begin());
+  std::copy(dd.begin(), dd.end(), stuck.request.comm.begin());
   stuck.disk = "vda";
   stuck.realtime_ns = info.start_realtime_ns + 5000000000;
   ASSERT_TRUE(sink.WriteStuck(stuck).ok());

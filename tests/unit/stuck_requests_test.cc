@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "decoder.h"
 #include "gtest/gtest.h"
 
 namespace biosnoop {
@@ -105,11 +106,13 @@ TEST(StuckFiltersTest, TheKernelsFiltersApply) {
   EXPECT_FALSE(StuckPassesFilters(part, v));
 }
 
-TEST(StuckEventTest, AnEventsFieldsAtIssueAndTheTimeInFlightSoFar) {
+TEST(DecodeStuckTest, AnEventsFieldsAtIssueAndTheTimeInFlightSoFar) {
   biosnoop_inflight_val v = Issued(1, 10 * kSecond);
   v.flags = BIOSNOOP_FLAG_SYNC;
-  const Event e = StuckEvent(v, 12 * kSecond + 500);
-  EXPECT_EQ(e.device_ns, 2 * kSecond + 500);
+  const StuckRequest s = DecodeStuck(v, 12 * kSecond + 500);
+  EXPECT_EQ(s.inflight_ns, 2 * kSecond + 500);
+  EXPECT_EQ(s.found_ns, 12 * kSecond + 500);
+  const Request& e = s.request;
   ASSERT_TRUE(e.queue_ns.has_value());
   EXPECT_EQ(*e.queue_ns, 3000u);
   EXPECT_EQ(e.major, 7u);
@@ -124,9 +127,9 @@ TEST(StuckEventTest, AnEventsFieldsAtIssueAndTheTimeInFlightSoFar) {
   EXPECT_EQ(e.Comm(), "dd");
   // Submission not seen (tracer started between submission and issue).
   v.submit_ns = 0;
-  EXPECT_FALSE(StuckEvent(v, 12 * kSecond).queue_ns.has_value());
+  EXPECT_FALSE(DecodeStuck(v, 12 * kSecond).request.queue_ns.has_value());
   v.op = 200;  // not a biosnoop_op
-  EXPECT_EQ(StuckEvent(v, 12 * kSecond).op, Op::kOther);
+  EXPECT_EQ(DecodeStuck(v, 12 * kSecond).request.op, Op::kOther);
 }
 
 }  // namespace

@@ -284,7 +284,7 @@ void RunSinkToDevNull(benchmark::State& state, RecordFraming framing,
   size_t i = 0;
   for (auto _ : state) {
     const biosnoop_event& r = Records()[i & (kRecords - 1)];
-    if (!pipeline.Handle(&r, sizeof(r)).ok()) state.SkipWithError("write failed");
+    if (!pipeline.Consume(&r, sizeof(r)).ok()) state.SkipWithError("write failed");
     if (++i % kBatch == 0 && !sink->Flush().ok()) {
       state.SkipWithError("flush failed");
     }

@@ -50,7 +50,7 @@ constexpr Proc kProcs[] = {
 // above its lower bound.
 size_t HistBucket(uint64_t v) {
   if (v < 2) return 0;
-  return std::min<size_t>(63 - std::countl_zero(v), BIOSNOOP_HIST_BUCKETS - 1);
+  return std::min<size_t>(63 - std::countl_zero(v), kHistBuckets - 1);
 }
 
 // The completions of one summary interval, per (disk, op).

@@ -1,0 +1,237 @@
+// The event stream's part of each run step; the steps' order is the
+// Runner's (runner.cc).
+
+#include "event_stream.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "biosnoop_abi.h"
+#include "hist_decoder.h"
+#include "jsonl_sink.h"
+#include "proto_sink.h"
+#include "run_output.h"
+#include "status_macros.h"
+#include "stream_header.h"
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+// The kernel wakes us for a lone event at once but batches under load
+// (see wakeup_flags in bpf/biosnoop.bpf.c); records it did not wake us for
+// wait at most one poll timeout.  Output is flushed at most every
+// kFlushEveryNs, so under load writes are large, and an event reaches the
+// file within about kPollMs + kFlushEveryNs of its completion.
+constexpr int kPollMs = 10;
+constexpr uint64_t kFlushEveryNs = 10000000;
+
+uint64_t EveryNs(absl::Duration d) {
+  return d > absl::ZeroDuration()
+             ? static_cast<uint64_t>(absl::ToInt64Nanoseconds(d))
+             : UINT64_MAX;
+}
+
+std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
+                        const MissedHooks& missed, int verbose) {
+  std::string line = absl::StrFormat(
+      "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
+      "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
+      "dropped=%d missed=%d unfinished=%d duration_s=%.1f",
+      s.completions, s.emitted, s.written, s.lost, s.orphans,
+      s.below_threshold, s.filtered, s.decode_errors, s.expired, s.dropped,
+      s.missed, s.unfinished, s.elapsed_s);
+  if (verbose > 0) {
+    for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
+      if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
+          i == BIOSNOOP_CTR_LOST || i == BIOSNOOP_CTR_ORPHANS ||
+          i == BIOSNOOP_CTR_BELOW_THRESHOLD || i == BIOSNOOP_CTR_FILTERED) {
+        continue;
+      }
+      absl::StrAppend(&line, " ", CounterName(i), "=", c.v[i]);
+    }
+    absl::StrAppend(&line, " missed_submit=", missed.submit,
+                    " missed_issue=", missed.issue,
+                    " missed_recursion=", missed.complete);
+  }
+  return line;
+}
+
+}  // namespace
+
+EventStream::EventStream(const Options& options)
+    : options_(options), enricher_("/sys", options.queued) {}
+
+EventStream::~EventStream() = default;
+
+int EventStream::poll_ms() const { return kPollMs; }
+
+absl::StatusOr<absl::Duration> EventStream::OpenOutput(const RunState& run) {
+  if (absl::StatusOr<std::string> h = HostName(); h.ok()) host_ = *h;
+  const bool proto = options_.format == Options::Format::kProto;
+  if (proto && options_.output == "-" && isatty(STDOUT_FILENO)) {
+    return absl::InvalidArgumentError(
+        "--format proto writes binary records: give -o FILE or a pipe, not a "
+        "terminal");
+  }
+  ASSIGN_OR_RETURN(
+      RunOutput out,
+      OpenRunOutput(options_,
+                    proto ? RecordFraming::kVarintDelimited
+                          : RecordFraming::kLines,
+                    run.diag));
+  if (proto) {
+    sink_ = std::make_unique<ProtoSink>(std::move(out.file), host_);
+  } else {
+    sink_ = std::make_unique<JsonlSink>(std::move(out.file), host_);
+  }
+  pipeline_ = std::make_unique<RecordPipeline>(&enricher_, sink_.get());
+  return out.waited;
+}
+
+absl::Status EventStream::Started(RunState& run) {
+  // Privileges are dropped by now, so the watch thread has none either.
+  const OutputFile& file = sink_->file();
+  Probe& probe = *run.probe;
+  watch_ = std::make_unique<OutputWatch>(
+      LossReporter(file.DisplayName(), !file.is_regular()),
+      [&file] { return file.write_started_ns(); },
+      [&probe]() -> absl::StatusOr<uint64_t> {
+        ASSIGN_OR_RETURN(Counters c, probe.ReadCounters());
+        return c.lost();
+      },
+      run.diag);
+  info_ = MakeStreamInfo(options_, host_,
+                         enricher_.wall_clock().ToRealtimeNs(run.start_ns));
+  run.Keep(sink_->WriteHeader(info_));
+  stuck_.emplace(probe, run.config,
+                 static_cast<uint64_t>(
+                     absl::ToInt64Nanoseconds(options_.stuck_after)));
+  last_flush_ = run.start_ns;
+  stats_every_ns_ = EveryNs(options_.stats_interval);
+  if (stats_every_ns_ != UINT64_MAX) next_stats_ = run.start_ns + stats_every_ns_;
+  // Summary records: the interval's kernel histograms (every I/O that
+  // passed the filters) per disk and op, as the difference of two reads of
+  // the kernel's cumulative per-CPU counts.
+  summary_every_ns_ = EveryNs(options_.summary_interval);
+  if (summary_every_ns_ != UINT64_MAX) {
+    next_summary_ = run.start_ns + summary_every_ns_;
+  }
+  summary_start_ = run.start_ns;
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::AfterPoll(RunState& run, uint64_t now_ns) {
+  if (now_ns - last_flush_ >= kFlushEveryNs) {
+    last_flush_ = now_ns;
+    run.Keep(sink_->Flush());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::NewFile(RunState& run) {
+  // A rotated file starts with its own header, so it reads alone, and
+  // with a stats record: how many events the files before it hold (a
+  // reader of this file alone tells them from events lost on the way).
+  if (!run.Keep(sink_->WriteHeader(info_))) return absl::OkStatus();
+  ASSIGN_OR_RETURN(StatsSnapshot s, Snapshot(run, false));
+  run.Keep(sink_->WriteStats(s));
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::EverySecond(RunState& run, uint64_t now_ns) {
+  // A stepped wall clock shows up in the timestamps within a second.
+  enricher_.Recalibrate();
+  RETURN_IF_ERROR(stuck_->Look(now_ns, enricher_));
+  run.Keep(stuck_->WriteFound(*sink_));
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::Periodic(RunState& run, uint64_t now_ns) {
+  if (now_ns >= next_summary_) {
+    next_summary_ = now_ns + summary_every_ns_;
+    RETURN_IF_ERROR(WriteSummary(run));
+    if (!run.output_ok()) return absl::OkStatus();
+  }
+  if (now_ns >= next_stats_) {
+    next_stats_ = now_ns + stats_every_ns_;
+    ASSIGN_OR_RETURN(StatsSnapshot s, Snapshot(run, false));
+    run.Keep(sink_->WriteStats(s));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::Drained(RunState& run) {
+  run.Keep(run.probe->Drain().status());
+  // A write that failed during the drain stopped it: drop the rest.
+  if (pipeline_->discarding) run.Keep(run.probe->Drain().status());
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::LastRecords(RunState& run) {
+  if (run.output_ok() && summary_every_ns_ != UINT64_MAX) {
+    RETURN_IF_ERROR(WriteSummary(run));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventStream::Summarise(RunState& run, uint64_t unfinished) {
+  unfinished_ = unfinished;
+  ASSIGN_OR_RETURN(StatsSnapshot last, Snapshot(run, true));
+  if (run.output_ok()) {
+    run.Keep(sink_->WriteStats(last));
+    run.Keep(sink_->Flush());
+  }
+  // Loss is said while it happens (OutputWatch); what is left of it, the
+  // summary line says.
+  watch_->Stop();
+  ASSIGN_OR_RETURN(Counters counters, run.probe->ReadCounters());
+  absl::FPrintF(run.diag, "%s\n",
+                SummaryLine(counters, last, run.probe->ReadMissed(counters),
+                            options_.verbose));
+  if (pipeline_->decode_errors > 0) {
+    absl::FPrintF(run.diag,
+                  "biosnoop: %d records could not be decoded; first: %s\n",
+                  pipeline_->decode_errors, pipeline_->first_decode_error);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StatsSnapshot> EventStream::Snapshot(RunState& run, bool final) {
+  run.Keep(sink_->Flush());
+  ASSIGN_OR_RETURN(Counters c, run.probe->ReadCounters());
+  ConsumerCounts consumer{pipeline_->decode_errors,
+                          run.upkeep->expired(),
+                          sink_->events_written(),
+                          sink_->events_dropped() + pipeline_->discarded,
+                          unfinished_,
+                          run.upkeep->missed_completions()};
+  const uint64_t now = MonotonicNs();
+  return MakeStats(c, run.probe->ReadMissed(c), consumer,
+                   enricher_.wall_clock().ToRealtimeNs(now),
+                   (now - run.start_ns) / 1e9, final, info_.run_id);
+}
+
+absl::Status EventStream::WriteSummary(RunState& run) {
+  ASSIGN_OR_RETURN(KernelHistograms read, run.probe->ReadHistograms());
+  HistSet now_set = DecodeHistograms(read);
+  const uint64_t now = MonotonicNs();
+  SummaryRecord r;
+  r.realtime_ns = enricher_.wall_clock().ToRealtimeNs(now);
+  r.interval_s = (now - summary_start_) / 1e9;
+  r.min_us = options_.min_us;
+  r.groups = GroupHistograms(
+      HistDelta(now_set, hist_before_), HistGrouping::kPerDiskAndOp,
+      [this, now](uint32_t major, uint32_t minor) {
+        return enricher_.disk_names().Lookup(major, minor, 0, now).disk;
+      });
+  hist_before_ = std::move(now_set);
+  summary_start_ = now;
+  run.Keep(sink_->WriteSummary(r));
+  return absl::OkStatus();
+}
+
+}  // namespace biosnoop

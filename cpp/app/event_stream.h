@@ -1,0 +1,79 @@
+#pragma once
+
+// The event stream (the default mode): every slow or failed completion
+// as an event record through the RecordPipeline, beside the stream
+// header, stats, summary and stuck records, in JSON Lines or protobuf
+// (--format), while an OutputWatch says loss and a blocked output on
+// stderr.  The Runner (runner.h) calls it at its steps.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "enricher.h"
+#include "file_sink.h"
+#include "histogram.h"
+#include "output_watch.h"
+#include "record_pipeline.h"
+#include "run_mode.h"
+#include "stream_info.h"
+#include "stuck_watch.h"
+
+namespace biosnoop {
+
+class EventStream : public RunMode {
+ public:
+  explicit EventStream(const Options& options);
+  ~EventStream() override;
+
+  absl::StatusOr<absl::Duration> OpenOutput(const RunState& run) override;
+  void RemoveOutputIfUnused() override { sink_->RemoveOutputIfUnused(); }
+  OutputFile& output() override { return sink_->mutable_file(); }
+  RecordConsumer* consumer() override { return pipeline_.get(); }
+  int poll_ms() const override;
+  DiskNames* disk_names() override { return &enricher_.disk_names(); }
+
+  // The stream header, the output watch.
+  absl::Status Started(RunState& run) override;
+  // Flushes at most every kFlushEveryNs.
+  absl::Status AfterPoll(RunState& run, uint64_t now_ns) override;
+  // A header and a stats record start each file.
+  absl::Status NewFile(RunState& run) override;
+  // Recalibrates the wall clock; the stuck look and its records.
+  absl::Status EverySecond(RunState& run, uint64_t now_ns) override;
+  // Summary and stats records when due.
+  absl::Status Periodic(RunState& run, uint64_t now_ns) override;
+  absl::Status Drained(RunState& run) override;
+  // The last summary record.
+  absl::Status LastRecords(RunState& run) override;
+  // The final stats record, then the summary line.
+  absl::Status Summarise(RunState& run, uint64_t unfinished) override;
+  void OutputFailed() override { pipeline_->discarding = true; }
+
+ private:
+  // A stats record's values from the counters as they are now.  Flushes
+  // first, so written/dropped count what has reached the file.
+  absl::StatusOr<StatsSnapshot> Snapshot(RunState& run, bool final);
+  // A summary record: the interval's kernel histograms per disk and op.
+  absl::Status WriteSummary(RunState& run);
+
+  const Options& options_;
+  Enricher enricher_;
+  std::unique_ptr<FileSink> sink_;
+  std::unique_ptr<RecordPipeline> pipeline_;
+  std::unique_ptr<OutputWatch> watch_;
+  std::optional<StuckWatch> stuck_;
+  StreamInfo info_;
+  std::string host_ = "unknown";
+  uint64_t unfinished_ = 0;  // known at exit only
+  uint64_t last_flush_ = 0;
+  uint64_t stats_every_ns_ = UINT64_MAX;
+  uint64_t next_stats_ = UINT64_MAX;
+  uint64_t summary_every_ns_ = UINT64_MAX;
+  uint64_t next_summary_ = UINT64_MAX;
+  HistSet hist_before_;
+  uint64_t summary_start_ = 0;
+};
+
+}  // namespace biosnoop

@@ -1,0 +1,124 @@
+// Why the start is done in this order; the contract is in session.h.
+
+#include "session.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "biosnoop_abi.h"
+#include "disk_names.h"
+#include "privileges.h"
+#include "status_macros.h"
+
+namespace biosnoop {
+
+absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
+  ProbeConfig c;
+  c.min_ns = o.min_us * 1000;
+  c.include_queue = o.queued;
+  c.pid = o.pid;
+  c.comm = o.comm;
+  c.op_filter = o.op == OpFilter::kRead    ? BIOSNOOP_FILTER_OP_READ
+                : o.op == OpFilter::kWrite ? BIOSNOOP_FILTER_OP_WRITE
+                                           : BIOSNOOP_FILTER_OP_ANY;
+  c.ringbuf_bytes = o.ringbuf_kib * 1024u;
+  c.verbose = o.verbose;
+  c.histograms = o.hist || o.summary_interval > absl::ZeroDuration();
+  c.hist_unit_ns = o.hist && o.hist_ms ? 1000000 : 1000;
+  c.events_disabled = o.hist;
+  c.rescue_always = o.rescue_always;
+  if (!o.disk.empty()) {
+    DiskNames names;
+    ASSIGN_OR_RETURN(ResolvedDisk disk, names.Resolve(o.disk));
+    c.dev = (disk.major << 20) | disk.minor;
+    c.sector_start = disk.sector_start;
+    c.sector_end = disk.sector_end;
+    c.partition = disk.partition;
+  }
+  return c;
+}
+
+absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
+                            std::FILE* diag) {
+  if (pid == 0) return absl::OkStatus();
+  // The option parser stops at PID_MAX_LIMIT; the system's own limit is
+  // usually far lower (32768 by default).
+  uint64_t pid_max = 0;
+  if (std::FILE* f = std::fopen((proc + "/sys/kernel/pid_max").c_str(), "re")) {
+    unsigned long long v = 0;
+    if (std::fscanf(f, "%llu", &v) == 1) pid_max = v;
+    std::fclose(f);
+  }
+  if (pid_max > 0 && pid > pid_max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-p ", pid, ": above this system's pid_max (", pid_max,
+        "), so no process can have it"));
+  }
+  struct stat st;
+  if (stat(absl::StrCat(proc, "/", pid).c_str(), &st) != 0) {
+    // Not an error: the filter is in force from now on, and matches a
+    // process that gets this PID later (one started after biosnoop).
+    absl::FPrintF(diag,
+                  "biosnoop: warning: no process %d is running now; its I/O "
+                  "is logged if a process with that PID starts\n",
+                  pid);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
+                                         std::FILE* diag) {
+  ASSIGN_OR_RETURN(ProbeConfig config, ProbeConfigFor(options));
+  RETURN_IF_ERROR(Probe::CheckPrerequisites());
+  RETURN_IF_ERROR(CheckPidFilter(options.pid, "/proc", diag));
+  return config;
+}
+
+absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
+                                                 RecordConsumer* consumer,
+                                                 std::FILE* diag, int verbose) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
+                   Probe::Open(config, consumer));
+  // Loaded and attached: nothing from here on needs privilege, so none is
+  // kept while parsing what the kernel sends.
+  const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
+  const uint64_t verified = verbose > 0 ? probe->VerifiedInstructions() : 0;
+  RETURN_IF_ERROR(DropPrivileges(keep_bpf));
+  if (verbose > 0) {
+    absl::FPrintF(diag,
+                  "biosnoop: attached %s; completion rescue %s; %s; "
+                  "capabilities dropped%s\n",
+                  absl::StrJoin(probe->attached(), ", "),
+                  probe->rescue_attached() ? "attached"
+                                           : "at the first skipped completion",
+                  verified > 0 ? absl::StrCat(verified, " instructions verified")
+                               : std::string("verifier statistics unavailable"),
+                  keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
+  }
+  return probe;
+}
+
+absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {
+  ASSIGN_OR_RETURN(uint64_t skipped, probe.RescueIfSkipped());
+  if (skipped > 0) {
+    absl::FPrintF(diag,
+                  "biosnoop: the kernel skipped %d completions that came while "
+                  "biosnoop's completion program ran on the same CPU (nested "
+                  "interrupts); they are counted as missed. A second program "
+                  "now picks such completions up (--rescue always attaches it "
+                  "from the start).\n",
+                  skipped);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace biosnoop

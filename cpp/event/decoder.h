@@ -1,0 +1,59 @@
+#pragma once
+
+// The kernel's structures -> domain values: a ring-buffer record -> Event,
+// an in-flight table entry -> StuckRequest.  Pure: no I/O, no state.  The
+// structures' layout (bpf/biosnoop_abi.h) is seen only in decoder.cc, so
+// this header does not bring the ABI to the layers above.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "absl/status/statusor.h"
+#include "event.h"
+#include "stuck_request.h"
+
+struct biosnoop_inflight_val;  // bpf/biosnoop_abi.h
+
+namespace biosnoop {
+
+// Decodes one record as the kernel program wrote it (struct biosnoop_event
+// in bpf/biosnoop_abi.h).  Errors: InvalidArgument for a record shorter than
+// the layout or of an unknown kind, FailedPrecondition for a record of
+// another ABI version (a kernel program from a different build).
+absl::StatusOr<Event> DecodeRecord(const void* data, size_t size);
+
+// The same, into *out (every field set on success; *out unspecified on
+// error).  The consumer's per-event path: no Event is built and copied.
+absl::Status DecodeRecordInto(const void* data, size_t size, Event* out);
+
+// A Request's fields a kernel structure holds under the same names as
+// struct biosnoop_event (the record, or an in-flight table entry): sector,
+// dev (split into major and minor), bytes, pid, tid, queue_depth, op
+// (anything unknown is kOther), flags, submit_known and comm.  queue_ns is
+// the caller's: each structure keeps the times its own way.
+template <typename Raw>
+void CopyRequestFields(const Raw& raw, Request* e) {
+  e->sector = raw.sector;
+  e->major = raw.dev >> 20;
+  e->minor = raw.dev & ((1u << 20) - 1);
+  e->bytes = raw.bytes;
+  e->pid = raw.pid;
+  e->tid = raw.tid;
+  e->queue_depth = raw.queue_depth;
+  e->op = raw.op <= static_cast<uint8_t>(Op::kOther) ? static_cast<Op>(raw.op)
+                                                     : Op::kOther;
+  e->flags = raw.flags;
+  e->submit_known = raw.submit_known != 0;
+  static_assert(sizeof(raw.comm) == sizeof(e->comm));
+  std::memcpy(e->comm.data(), raw.comm, sizeof(raw.comm));
+}
+
+// An issued in-flight table entry found still in flight at found_ns
+// (CLOCK_MONOTONIC): its Request fields, queue_ns when its submission was
+// seen before its issue (as the kernel computes an event's), and
+// inflight_ns = found_ns - issue (0 if found_ns is earlier).  Names and
+// wall-clock time are the enricher's.
+StuckRequest DecodeStuck(const biosnoop_inflight_val& entry, uint64_t found_ns);
+
+}  // namespace biosnoop

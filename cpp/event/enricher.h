@@ -1,0 +1,65 @@
+#pragma once
+
+// Turns decoded events into output events: disk and partition names, the
+// wall-clock time of completion, and the position in this run's output.
+
+#include <cstdint>
+#include <string>
+
+#include "disk_names.h"
+#include "event.h"
+#include "stuck_request.h"
+#include "wall_clock.h"
+
+namespace biosnoop {
+
+// Not thread-safe: one instance, driven by the poll loop.
+class Enricher {
+ public:
+  // `sysfs_root` as for DiskNames ("/sys"); `include_queue` is copied into
+  // every output event (-Q: latency includes the queue time). Calibrates the
+  // wall clock.
+  Enricher(std::string sysfs_root, bool include_queue);
+
+  Enricher(const Enricher&) = delete;
+  Enricher& operator=(const Enricher&) = delete;
+
+  // Fills every field of `*out` from `event`; seq counts 1, 2, 3, ... per
+  // call.  `lookup_ns` (CLOCK_MONOTONIC) is the time the names are looked
+  // up at: it rate-limits sysfs re-reads (see DiskNames).  The run passes
+  // the event's completion time, close enough to now and no clock read.
+  // The wall-clock time is always that of event.complete_ns.  Reuses the
+  // capacity of `out`'s strings, so passing the same `out` each time
+  // allocates nothing for known devices.
+  void Enrich(const Event& event, uint64_t lookup_ns, EnrichedEvent* out);
+  // The same for an event already in out->event (decoded in place).
+  void EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out);
+  // A stuck request's disk and partition names (looked up at its
+  // found_ns) and the wall-clock time of found_ns.  It takes no seq:
+  // stuck records are not events, and a seq taken here would read as a
+  // lost event.
+  void EnrichStuck(StuckRequest* out);
+
+  // Re-measures the wall-clock offset; call about once a second so that a
+  // stepped wall clock shows up in the timestamps.
+  void Recalibrate() { clock_.Calibrate(); }
+
+  // Events enriched so far (the last seq handed out).
+  uint64_t count() const { return seq_; }
+
+  DiskNames& disk_names() { return names_; }
+  WallClock& wall_clock() { return clock_; }
+
+ private:
+  // The disk and partition of (major, minor, sector) at lookup_ns, into
+  // *disk and *partition, copied only when they changed.
+  void FillNames(const Request& request, uint64_t lookup_ns, std::string* disk,
+                 std::string* partition);
+
+  DiskNames names_;
+  WallClock clock_;
+  bool include_queue_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace biosnoop

@@ -1,0 +1,101 @@
+#pragma once
+
+// The domain event: one slow block I/O completion, decoded from the kernel
+// record (decoder.h) and independent of its byte layout, and its names
+// for output (EnrichedEvent, filled by enricher.h).
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace biosnoop {
+
+// Same order and values as enum biosnoop_op in bpf/biosnoop_abi.h.
+enum class Op : uint8_t {
+  kRead = 0,
+  kWrite = 1,
+  kFlush = 2,
+  kDiscard = 3,
+  kSecureErase = 4,
+  kWriteZeroes = 5,
+  kZoneAppend = 6,
+  kOther = 7,
+};
+
+// Normalised request flags (BIOSNOOP_FLAG_* in bpf/biosnoop_abi.h).
+inline constexpr uint8_t kFlagPreflush = 1 << 0;
+inline constexpr uint8_t kFlagFua = 1 << 1;
+inline constexpr uint8_t kFlagRahead = 1 << 2;
+inline constexpr uint8_t kFlagSync = 1 << 3;
+inline constexpr uint8_t kFlagMeta = 1 << 4;
+
+// What a block request holds from its issue on: who submitted it, where it
+// goes, what it does.  An Event adds its completion; a StuckRequest
+// (stuck_request.h) its time in flight so far.
+struct Request {
+  std::optional<uint64_t> queue_ns;  // submission -> issue, when known
+  uint64_t sector = 0;       // start sector (512 B), relative to the whole disk
+  uint32_t major = 0;        // whole disk
+  uint32_t minor = 0;
+  uint32_t bytes = 0;
+  uint32_t pid = 0;  // tgid of the submitting task
+  uint32_t tid = 0;
+  uint32_t queue_depth = 0;  // in flight on the disk at issue, this one included
+  Op op = Op::kOther;
+  uint8_t flags = 0;
+  bool submit_known = false;  // pid/comm captured at submission (not at issue)
+  std::array<char, 16> comm{};  // raw bytes, NUL-padded (may hold any byte)
+
+  // The comm bytes up to the first NUL (at most 16).
+  absl::string_view Comm() const;
+};
+
+// One completed request.
+struct Event : Request {
+  uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
+  uint64_t device_ns = 0;    // issue -> completion
+  uint8_t blk_status = 0;     // the kernel's blk_status_t; 0 = success
+
+  // Latency the threshold was compared against: device time, plus queue
+  // time when `include_queue` and the queue time is known.
+  uint64_t LatencyNs(bool include_queue) const;
+};
+
+// "read", "write", "flush", "discard", "secure_erase", "write_zeroes",
+// "zone_append", "other".
+absl::string_view OpName(Op op);
+
+// The longest OpName() ("secure_erase", "write_zeroes").
+inline constexpr size_t kMaxOpNameLength = 12;
+
+// The kernel's rwbs string (blk_fill_rwbs): e.g. "R", "WS", "FWFS", "RA".
+// A view into a constant table: no allocation, no formatting per call.
+absl::string_view Rwbs(Op op, uint8_t flags);
+
+// The longest Rwbs(): preflush, a two-letter op, FUA, readahead, sync, meta.
+inline constexpr size_t kMaxRwbsLength = 7;
+
+// The longest BlkStatusToError() name ("ETOOMANYREFS").
+inline constexpr size_t kMaxErrorNameLength = 12;
+
+// blk_status_t -> errno, as the kernel's blk_status_to_errno() maps it.
+struct BlkError {
+  int errno_value;         // 0 for success
+  absl::string_view name;  // "EIO"; empty for success
+};
+BlkError BlkStatusToError(uint8_t blk_status);
+
+// Event enriched for output.
+struct EnrichedEvent {
+  Event event;
+  std::string disk;       // "vda"; "254:0" when sysfs does not know it
+  std::string partition;  // "vda1"; empty when the sector is in no partition
+  int64_t realtime_ns = 0;  // wall-clock time of the completion, ns since epoch
+  uint64_t seq = 0;         // 1-based position in this run's output
+  bool include_queue = false;  // latency_us includes the queue time (-Q)
+};
+
+}  // namespace biosnoop

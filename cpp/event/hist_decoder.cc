@@ -1,0 +1,28 @@
+// The one place that sees both histogram layouts, so the one place that
+// holds them to the same bucket count.
+
+#include "hist_decoder.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace biosnoop {
+
+static_assert(kHistBuckets == BIOSNOOP_HIST_BUCKETS,
+              "event/histogram.h's kHistBuckets must match the kernel's");
+
+HistSet DecodeHistograms(const KernelHistograms& kernel) {
+  HistSet set;
+  for (const auto& [key, h] : kernel) {
+    HistData& d = set[key];
+    d.count = h.count;
+    d.bytes = h.bytes;
+    d.slow = h.slow;
+    d.errors = h.errors;
+    std::copy(std::begin(h.latency), std::end(h.latency), d.latency.begin());
+    std::copy(std::begin(h.size), std::end(h.size), d.size.begin());
+  }
+  return set;
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,592 @@
+// JSON Lines encoding of every record, and the UTF-8 rules strings follow
+// (json_format.h).
+
+#include "json_format.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "decimal_digits.h"
+#include "short_copy.h"
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+// The writers below work on a raw pointer into a region the caller has
+// already sized with an upper bound, then shrink the string once: this keeps
+// the per-event cost to plain stores, with no capacity checks per piece and
+// no temporary strings.
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+// What the string writer does with each byte value.
+enum ByteClass : uint8_t {
+  kCopy = 0,     // printable ASCII: copied as is
+  kShortEscape,  // " \ \n \r \t \b \f
+  kHexEscape,    // other C0 controls and DEL: \u00XX
+  kNonAscii,     // 0x80..0xFF: start of a UTF-8 sequence, or invalid
+};
+
+constexpr std::array<uint8_t, 256> MakeByteClasses() {
+  std::array<uint8_t, 256> t{};
+  for (size_t c = 0; c < t.size(); ++c) {
+    if (c < 0x20 || c == 0x7f) {
+      t[c] = kHexEscape;
+    } else if (c >= 0x80) {
+      t[c] = kNonAscii;
+    } else {
+      t[c] = kCopy;
+    }
+  }
+  for (char c : {'"', '\\', '\n', '\r', '\t', '\b', '\f'}) {
+    t[static_cast<unsigned char>(c)] = kShortEscape;
+  }
+  return t;
+}
+constexpr std::array<uint8_t, 256> kByteClass = MakeByteClasses();
+
+char ShortEscapeLetter(unsigned char c) {
+  switch (c) {
+    case '\n':
+      return 'n';
+    case '\r':
+      return 'r';
+    case '\t':
+      return 't';
+    case '\b':
+      return 'b';
+    case '\f':
+      return 'f';
+    default:
+      return static_cast<char>(c);  // '"' and '\\' escape as themselves
+  }
+}
+
+inline bool InRange(unsigned char c, unsigned char lo, unsigned char hi) {
+  return c >= lo && c <= hi;
+}
+
+// Length of the well-formed UTF-8 sequence starting at p[0] (a byte >= 0x80)
+// within the n bytes available, or 0 when p[0] does not start one.  The
+// second-byte ranges are Unicode's table 3-7: they exclude overlong forms
+// (C0, C1, E0 80..9F, F0 80..8F), surrogates (ED A0..BF) and code points
+// above U+10FFFF (F4 90.., F5..FF).
+inline size_t Utf8SequenceLength(const unsigned char* p, size_t n) {
+  const unsigned char c = p[0];
+  if (c < 0xc2) return 0;  // stray continuation byte, or overlong C0/C1
+  if (c < 0xe0) return (n >= 2 && InRange(p[1], 0x80, 0xbf)) ? 2 : 0;
+  if (c < 0xf0) {
+    if (n < 3) return 0;
+    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
+    const unsigned char hi = c == 0xed ? 0x9f : 0xbf;
+    return (InRange(p[1], lo, hi) && InRange(p[2], 0x80, 0xbf)) ? 3 : 0;
+  }
+  if (c < 0xf5) {
+    if (n < 4) return 0;
+    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
+    const unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
+    return (InRange(p[1], lo, hi) && InRange(p[2], 0x80, 0xbf) &&
+            InRange(p[3], 0x80, 0xbf))
+               ? 4
+               : 0;
+  }
+  return 0;
+}
+
+// Worst-case output bytes per input byte: a control byte becomes \u00XX.
+constexpr size_t kMaxJsonBytesPerByte = 6;
+
+constexpr uint64_t kEachByte = 0x0101010101010101u;
+constexpr uint64_t kHighBits = 0x8080808080808080u;
+
+// Nonzero when some byte of x is zero (as a whole exact: the borrow only
+// marks bytes above a byte that really is zero).
+constexpr uint64_t AnyZeroByte(uint64_t x) { return (x - kEachByte) & ~x & kHighBits; }
+
+// Whether all eight bytes of x are kCopy: 0x20..0x7e but '"' and '\\'.
+constexpr bool AllCopied(uint64_t x) {
+  return ((x & kHighBits) | ((x - 0x20 * kEachByte) & ~x & kHighBits) |
+          AnyZeroByte(x ^ ('"' * kEachByte)) | AnyZeroByte(x ^ ('\\' * kEachByte)) |
+          AnyZeroByte(x ^ (0x7f * kEachByte))) == 0;
+}
+static_assert(AllCopied(0x2021237e5b5d6141u));   // " !#~[]aA"
+static_assert(!AllCopied(0x2021237e5b5d615cu));  // a backslash
+static_assert(!AllCopied(0x2021227e5b5d6141u));  // a quote
+static_assert(!AllCopied(0x1f21237e5b5d6141u));  // a control byte
+static_assert(!AllCopied(0x2021237f5b5d6141u));  // DEL
+static_assert(!AllCopied(0x20c3a97e5b5d6141u));  // UTF-8
+
+// Whether JSON copies the n <= 16 bytes at `in` as they are, in two
+// overlapping loads (the usual host, disk or comm: no byte loop).
+inline bool ShortIsCopied(const unsigned char* in, size_t n) {
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, in, 8);
+    std::memcpy(&b, in + n - 8, 8);
+    return AllCopied(a) && AllCopied(b);
+  }
+  if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, in, 4);
+    std::memcpy(&b, in + n - 4, 4);
+    return AllCopied(uint64_t{b} << 32 | a);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (kByteClass[in[i]] != kCopy) return false;
+  }
+  return true;
+}
+
+// Writes `s` quoted; sets *replaced when some byte became U+FFFD.
+char* WriteJsonString(absl::string_view s, char* p, bool* replaced) {
+  const auto* in = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  *p++ = '"';
+  if (n <= 16 && ShortIsCopied(in, n)) {
+    CopyShort(s.data(), n, p);
+    p += n;
+    *p++ = '"';
+    return p;
+  }
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = in[i];
+    switch (kByteClass[c]) {
+      case kCopy:
+        *p++ = static_cast<char>(c);
+        ++i;
+        break;
+      case kShortEscape:
+        *p++ = '\\';
+        *p++ = ShortEscapeLetter(c);
+        ++i;
+        break;
+      case kHexEscape:
+        std::memcpy(p, "\\u00", 4);
+        p[4] = kHexDigits[c >> 4];
+        p[5] = kHexDigits[c & 0xf];
+        p += 6;
+        ++i;
+        break;
+      case kNonAscii: {
+        const size_t len = Utf8SequenceLength(in + i, n - i);
+        if (len == 0) {
+          std::memcpy(p, "\xef\xbf\xbd", 3);  // U+FFFD for this one byte
+          p += 3;
+          *replaced = true;
+          ++i;
+        } else {
+          std::memcpy(p, in + i, len);
+          p += len;
+          i += len;
+        }
+        break;
+      }
+    }
+  }
+  *p++ = '"';
+  return p;
+}
+
+char* WriteHex(absl::string_view s, char* p) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    *p++ = kHexDigits[c >> 4];
+    *p++ = kHexDigits[c & 0xf];
+  }
+  return p;
+}
+
+inline char* WriteRaw(absl::string_view s, char* p) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+// Copies a string literal without its terminating NUL.
+template <size_t N>
+inline char* WriteLiteral(const char (&s)[N], char* p) {
+  std::memcpy(p, s, N - 1);
+  return p + (N - 1);
+}
+
+inline char* WriteInt(int64_t v, char* p) {
+  if (v < 0) {
+    *p++ = '-';
+    return WriteUint(0 - static_cast<uint64_t>(v), p);
+  }
+  return WriteUint(static_cast<uint64_t>(v), p);
+}
+
+// Upper bound of everything AppendEventJson writes after the timestamp,
+// apart from the variable-length strings: about 240 bytes of keys and
+// punctuation, 14 integers of at most 20 digits, "null"s, op/rwbs/error
+// names (under 16 bytes each).  Generous on purpose.
+constexpr size_t kEventFixedBound = 1024;
+
+}  // namespace
+
+// Whether the n bytes at `in` are all ASCII, in at most three loads for
+// the usual name of up to 16 bytes: overlapping words rather than a loop
+// over the bytes of the tail.
+inline bool ShortIsAscii(const unsigned char* in, size_t n) {
+  uint64_t a, b;
+  if (n >= 8) {
+    std::memcpy(&a, in, 8);
+    std::memcpy(&b, in + n - 8, 8);
+    return ((a | b) & kHighBits) == 0;
+  }
+  if (n >= 4) {
+    uint32_t x, y;
+    std::memcpy(&x, in, 4);
+    std::memcpy(&y, in + n - 4, 4);
+    return ((x | y) & 0x80808080u) == 0;
+  }
+  unsigned char any = 0;
+  for (size_t i = 0; i < n; ++i) any |= in[i];
+  return any < 0x80;
+}
+
+bool IsValidUtf8(absl::string_view bytes) {
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  if (n <= 16 && ShortIsAscii(in, n)) return true;
+  size_t i = 0;
+  // Names are almost always ASCII: eight bytes per step while they are.
+  while (i + 8 <= n) {
+    uint64_t word;
+    std::memcpy(&word, in + i, sizeof(word));
+    if (word & kHighBits) break;
+    i += 8;
+  }
+  while (i < n) {
+    if (in[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t len = Utf8SequenceLength(in + i, n - i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+void AppendJsonString(absl::string_view bytes, std::string* out) {
+  const size_t old_size = out->size();
+  out->resize(old_size + bytes.size() * kMaxJsonBytesPerByte + 2);
+  bool replaced = false;
+  char* end = WriteJsonString(bytes, out->data() + old_size, &replaced);
+  out->resize(static_cast<size_t>(end - out->data()));
+}
+
+void AppendLowerHex(absl::string_view bytes, std::string* out) {
+  const size_t old_size = out->size();
+  out->resize(old_size + bytes.size() * 2);
+  WriteHex(bytes, out->data() + old_size);
+}
+
+bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out) {
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  bool replaced = false;
+  size_t i = 0;
+  while (i < n) {
+    // Copy the longest run of well-formed text at once.
+    size_t j = i;
+    while (j < n) {
+      if (in[j] < 0x80) {
+        ++j;
+        continue;
+      }
+      const size_t len = Utf8SequenceLength(in + j, n - j);
+      if (len == 0) break;
+      j += len;
+    }
+    out->append(bytes.data() + i, j - i);
+    if (j < n) {
+      out->append("\xef\xbf\xbd");
+      replaced = true;
+      ++j;
+    }
+    i = j;
+  }
+  return replaced;
+}
+
+JsonHost::JsonHost(absl::string_view host) { AppendJsonString(host, &text_); }
+
+size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
+  // Whole-field maxima where that is cheaper than looking: this is per event.
+  const size_t comm = e.event.comm.size();
+  return kEventFixedBound + Rfc3339Formatter::kLength + host.text().size() +
+         kMaxJsonBytesPerByte * (e.disk.size() + e.partition.size() + comm) +
+         2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
+}
+
+void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
+                     std::string* out) {
+  const JsonHost json_host(host);
+  const size_t old_size = out->size();
+  out->resize(old_size + EventJsonBound(e, json_host));
+  char* end = WriteEventJson(e, json_host, out->data() + old_size);
+  out->resize(static_cast<size_t>(end - out->data()));
+}
+
+char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
+  const Event& ev = e.event;
+  p = WriteLiteral("{\"type\":\"event\",\"timestamp\":\"", p);
+  p = WriteRfc3339Nanos(e.realtime_ns, p);
+
+  const absl::string_view comm = ev.Comm();
+  const absl::string_view op = OpName(ev.op);
+  const absl::string_view rwbs = Rwbs(ev.op, ev.flags);
+  const BlkError error = BlkStatusToError(ev.blk_status);
+  bool unused = false;
+
+  p = WriteLiteral("\",\"host\":", p);
+  p = WriteRaw(host.text(), p);
+  p = WriteLiteral(",\"disk\":", p);
+  p = WriteJsonString(e.disk, p, &unused);
+  p = WriteLiteral(",\"partition\":", p);
+  p = e.partition.empty() ? WriteLiteral("null", p)
+                          : WriteJsonString(e.partition, p, &unused);
+  p = WriteLiteral(",\"dev\":\"", p);
+  p = WriteUint(ev.major, p);
+  *p++ = ':';
+  p = WriteUint(ev.minor, p);
+  // op and rwbs are fixed ASCII words: nothing to escape.
+  p = WriteLiteral("\",\"op\":\"", p);
+  p = WriteRaw(op, p);
+  p = WriteLiteral("\",\"rwbs\":\"", p);
+  p = WriteRaw(rwbs, p);
+  p = WriteLiteral("\",\"sector\":", p);
+  p = WriteUint(ev.sector, p);
+  p = WriteLiteral(",\"bytes\":", p);
+  p = WriteUint(ev.bytes, p);
+  p = WriteLiteral(",\"latency_us\":", p);
+  p = WriteUint(ev.LatencyNs(e.include_queue) / 1000, p);
+  p = WriteLiteral(",\"device_us\":", p);
+  p = WriteUint(ev.device_ns / 1000, p);
+  p = WriteLiteral(",\"queue_us\":", p);
+  p = ev.queue_ns.has_value() ? WriteUint(*ev.queue_ns / 1000, p)
+                              : WriteLiteral("null", p);
+  p = WriteLiteral(",\"queue_depth\":", p);
+  p = WriteUint(ev.queue_depth, p);
+  p = WriteLiteral(",\"pid\":", p);
+  p = WriteUint(ev.pid, p);
+  p = WriteLiteral(",\"tid\":", p);
+  p = WriteUint(ev.tid, p);
+  p = WriteLiteral(",\"comm\":", p);
+  bool comm_replaced = false;
+  p = WriteJsonString(comm, p, &comm_replaced);
+  // comm_raw exactly when comm no longer equals the raw bytes, which is
+  // exactly when some byte was replaced (escapes decode back losslessly).
+  if (comm_replaced) {
+    p = WriteLiteral(",\"comm_raw\":\"", p);
+    p = WriteHex(comm, p);
+    *p++ = '"';
+  }
+  p = WriteLiteral(",\"error_code\":", p);
+  p = WriteInt(error.errno_value, p);
+  p = WriteLiteral(",\"error\":", p);
+  if (error.name.empty()) {
+    p = WriteLiteral("null", p);
+  } else {
+    *p++ = '"';
+    p = WriteRaw(error.name, p);
+    *p++ = '"';
+  }
+  p = WriteLiteral(",\"seq\":", p);
+  p = WriteUint(e.seq, p);
+  p = WriteLiteral("}\n", p);
+  return p;
+}
+
+// Header and stats lines are rare (one per file, one per stats period): plain
+// appends are fast enough and easier to check than the event writer above.
+namespace {
+
+void AppendKey(absl::string_view key, std::string* out) {
+  out->append(",\"");
+  out->append(key.data(), key.size());
+  out->append("\":");
+}
+
+void AppendUintField(absl::string_view key, uint64_t v, std::string* out) {
+  AppendKey(key, out);
+  char buf[20];
+  out->append(buf, static_cast<size_t>(WriteUint(v, buf) - buf));
+}
+
+void AppendBoolField(absl::string_view key, bool v, std::string* out) {
+  AppendKey(key, out);
+  out->append(v ? "true" : "false");
+}
+
+void AppendStringField(absl::string_view key, absl::string_view v,
+                       std::string* out) {
+  AppendKey(key, out);
+  AppendJsonString(v, out);
+}
+
+void AppendTimeField(absl::string_view key, int64_t realtime_ns,
+                     std::string* out) {
+  AppendKey(key, out);
+  out->push_back('"');
+  AppendRfc3339Nanos(realtime_ns, out);
+  out->push_back('"');
+}
+
+}  // namespace
+
+void AppendHeaderJson(const StreamInfo& info, std::string* out) {
+  AppendHeaderJson(info, kStreamFormatVersion, out);
+}
+
+void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
+                     std::string* out) {
+  const Request& ev = s.request;
+  out->append("{\"type\":\"stuck\"");
+  AppendTimeField("timestamp", s.realtime_ns, out);
+  AppendKey("host", out);
+  out->append(host.text().data(), host.text().size());
+  AppendStringField("disk", s.disk, out);
+  AppendKey("partition", out);
+  if (s.partition.empty()) {
+    out->append("null");
+  } else {
+    AppendJsonString(s.partition, out);
+  }
+  AppendStringField("dev", absl::StrCat(ev.major, ":", ev.minor), out);
+  AppendStringField("op", OpName(ev.op), out);
+  AppendStringField("rwbs", Rwbs(ev.op, ev.flags), out);
+  AppendUintField("sector", ev.sector, out);
+  AppendUintField("bytes", ev.bytes, out);
+  AppendUintField("inflight_us", s.inflight_ns / 1000, out);
+  if (ev.queue_ns.has_value()) {
+    AppendUintField("queue_us", *ev.queue_ns / 1000, out);
+  } else {
+    AppendKey("queue_us", out);
+    out->append("null");
+  }
+  AppendUintField("queue_depth", ev.queue_depth, out);
+  AppendUintField("pid", ev.pid, out);
+  AppendUintField("tid", ev.tid, out);
+  const absl::string_view comm = ev.Comm();
+  AppendStringField("comm", comm, out);
+  if (!IsValidUtf8(comm)) {
+    AppendKey("comm_raw", out);
+    out->push_back('"');
+    AppendLowerHex(comm, out);
+    out->push_back('"');
+  }
+  out->append("}\n");
+}
+
+void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
+                      std::string* out) {
+  out->append("{\"type\":\"header\"");
+  AppendUintField("format_version", format_version, out);
+  AppendStringField("host", info.host, out);
+  AppendStringField("boot_id", info.boot_id, out);
+  AppendTimeField("start_time", info.start_realtime_ns, out);
+  AppendStringField("biosnoop_version", info.biosnoop_version, out);
+  AppendStringField("kernel_release", info.kernel_release, out);
+  AppendUintField("min_us", info.min_us, out);
+  AppendBoolField("queued", info.queued, out);
+  AppendStringField("disk_filter", info.disk_filter, out);
+  AppendUintField("pid_filter", info.pid_filter, out);
+  AppendStringField("comm_filter", info.comm_filter, out);
+  AppendStringField("op_filter", info.op_filter, out);
+  AppendUintField("ringbuf_kib", info.ringbuf_kib, out);
+  AppendUintField("stuck_after_us", info.stuck_after_us, out);
+  // Absent, as in the streams of earlier versions, only when a converted
+  // stream had none: biosnoop always has one.
+  if (!info.run_id.empty()) AppendStringField("run_id", info.run_id, out);
+  out->append("}\n");
+}
+
+void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
+  out->append("{\"type\":\"stats\"");
+  AppendTimeField("timestamp", stats.realtime_ns, out);
+  AppendKey("elapsed_s", out);
+  AppendJsonDouble(stats.elapsed_s, out);
+  AppendUintField("completions", stats.completions, out);
+  AppendUintField("emitted", stats.emitted, out);
+  AppendUintField("lost", stats.lost, out);
+  AppendUintField("orphans", stats.orphans, out);
+  AppendUintField("below_threshold", stats.below_threshold, out);
+  AppendUintField("filtered", stats.filtered, out);
+  AppendUintField("decode_errors", stats.decode_errors, out);
+  AppendUintField("expired", stats.expired, out);
+  AppendUintField("written", stats.written, out);
+  AppendUintField("dropped", stats.dropped, out);
+  AppendBoolField("final", stats.final, out);
+  AppendUintField("missed", stats.missed, out);
+  AppendUintField("unfinished", stats.unfinished, out);
+  if (!stats.run_id.empty()) AppendStringField("run_id", stats.run_id, out);
+  out->append("}\n");
+}
+
+void AppendJsonDouble(double v, std::string* out) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  // Shortest round-trip form: a converter reading it back gets the same
+  // double, so JSON <-> protobuf conversion stays lossless.
+  char buf[32];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+void AppendJsonUintArray(absl::Span<const uint64_t> values, std::string* out) {
+  out->push_back('[');
+  char buf[20];
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->append(buf, static_cast<size_t>(WriteUint(values[i], buf) - buf));
+  }
+  out->push_back(']');
+}
+
+size_t LengthWithoutTrailingZeros(absl::Span<const uint64_t> values) {
+  size_t n = values.size();
+  while (n > 0 && values[n - 1] == 0) --n;
+  return n;
+}
+
+void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
+  out->append("{\"type\":\"summary\"");
+  AppendTimeField("timestamp", summary.realtime_ns, out);
+  AppendKey("interval_s", out);
+  AppendJsonDouble(summary.interval_s, out);
+  AppendUintField("min_us", summary.min_us, out);
+  AppendKey("groups", out);
+  out->push_back('[');
+  for (size_t i = 0; i < summary.groups.size(); ++i) {
+    const HistGroup& g = summary.groups[i];
+    if (i > 0) out->push_back(',');
+    out->append("{\"disk\":");
+    AppendJsonString(g.disk, out);
+    AppendStringField("op", g.op, out);
+    AppendUintField("count", g.data.count, out);
+    AppendUintField("bytes", g.data.bytes, out);
+    AppendUintField("slow", g.data.slow, out);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    AppendKey("latency_us_log2", out);
+    AppendJsonUintArray(latency.first(LengthWithoutTrailingZeros(latency)), out);
+    AppendKey("size_log2", out);
+    AppendJsonUintArray(size.first(LengthWithoutTrailingZeros(size)), out);
+    AppendUintField("errors", g.data.errors, out);
+    out->push_back('}');
+  }
+  out->append("]}\n");
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,181 @@
+// Records as generated protobuf messages: the reference the wire encoder is
+// tested against (proto_format.h).
+
+#include "proto_format.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "json_format.h"
+
+namespace biosnoop {
+namespace {
+
+constexpr int64_t kNsPerSecond = 1'000'000'000;
+
+// proto3 `string` fields must hold valid UTF-8 (a reader may refuse the
+// whole message otherwise), so bytes from the kernel or sysfs are cleaned
+// with the same rule the JSON writer applies.  The common case, text that
+// is already valid, is one check and one copy into reused capacity.
+void AssignUtf8(absl::string_view bytes, std::string* out) {
+  if (IsValidUtf8(bytes)) {
+    out->assign(bytes.data(), bytes.size());
+  } else {
+    out->clear();
+    AppendSanitizedUtf8(bytes, out);
+  }
+}
+
+}  // namespace
+
+void SetTimestamp(int64_t realtime_ns, google::protobuf::Timestamp* ts) {
+  int64_t seconds = realtime_ns / kNsPerSecond;
+  int64_t nanos = realtime_ns % kNsPerSecond;
+  if (nanos < 0) {
+    nanos += kNsPerSecond;
+    --seconds;
+  }
+  ts->set_seconds(seconds);
+  ts->set_nanos(static_cast<int32_t>(nanos));
+}
+
+namespace {
+
+// The fields Event and Stuck share, named and numbered alike in both
+// messages (Msg is v1::Event or v1::Stuck).
+template <typename Msg>
+void FillRequestFields(const Request& ev, int64_t realtime_ns,
+                       absl::string_view disk, absl::string_view partition,
+                       absl::string_view host, Msg* msg) {
+  SetTimestamp(realtime_ns, msg->mutable_timestamp());
+  AssignUtf8(host, msg->mutable_host());
+  AssignUtf8(disk, msg->mutable_disk());
+  if (partition.empty()) {
+    msg->clear_partition();
+  } else {
+    AssignUtf8(partition, msg->mutable_partition());
+  }
+  std::string* dev = msg->mutable_dev();
+  dev->clear();
+  absl::StrAppend(dev, ev.major, ":", ev.minor);
+  const absl::string_view op = OpName(ev.op);
+  msg->mutable_op()->assign(op.data(), op.size());
+  *msg->mutable_rwbs() = std::string(Rwbs(ev.op, ev.flags));
+  msg->set_sector(ev.sector);
+  msg->set_bytes(ev.bytes);
+  if (ev.queue_ns.has_value()) {
+    msg->set_queue_us(*ev.queue_ns / 1000);
+  } else {
+    msg->clear_queue_us();
+  }
+  msg->set_queue_depth(ev.queue_depth);
+  msg->set_pid(ev.pid);
+  msg->set_tid(ev.tid);
+  const absl::string_view comm = ev.Comm();
+  std::string* comm_text = msg->mutable_comm();
+  comm_text->clear();
+  if (AppendSanitizedUtf8(comm, comm_text)) {
+    msg->mutable_comm_raw()->assign(comm.data(), comm.size());
+  } else {
+    msg->clear_comm_raw();
+  }
+}
+
+}  // namespace
+
+void FillEventProto(const EnrichedEvent& e, absl::string_view host,
+                    v1::Event* msg) {
+  FillRequestFields(e.event, e.realtime_ns, e.disk, e.partition, host, msg);
+  const Event& ev = e.event;
+  msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);
+  msg->set_device_us(ev.device_ns / 1000);
+  const BlkError error = BlkStatusToError(ev.blk_status);
+  msg->set_error_code(error.errno_value);
+  if (error.name.empty()) {
+    msg->clear_error();
+  } else {
+    msg->mutable_error()->assign(error.name.data(), error.name.size());
+  }
+  msg->set_seq(e.seq);
+}
+
+void FillStuckProto(const StuckRequest& s, absl::string_view host,
+                    v1::Stuck* msg) {
+  FillRequestFields(s.request, s.realtime_ns, s.disk, s.partition, host, msg);
+  msg->set_inflight_us(s.inflight_ns / 1000);
+}
+
+void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
+  msg->set_format_version(kStreamFormatVersion);
+  AssignUtf8(info.host, msg->mutable_host());
+  AssignUtf8(info.boot_id, msg->mutable_boot_id());
+  SetTimestamp(info.start_realtime_ns, msg->mutable_start_time());
+  AssignUtf8(info.biosnoop_version, msg->mutable_biosnoop_version());
+  AssignUtf8(info.kernel_release, msg->mutable_kernel_release());
+  msg->set_min_us(info.min_us);
+  msg->set_queued(info.queued);
+  AssignUtf8(info.disk_filter, msg->mutable_disk_filter());
+  msg->set_pid_filter(info.pid_filter);
+  AssignUtf8(info.comm_filter, msg->mutable_comm_filter());
+  AssignUtf8(info.op_filter, msg->mutable_op_filter());
+  msg->set_ringbuf_kib(info.ringbuf_kib);
+  msg->set_stuck_after_us(info.stuck_after_us);
+  AssignUtf8(info.run_id, msg->mutable_run_id());
+}
+
+void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
+  SetTimestamp(stats.realtime_ns, msg->mutable_timestamp());
+  msg->set_elapsed_s(stats.elapsed_s);
+  msg->set_completions(stats.completions);
+  msg->set_emitted(stats.emitted);
+  msg->set_lost(stats.lost);
+  msg->set_orphans(stats.orphans);
+  msg->set_below_threshold(stats.below_threshold);
+  msg->set_filtered(stats.filtered);
+  msg->set_decode_errors(stats.decode_errors);
+  msg->set_expired(stats.expired);
+  msg->set_written(stats.written);
+  msg->set_dropped(stats.dropped);
+  msg->set_final(stats.final);
+  msg->set_missed(stats.missed);
+  msg->set_unfinished(stats.unfinished);
+  AssignUtf8(stats.run_id, msg->mutable_run_id());
+}
+
+void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {
+  SetTimestamp(summary.realtime_ns, msg->mutable_timestamp());
+  msg->set_interval_s(summary.interval_s);
+  msg->set_min_us(summary.min_us);
+  msg->clear_groups();
+  for (const HistGroup& g : summary.groups) {
+    v1::SummaryGroup* out = msg->add_groups();
+    AssignUtf8(g.disk, out->mutable_disk());
+    AssignUtf8(g.op, out->mutable_op());
+    out->set_count(g.data.count);
+    out->set_bytes(g.data.bytes);
+    out->set_slow(g.data.slow);
+    out->set_errors(g.data.errors);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    const size_t latency_n = LengthWithoutTrailingZeros(latency);
+    const size_t size_n = LengthWithoutTrailingZeros(size);
+    out->mutable_latency_us_log2()->Add(latency.begin(),
+                                        latency.begin() + latency_n);
+    out->mutable_size_log2()->Add(size.begin(), size.begin() + size_n);
+  }
+}
+
+void AppendDelimited(const google::protobuf::MessageLite& msg,
+                     std::string* out) {
+  using google::protobuf::io::CodedOutputStream;
+  // A Record is at most a few KiB (strings are short): its size fits 32 bits.
+  const auto size = static_cast<uint32_t>(msg.ByteSizeLong());
+  const size_t old_size = out->size();
+  out->resize(old_size + CodedOutputStream::VarintSize32(size) + size);
+  auto* p = reinterpret_cast<uint8_t*>(out->data() + old_size);
+  p = CodedOutputStream::WriteVarint32ToArray(size, p);
+  msg.SerializeWithCachedSizesToArray(p);
+}
+
+}  // namespace biosnoop

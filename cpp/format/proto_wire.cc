@@ -1,0 +1,411 @@
+// Records encoded straight into the protobuf wire format, length-delimited
+// (proto_wire.h).
+
+#include "proto_wire.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+// Only the generated field-number constants (compile-time enumerators):
+// nothing here calls into libprotobuf, which biosnoop does not link.
+#include "biosnoop.pb.h"
+#include "decimal_digits.h"
+#include "histogram.h"
+#include "json_format.h"
+#include "short_copy.h"
+
+namespace biosnoop {
+namespace {
+
+// Field numbers come from the schema (proto/biosnoop.proto) through the
+// generated constants; these short names only keep the lines readable.
+using Ts = google::protobuf::Timestamp;
+using Rec = v1::Record;
+using Hdr = v1::StreamHeader;
+using Sts = v1::Stats;
+using Sum = v1::Summary;
+using Grp = v1::SummaryGroup;
+using Ev = v1::Event;
+using Stk = v1::Stuck;
+
+constexpr int kVarint = 0;
+constexpr int kFixed64 = 1;
+constexpr int kLen = 2;
+constexpr int64_t kNsPerSecond = 1'000'000'000;
+// A varint of a 64-bit value.
+constexpr size_t kMaxVarintBytes = 10;
+
+// Encoding into a buffer sized up front: every write is a plain store.
+class Writer {
+ public:
+  explicit Writer(char* p) : p_(p) {}
+  char* pos() const { return p_; }
+
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      *p_++ = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    *p_++ = static_cast<char>(v);
+  }
+  void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
+  void Bytes(absl::string_view s) {
+    Varint(s.size());
+    Raw(s);
+  }
+  // proto3 scalars: zero is the default and is not written.
+  void U64(int field, uint64_t v) {
+    if (v == 0) return;
+    Tag(field, kVarint);
+    Varint(v);
+  }
+  void I32(int field, int32_t v) {
+    if (v == 0) return;
+    Tag(field, kVarint);
+    Varint(static_cast<uint64_t>(static_cast<int64_t>(v)));  // sign-extended
+  }
+  void Str(int field, absl::string_view s) {
+    if (s.empty()) return;
+    Tag(field, kLen);
+    Bytes(s);
+  }
+  // `optional` fields: written when present, even if empty or zero.
+  void OptStr(int field, absl::string_view s) {
+    Tag(field, kLen);
+    Bytes(s);
+  }
+  void OptU64(int field, uint64_t v) {
+    Tag(field, kVarint);
+    Varint(v);
+  }
+  // Bytes as they are: a string's, or a field already encoded.
+  void Raw(absl::string_view s) {
+    CopyBytes(s.data(), s.size(), p_);
+    p_ += s.size();
+  }
+
+ private:
+  char* p_;
+};
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// Text that is already valid UTF-8 goes as is; anything else through the
+// JSON writer's U+FFFD rule (proto3 strings must be UTF-8).
+absl::string_view Utf8(absl::string_view s, std::string* fixed) {
+  if (IsValidUtf8(s)) return s;
+  fixed->clear();
+  AppendSanitizedUtf8(s, fixed);
+  return *fixed;
+}
+
+// Growing encoder for the rare records (header, stats, summary): clarity
+// over speed.  Field by field in field-number order, as protobuf writes.
+class Encoder {
+ public:
+  const std::string& bytes() const { return out_; }
+
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
+  // proto3 scalars: the default (0, false, "") is not written.
+  void U64(int field, uint64_t v) {
+    if (v == 0) return;
+    Tag(field, kVarint);
+    Varint(v);
+  }
+  void Bool(int field, bool v) { U64(field, v ? 1 : 0); }
+  void Double(int field, double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    if (bits == 0) return;  // +0.0 only: protobuf writes -0.0
+    Tag(field, kFixed64);
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(bits >> (8 * i)));
+  }
+  void Str(int field, absl::string_view s) {
+    if (s.empty()) return;
+    Len(field, s);
+  }
+  // A field already encoded.
+  void Raw(absl::string_view s) { out_.append(s.data(), s.size()); }
+  // `optional` fields: written when present, even if empty or zero.
+  void OptStr(int field, absl::string_view s) { Len(field, s); }
+  void OptU64(int field, uint64_t v) {
+    Tag(field, kVarint);
+    Varint(v);
+  }
+  // A message field: written whenever the message is present, even empty.
+  void Message(int field, const Encoder& body) { Len(field, body.bytes()); }
+  // A repeated scalar, packed (the proto3 default); nothing when empty.
+  void PackedU64(int field, absl::Span<const uint64_t> values) {
+    if (values.empty()) return;
+    Encoder body;
+    for (uint64_t v : values) body.Varint(v);
+    Len(field, body.bytes());
+  }
+
+ private:
+  void Len(int field, absl::string_view s) {
+    Tag(field, kLen);
+    Varint(s.size());
+    out_.append(s.data(), s.size());
+  }
+
+  std::string out_;
+};
+
+// A google.protobuf.Timestamp: seconds and nanos >= 0 (floor division).
+Encoder TimestampMessage(int64_t realtime_ns) {
+  int64_t seconds = realtime_ns / kNsPerSecond;
+  int64_t nanos = realtime_ns % kNsPerSecond;
+  if (nanos < 0) {
+    nanos += kNsPerSecond;
+    --seconds;
+  }
+  Encoder ts;
+  // int64: two's complement
+  ts.U64(Ts::kSecondsFieldNumber, static_cast<uint64_t>(seconds));
+  ts.U64(Ts::kNanosFieldNumber, static_cast<uint64_t>(nanos));
+  return ts;
+}
+
+// Record { `kind` = body }, length-delimited, appended to out.
+void AppendRecord(int kind, const Encoder& body, std::string* out) {
+  Encoder record;
+  record.Message(kind, body);
+  Encoder framed;
+  framed.Varint(record.bytes().size());
+  out->append(framed.bytes());
+  out->append(record.bytes());
+}
+
+}  // namespace
+
+void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
+  std::string fixed;
+  Encoder h;
+  h.U64(Hdr::kFormatVersionFieldNumber, kStreamFormatVersion);
+  h.Str(Hdr::kHostFieldNumber, Utf8(info.host, &fixed));
+  h.Str(Hdr::kBootIdFieldNumber, Utf8(info.boot_id, &fixed));
+  h.Message(Hdr::kStartTimeFieldNumber, TimestampMessage(info.start_realtime_ns));
+  h.Str(Hdr::kBiosnoopVersionFieldNumber, Utf8(info.biosnoop_version, &fixed));
+  h.Str(Hdr::kKernelReleaseFieldNumber, Utf8(info.kernel_release, &fixed));
+  h.U64(Hdr::kMinUsFieldNumber, info.min_us);
+  h.Bool(Hdr::kQueuedFieldNumber, info.queued);
+  h.Str(Hdr::kDiskFilterFieldNumber, Utf8(info.disk_filter, &fixed));
+  h.U64(Hdr::kPidFilterFieldNumber, info.pid_filter);
+  h.Str(Hdr::kCommFilterFieldNumber, Utf8(info.comm_filter, &fixed));
+  h.Str(Hdr::kOpFilterFieldNumber, Utf8(info.op_filter, &fixed));
+  h.U64(Hdr::kRingbufKibFieldNumber, info.ringbuf_kib);
+  h.U64(Hdr::kStuckAfterUsFieldNumber, info.stuck_after_us);
+  h.Str(Hdr::kRunIdFieldNumber, Utf8(info.run_id, &fixed));
+  AppendRecord(Rec::kHeaderFieldNumber, h, out);
+}
+
+void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
+  Encoder s;
+  s.Message(Sts::kTimestampFieldNumber, TimestampMessage(stats.realtime_ns));
+  s.Double(Sts::kElapsedSFieldNumber, stats.elapsed_s);
+  s.U64(Sts::kCompletionsFieldNumber, stats.completions);
+  s.U64(Sts::kEmittedFieldNumber, stats.emitted);
+  s.U64(Sts::kLostFieldNumber, stats.lost);
+  s.U64(Sts::kOrphansFieldNumber, stats.orphans);
+  s.U64(Sts::kBelowThresholdFieldNumber, stats.below_threshold);
+  s.U64(Sts::kFilteredFieldNumber, stats.filtered);
+  s.U64(Sts::kDecodeErrorsFieldNumber, stats.decode_errors);
+  s.U64(Sts::kExpiredFieldNumber, stats.expired);
+  s.U64(Sts::kWrittenFieldNumber, stats.written);
+  s.U64(Sts::kDroppedFieldNumber, stats.dropped);
+  s.Bool(Sts::kFinalFieldNumber, stats.final);
+  s.U64(Sts::kMissedFieldNumber, stats.missed);
+  s.U64(Sts::kUnfinishedFieldNumber, stats.unfinished);
+  std::string fixed;
+  s.Str(Sts::kRunIdFieldNumber, Utf8(stats.run_id, &fixed));
+  AppendRecord(Rec::kStatsFieldNumber, s, out);
+}
+
+void AppendSummaryRecordDelimited(const SummaryRecord& summary,
+                                  std::string* out) {
+  std::string fixed;
+  Encoder s;
+  s.Message(Sum::kTimestampFieldNumber, TimestampMessage(summary.realtime_ns));
+  s.Double(Sum::kIntervalSFieldNumber, summary.interval_s);
+  s.U64(Sum::kMinUsFieldNumber, summary.min_us);
+  for (const HistGroup& g : summary.groups) {
+    Encoder group;
+    group.Str(Grp::kDiskFieldNumber, Utf8(g.disk, &fixed));
+    group.Str(Grp::kOpFieldNumber, Utf8(g.op, &fixed));
+    group.U64(Grp::kCountFieldNumber, g.data.count);
+    group.U64(Grp::kBytesFieldNumber, g.data.bytes);
+    group.U64(Grp::kSlowFieldNumber, g.data.slow);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    group.PackedU64(Grp::kLatencyUsLog2FieldNumber, latency.first(LengthWithoutTrailingZeros(latency)));
+    group.PackedU64(Grp::kSizeLog2FieldNumber, size.first(LengthWithoutTrailingZeros(size)));
+    group.U64(Grp::kErrorsFieldNumber, g.data.errors);
+    s.Message(Sum::kGroupsFieldNumber, group);
+  }
+  AppendRecord(Rec::kSummaryFieldNumber, s, out);
+}
+
+void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
+                                std::string* out) {
+  const Request& ev = s.request;
+  // The host is the event's field, already encoded (ProtoHost).
+  static_assert(int{Stk::kHostFieldNumber} == int{Ev::kHostFieldNumber});
+  std::string fixed;
+  Encoder m;
+  m.Message(Stk::kTimestampFieldNumber, TimestampMessage(s.realtime_ns));
+  m.Raw(host.field());  // host, as in an event (same field number)
+  m.Str(Stk::kDiskFieldNumber, Utf8(s.disk, &fixed));
+  if (!s.partition.empty()) m.OptStr(Stk::kPartitionFieldNumber, Utf8(s.partition, &fixed));
+  m.Str(Stk::kDevFieldNumber, absl::StrCat(ev.major, ":", ev.minor));
+  m.Str(Stk::kOpFieldNumber, OpName(ev.op));
+  m.Str(Stk::kRwbsFieldNumber, Rwbs(ev.op, ev.flags));
+  m.U64(Stk::kSectorFieldNumber, ev.sector);
+  m.U64(Stk::kBytesFieldNumber, ev.bytes);
+  m.U64(Stk::kInflightUsFieldNumber, s.inflight_ns / 1000);
+  if (ev.queue_ns.has_value()) m.OptU64(Stk::kQueueUsFieldNumber, *ev.queue_ns / 1000);
+  m.U64(Stk::kQueueDepthFieldNumber, ev.queue_depth);
+  m.U64(Stk::kPidFieldNumber, ev.pid);
+  m.U64(Stk::kTidFieldNumber, ev.tid);
+  const absl::string_view comm = ev.Comm();
+  const bool comm_valid = IsValidUtf8(comm);
+  m.Str(Stk::kCommFieldNumber, Utf8(comm, &fixed));
+  if (!comm_valid) m.OptStr(Stk::kCommRawFieldNumber, comm);
+  AppendRecord(Rec::kStuckFieldNumber, m, out);
+}
+
+namespace {
+
+// Room kept before an event's body for its length prefix: the Record's
+// length, the event field's tag and the event's length, as varints.
+constexpr size_t kPrefixRoom = 2 * kMaxVarintBytes + 1;
+
+// Bytes a sanitized string may take per raw byte (an invalid byte becomes
+// U+FFFD, three bytes).
+constexpr size_t kMaxUtf8BytesPerByte = 3;
+
+}  // namespace
+
+ProtoHost::ProtoHost(absl::string_view host) {
+  std::string fixed;
+  const absl::string_view valid = Utf8(host, &fixed);
+  field_.resize(1 + kMaxVarintBytes + valid.size());
+  Writer w(field_.data());
+  w.Str(v1::Event::kHostFieldNumber, valid);
+  field_.resize(static_cast<size_t>(w.pos() - field_.data()));
+}
+
+size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
+  // Whole-field maxima where that is cheaper than looking: this is per event.
+  const size_t comm = e.event.comm.size();
+  // Tags, varints and lengths: 20 fields and the timestamp's two, at most
+  // 11 bytes each and 11 more for a string's length; "major:minor".
+  constexpr size_t kFixed = 64 + 22 * 2 * (kMaxVarintBytes + 1) + 24;
+  return kPrefixRoom + kFixed + host.field().size() +
+         kMaxUtf8BytesPerByte * (e.disk.size() + e.partition.size() + comm) +
+         comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
+}
+
+void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
+                                std::string* scratch, std::string* out) {
+  const ProtoHost proto_host(host);
+  const size_t bound = EventRecordBound(e, proto_host);
+  if (scratch->size() < bound) scratch->resize(bound);
+  char* start = nullptr;
+  const char* end =
+      WriteEventRecordDelimited(e, proto_host, scratch->data(), &start);
+  out->append(start, static_cast<size_t>(end - start));
+}
+
+char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
+                                char* buf, char** start) {
+  const Event& ev = e.event;
+  // Strings that may need cleaning; kept alive until encoded.
+  std::string disk_fixed, part_fixed;
+  const absl::string_view disk_s = Utf8(e.disk, &disk_fixed);
+  const absl::string_view part_s = Utf8(e.partition, &part_fixed);
+  const absl::string_view comm = ev.Comm();
+  const bool comm_valid = IsValidUtf8(comm);
+  std::string comm_fixed;
+  if (!comm_valid) AppendSanitizedUtf8(comm, &comm_fixed);
+  const absl::string_view comm_s = comm_valid ? comm : absl::string_view(comm_fixed);
+  char dev[24];
+  char* d = WriteUint(ev.major, dev);
+  *d++ = ':';
+  d = WriteUint(ev.minor, d);
+  const absl::string_view dev_s(dev, d - dev);
+  const absl::string_view rwbs = Rwbs(ev.op, ev.flags);
+  const BlkError error = BlkStatusToError(ev.blk_status);
+
+  // The Event body first, after room for the prefix that needs its length.
+  char* const body = buf + kPrefixRoom;
+  Writer w(body);
+
+  int64_t seconds = e.realtime_ns / kNsPerSecond;
+  int64_t nanos = e.realtime_ns % kNsPerSecond;
+  if (nanos < 0) {
+    nanos += kNsPerSecond;
+    --seconds;
+  }
+  // timestamp: a Timestamp message, present even when zero, as
+  // mutable_timestamp() makes it; its two tags are one byte each.
+  static_assert(Ts::kNanosFieldNumber < 16 && Ts::kSecondsFieldNumber < 16);
+  const size_t ts_len =
+      (seconds != 0 ? 1 + VarintSize(static_cast<uint64_t>(seconds)) : 0) +
+      (nanos != 0 ? 1 + VarintSize(static_cast<uint64_t>(nanos)) : 0);
+  w.Tag(Ev::kTimestampFieldNumber, kLen);
+  w.Varint(ts_len);
+  w.U64(Ts::kSecondsFieldNumber, static_cast<uint64_t>(seconds));
+  w.U64(Ts::kNanosFieldNumber, static_cast<uint64_t>(nanos));
+  w.Raw(host.field());  // host
+  w.Str(Ev::kDiskFieldNumber, disk_s);
+  if (!e.partition.empty()) w.OptStr(Ev::kPartitionFieldNumber, part_s);
+  w.Str(Ev::kDevFieldNumber, dev_s);
+  w.Str(Ev::kOpFieldNumber, OpName(ev.op));
+  w.Str(Ev::kRwbsFieldNumber, rwbs);
+  w.U64(Ev::kSectorFieldNumber, ev.sector);
+  w.U64(Ev::kBytesFieldNumber, ev.bytes);
+  w.U64(Ev::kLatencyUsFieldNumber, ev.LatencyNs(e.include_queue) / 1000);
+  w.U64(Ev::kDeviceUsFieldNumber, ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) w.OptU64(Ev::kQueueUsFieldNumber, *ev.queue_ns / 1000);
+  w.U64(Ev::kQueueDepthFieldNumber, ev.queue_depth);
+  w.U64(Ev::kPidFieldNumber, ev.pid);
+  w.U64(Ev::kTidFieldNumber, ev.tid);
+  w.Str(Ev::kCommFieldNumber, comm_s);
+  if (!comm_valid) w.OptStr(Ev::kCommRawFieldNumber, comm);
+  w.I32(Ev::kErrorCodeFieldNumber, error.errno_value);
+  if (!error.name.empty()) w.OptStr(Ev::kErrorFieldNumber, error.name);
+  w.U64(Ev::kSeqFieldNumber, e.seq);
+  char* const end = w.pos();
+  const size_t event_len = static_cast<size_t>(end - body);
+
+  // Record { event }, its length first: right before the body, so the
+  // body never moves.  Its tag is one byte (field number below 16).
+  static_assert(Rec::kEventFieldNumber < 16);
+  const size_t record_len = 1 + VarintSize(event_len) + event_len;
+  const size_t prefix_len = VarintSize(record_len) + 1 + VarintSize(event_len);
+  *start = body - prefix_len;
+  Writer r(*start);
+  r.Varint(record_len);
+  r.Tag(Rec::kEventFieldNumber, kLen);
+  r.Varint(event_len);
+  return end;
+}
+
+}  // namespace biosnoop

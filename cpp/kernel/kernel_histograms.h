@@ -1,0 +1,31 @@
+#pragma once
+
+// The kernel's histograms as Probe::ReadHistograms() returns them: each
+// key's per-CPU struct biosnoop_hist summed, still in the ABI's layout
+// (BIOSNOOP_HIST_BUCKETS log2 buckets).  The domain histograms
+// (event/histogram.h) are made from these by event/hist_decoder.h.
+
+#include <cstdint>
+#include <map>
+
+#include "biosnoop_abi.h"
+
+namespace biosnoop {
+
+// Kernel key (biosnoop_hist_key: dev, op, flags) -> the key's histogram
+// summed over CPUs (its `key` field is the map key).
+using KernelHistograms = std::map<uint64_t, biosnoop_hist>;
+
+// *sum += one, field by field and bucket by bucket (`key` untouched).
+inline void AddKernelHist(const biosnoop_hist& one, biosnoop_hist* sum) {
+  sum->count += one.count;
+  sum->bytes += one.bytes;
+  sum->slow += one.slow;
+  sum->errors += one.errors;
+  for (int i = 0; i < BIOSNOOP_HIST_BUCKETS; ++i) {
+    sum->latency[i] += one.latency[i];
+    sum->size[i] += one.size[i];
+  }
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,140 @@
+// Opening the output path safely: no symlink, no device that is not a log
+// (output_open.h).
+
+#include "output_open.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "output_target.h"
+
+namespace biosnoop {
+namespace {
+
+// O_APPEND: several writers (or a restarted daemon) never overwrite each
+// other's lines, and each write(2) lands at the current end.
+// O_NOFOLLOW: the daemon runs as root; a symlink planted at the log path
+// must not redirect root's writes to, say, /etc/shadow.
+// O_NONBLOCK: a FIFO nobody reads fails with ENXIO instead of blocking
+// the open (cleared once open: writes block as on any pipe).
+constexpr int kOpenFlags =
+    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+constexpr mode_t kCreateMode = 0640;
+
+int OpenRetryingEintr(const std::string& path, int flags) {
+  int fd;
+  do {
+    fd = open(path.c_str(), flags, kCreateMode);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+}  // namespace
+
+OpenedOutput::OpenedOutput(OpenedOutput&& other) noexcept
+    : fd_(other.Release()),
+      is_regular_(other.is_regular_),
+      created_(other.created_) {}
+
+OpenedOutput& OpenedOutput::operator=(OpenedOutput&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    is_regular_ = other.is_regular_;
+    created_ = other.created_;
+    fd_ = other.Release();
+  }
+  return *this;
+}
+
+OpenedOutput::~OpenedOutput() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int OpenedOutput::Release() { return std::exchange(fd_, -1); }
+
+std::string QuotedPath(absl::string_view path) {
+  // UTF-8 kept; a path holding a newline still makes a one-line message.
+  return absl::StrCat("\"", absl::Utf8SafeCEscape(path), "\"");
+}
+
+absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
+                                            absl::string_view verb) {
+  const std::string what =
+      absl::StrCat("cannot ", verb, " output ", QuotedPath(path));
+  const std::string symlink_error = absl::StrCat(
+      what,
+      ": it is a symbolic link, which is never followed; give the path of "
+      "the real file");
+  // Judged before opening: opening a device may act (a tape rewinds, a
+  // watchdog arms), and only a refused open is sure to write nothing.
+  struct stat before;
+  if (lstat(path.c_str(), &before) == 0) {
+    if (S_ISLNK(before.st_mode)) {
+      return absl::FailedPreconditionError(symlink_error);
+    }
+    if (absl::Status s = CheckOutputTarget(before, -1, false, what); !s.ok()) {
+      return s;
+    }
+  }
+  // O_EXCL first, to know whether this open created the file (a start
+  // that fails afterwards removes a file it created and never wrote,
+  // OutputFile::RemoveIfCreatedAndUnused).  O_EXCL never follows a
+  // symbolic link: one at the path is EEXIST, and the plain open below
+  // refuses it.
+  bool created = true;
+  int fd = OpenRetryingEintr(path, kOpenFlags | O_EXCL);
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    fd = OpenRetryingEintr(path, kOpenFlags);
+  }
+  if (fd < 0) {
+    const int err = errno;
+    // ELOOP also means "too many links" in a directory component; only
+    // call it a symlink when the last component really is one.
+    struct stat st;
+    const bool at_path = lstat(path.c_str(), &st) == 0;
+    if (err == ELOOP && at_path && S_ISLNK(st.st_mode)) {
+      return absl::FailedPreconditionError(symlink_error);
+    }
+    if (err == ENXIO && at_path && S_ISFIFO(st.st_mode)) {
+      return absl::UnavailableError(absl::StrCat(
+          what, ": it is a FIFO that no process has open for reading"));
+    }
+    if (at_path) {
+      // Swapped since the first look: say what it is now, if refused.
+      if (absl::Status s = CheckOutputTarget(st, -1, false, what); !s.ok()) {
+        return s;
+      }
+    }
+    return absl::ErrnoToStatus(err, what);
+  }
+  OpenedOutput opened(fd, /*is_regular=*/false, created);
+  // The path may have been replaced between the look and the open: what
+  // was opened is what counts.  Nothing has been written to it.
+  struct stat st;
+  if (fstat(fd, &st) != 0) return absl::ErrnoToStatus(errno, what);
+  if (absl::Status s = CheckOutputTarget(st, fd, false, what); !s.ok()) {
+    return s;
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return absl::ErrnoToStatus(errno, what);
+  }
+  return OpenedOutput(opened.Release(), S_ISREG(st.st_mode), created);
+}
+
+absl::Status CheckStdoutTarget() {
+  struct stat st;
+  if (fstat(STDOUT_FILENO, &st) != 0) {
+    return absl::ErrnoToStatus(errno, "stdout");
+  }
+  return CheckOutputTarget(st, STDOUT_FILENO, true, "stdout");
+}
+
+}  // namespace biosnoop
