@@ -5,7 +5,7 @@
 // byte with tests/golden/expected/*.txt.
 //
 // To regenerate the expected files after an intended change:
-//   BIOREPORT_UPDATE_GOLDEN=1 build/tests/unit_tests --gtest_filter='*BioreportGolden*'
+//   BIOREPORT_UPDATE_GOLDEN=1 build/tests/unit/bioreport_tests --gtest_filter='*BioreportGolden*'
 // then review the diff.
 
 #include <cstdlib>

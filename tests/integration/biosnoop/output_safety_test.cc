@@ -107,8 +107,7 @@ TEST(OutputSafety, BioreportConvertRefusesABlockDevice) {
   ASSERT_TRUE(disk.ok());
   ASSERT_NO_FATAL_FAILURE(MakeExt4(disk));
   const std::string input =
-      std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-      "/../golden/events.jsonl";
+      std::string(BIOSNOOP_SOURCE_DIR) + "/tests/golden/events.jsonl";
   ASSERT_EQ(access(input.c_str(), R_OK), 0) << input;
   EXPECT_EQ(RunCommand({BIOREPORT_BIN, "convert", "--to", "jsonl", "-o",
                         disk.path(), input}),
