@@ -8,6 +8,7 @@
 
 #include "biosnoop.pb.h"
 #include "gtest/gtest.h"
+#include "stuck_like.h"
 #include "proto_format.h"
 #include "worst_case_event.h"
 
@@ -50,18 +51,6 @@ EnrichedEvent Sample() {
   e.realtime_ns = 1795239841'123456789;
   e.seq = 99;
   return e;
-}
-
-// A stuck request with `e`'s request fields, names and time, in flight
-// for e's device time (StuckRequest is its own type: no completion).
-StuckRequest StuckLike(const EnrichedEvent& e) {
-  StuckRequest s;
-  s.request = e.event;
-  s.inflight_ns = e.event.device_ns;
-  s.disk = e.disk;
-  s.partition = e.partition;
-  s.realtime_ns = e.realtime_ns;
-  return s;
 }
 
 TEST(ProtoWireTest, SameBytesAsTheLibraryForAFullEvent) {

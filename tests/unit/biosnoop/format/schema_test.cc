@@ -13,6 +13,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "stuck_like.h"
 #include "json_format.h"
 #include "nlohmann/json.hpp"
 #include "proto_format.h"
@@ -47,18 +48,6 @@ EnrichedEvent EveryFieldEvent() {
   e.realtime_ns = 1795239841000000000;
   e.seq = 1;
   return e;
-}
-
-// A stuck request with `e`'s request fields, names and time, in flight
-// for e's device time (StuckRequest is its own type: no completion).
-StuckRequest StuckLike(const EnrichedEvent& e) {
-  StuckRequest s;
-  s.request = e.event;
-  s.inflight_ns = e.event.device_ns;
-  s.disk = e.disk;
-  s.partition = e.partition;
-  s.realtime_ns = e.realtime_ns;
-  return s;
 }
 
 StreamInfo EveryFieldInfo() {

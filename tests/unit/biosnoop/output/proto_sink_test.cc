@@ -21,6 +21,7 @@
 #include "biosnoop.pb.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "stuck_like.h"
 #include "json_format.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
@@ -305,18 +306,6 @@ INSTANTIATE_TEST_SUITE_P(JsonlAndProto, SinkFormatsTest, ::testing::Bool(),
                          [](const auto& info) {
                            return info.param ? "Proto" : "Jsonl";
                          });
-
-// A stuck request with `e`'s request fields, names and time, in flight
-// for e's device time (StuckRequest is its own type: no completion).
-StuckRequest StuckLike(const EnrichedEvent& e) {
-  StuckRequest s;
-  s.request = e.event;
-  s.inflight_ns = e.event.device_ns;
-  s.disk = e.disk;
-  s.partition = e.partition;
-  s.realtime_ns = e.realtime_ns;
-  return s;
-}
 
 // The protobuf form, written back as JSON by the converter, is byte for
 // byte the line biosnoop's own JSON writer makes: the formats agree.
