@@ -5,12 +5,14 @@
 // and that a request really in flight on a slow disk is never taken for one.
 
 #include <sched.h>
+#include <dirent.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,10 +50,41 @@ std::vector<std::string> HexWords(const T& value) {
   return words;
 }
 
-// bpftool map update name MAP key hex ... value hex ...
+// The id of the BPF map named `name` that process `pid` holds (from its
+// file descriptors' fdinfo), as a string for bpftool; "" if none.  By the
+// process, not by name alone: another biosnoop running on the machine has
+// maps of the same names.
+std::string MapIdOf(pid_t pid, const std::string& name) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fdinfo";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return "";
+  std::set<std::string> ids;
+  while (dirent* e = readdir(d)) {
+    std::ifstream in(dir + "/" + e->d_name);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("map_id:", 0) == 0) ids.insert(line.substr(line.find_first_not_of(" \t", 7)));
+    }
+  }
+  closedir(d);
+  for (const std::string& id : ids) {
+    std::optional<std::string> show =
+        CommandOutput({"bpftool", "map", "show", "id", id, "-j"});
+    if (show.has_value() && json::parse(*show).value("name", "") == name) return id;
+  }
+  return "";
+}
+
+// The process whose maps UpdateMap() and DumpMap() change: the test's
+// biosnoop.
+pid_t g_biosnoop_pid = -1;
+
+// bpftool map update id ID key hex ... value hex ...
 int UpdateMap(const std::string& map, const std::vector<std::string>& key,
               const std::vector<std::string>& value) {
-  std::vector<std::string> argv = {"bpftool", "map", "update", "name", map,
+  const std::string id = MapIdOf(g_biosnoop_pid, map);
+  if (id.empty()) return -1;
+  std::vector<std::string> argv = {"bpftool", "map", "update", "id", id,
                                    "key", "hex"};
   argv.insert(argv.end(), key.begin(), key.end());
   argv.push_back("value");
@@ -88,6 +121,7 @@ TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
   const uint32_t dev = KernelDev(disk.name());
   Biosnoop b({"-d", disk.name(), "--stats-interval", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  g_biosnoop_pid = b.pid();
   // Real I/O first: the disk gets its queue-depth counter.
   ASSERT_EQ(DirectDd(disk.path(), true, 4096, 4).exit_code, 0);
 
@@ -120,6 +154,7 @@ TEST(Missed, AFlushCompletionNeverDeliveredIsMissedNotStuck) {
   const uint32_t dev = KernelDev(disk.name());
   Biosnoop b({"-d", disk.name(), "--stats-interval", "1", "--stuck-after", "1s"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  g_biosnoop_pid = b.pid();
   ASSERT_EQ(RunCommand({"dd", "if=/dev/zero", "of=" + disk.path(), "bs=4096",
                         "count=1", "oflag=direct", "conv=fsync", "status=none"}),
             0);
@@ -176,6 +211,7 @@ TEST(Missed, HistogramModeCountsACompletionNeverDelivered) {
   const uint32_t dev = KernelDev(disk.name());
   Biosnoop b({"--hist", "--json", "-d", disk.name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  g_biosnoop_pid = b.pid();
   ASSERT_EQ(DirectDd(disk.path(), true, 4096, 4).exit_code, 0);
   InjectHiddenCompletion(dev);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
@@ -224,6 +260,7 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
   const uint32_t dev = KernelDev(slow.loop_name());
   Biosnoop b({"-d", slow.loop_name(), "-v"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  g_biosnoop_pid = b.pid();
 
   PinnedToOneCpu pinned;  // this thread, and the threads and dd it starts
   ASSERT_TRUE(pinned.ok());
@@ -237,7 +274,8 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
   WaitUntil([&] {
     const bool last_look = read_done;
     std::optional<std::string> dump =
-        CommandOutput({"bpftool", "map", "dump", "name", "slots", "-j"});
+        CommandOutput({"bpftool", "map", "dump", "id",
+                       MapIdOf(g_biosnoop_pid, "slots"), "-j"});
     if (!dump.has_value()) return true;
     for (const json& e : json::parse(*dump)) {
       const json& v = e["formatted"]["value"];
@@ -305,6 +343,7 @@ void SlowRequestIsNotTakenForMissed(bool iostats) {
   }
   Biosnoop b({"-d", slow.loop_name(), "--min-us", "1000000"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  g_biosnoop_pid = b.pid();
   ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 1).exit_code, 0);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   std::vector<json> events = b.Events();
@@ -323,6 +362,7 @@ void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args) {
   args.insert(args.end(), {"-d", slow.loop_name()});
   Biosnoop b(args);
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  g_biosnoop_pid = b.pid();
   std::thread read([&] { DirectDd(slow.loop_path(), true, 4096, 1); });
   // Issued well over a second before the stop, completed well after it:
   // once the disk counts it in flight, 1.3 s more (of its 4 s).
