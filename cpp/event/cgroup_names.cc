@@ -123,7 +123,7 @@ std::string FindCgroup2Mount(const std::string& mountinfo_path) {
 absl::StatusOr<CgroupTarget> ResolveCgroupPath(absl::string_view path,
                                                const std::string& mount) {
   if (mount.empty()) {
-    return absl::FailedPreconditionError(
+    return absl::UnavailableError(
         "--cgroup: no cgroup v2 hierarchy is mounted here (no cgroup2 in "
         "/proc/self/mountinfo), so tasks cannot be told apart by cgroup");
   }

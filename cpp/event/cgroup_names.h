@@ -43,7 +43,7 @@ struct CgroupTarget {
 
 // `path` relative to the v2 root ("/system.slice/x.service") or absolute
 // under `mount`.  InvalidArgument when it names no cgroup directory,
-// FailedPrecondition when `mount` is empty (no v2 hierarchy).
+// Unavailable when `mount` is empty (no v2 hierarchy: exit 69).
 absl::StatusOr<CgroupTarget> ResolveCgroupPath(absl::string_view path,
                                                const std::string& mount);
 

@@ -176,7 +176,7 @@ TEST_F(CgroupFsTest, ResolveCgroupPathRelativeOrUnderTheMount) {
   EXPECT_EQ(ResolveCgroupPath("/user.slice/../x", root_).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ResolveCgroupPath("/x", "").status().code(),
-            absl::StatusCode::kFailedPrecondition);
+            absl::StatusCode::kUnavailable);
 }
 
 }  // namespace
