@@ -125,7 +125,11 @@ static __always_inline void decode_opf(__u32 opf, __u8 *op, __u8 *flags) {
 
 /* comm is read with two plain loads from the trusted task pointer: about
  * 100 ns cheaper per I/O than bpf_get_current_comm()'s strscpy, and as racy
- * as the kernel's own readers against a concurrent prctl(PR_SET_NAME). */
+ * as the kernel's own readers against a concurrent prctl(PR_SET_NAME).
+ * The cgroup is the task's v2 cgroup: a bio's blkg names the v1 blkio
+ * cgroup on a hybrid machine, and the root for writeback, so it is not
+ * taken for ownership.  --cgroup is decided here, where the submitter is
+ * current, and applied at completion (passes_filters). */
 static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
   struct task_struct *task = bpf_get_current_task_btf();
   v->pid = task->tgid;
@@ -133,6 +137,10 @@ static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
   __u64 *dst = (__u64 *)v->comm;
   dst[0] = *(__u64 *)&task->comm[0];
   dst[1] = *(__u64 *)&task->comm[8];
+  v->cgroup_id = bpf_get_current_cgroup_id();
+  v->outside_cgroup =
+      filter_cgroup_id &&
+      bpf_get_current_ancestor_cgroup_id(filter_cgroup_level) != filter_cgroup_id;
 }
 
 /* Every field of a request's entry but its owner (rq), for a new use:
@@ -340,7 +348,45 @@ static __always_inline bool passes_filters(const struct biosnoop_inflight_val *v
   if (filter_partition &&
       (sector < filter_sectors.start || sector >= filter_sectors.end))
     return false;
+  if (filter_cgroup_id && v->outside_cgroup) return false;
   return true;
+}
+
+/* preempt_count bits (include/linux/preempt.h): SOFTIRQ_OFFSET is set
+ * while softirqs are served (a bare local_bh_disable() adds 2 << 8 and
+ * leaves it clear); HARDIRQ_MASK (bits 16-19) and NMI_MASK (bits 20-23
+ * now, bit 20 alone in older kernels: one mask covers both layouts, so
+ * there is no version branch) while a hard interrupt or an NMI is served. */
+#define PC_SOFTIRQ_OFFSET 0x100u
+#define PC_HARDIRQ_NMI_MASK 0x00ff0000u
+
+/* What this CPU is doing: the per-CPU preempt_count, found from the
+ * current task's runqueue (se.cfs_rq->rq points to this CPU's
+ * `runqueues`) at a load-time distance (preempt_count_from_rq), since
+ * per-CPU variables are not reachable through __ksym without
+ * CONFIG_KALLSYMS_ALL.  Only for an emitted event (four reads through
+ * bpf_probe_read_kernel, no per-I/O cost); anything missing or not
+ * matching this CPU reads as unknown. */
+static __always_inline __u8 completion_context(void) {
+  if (!preempt_count_from_rq) return BIOSNOOP_CTX_UNKNOWN;
+  /* se.cfs_rq and cfs_rq.rq exist with CONFIG_FAIR_GROUP_SCHED only. */
+  if (!bpf_core_field_exists(((struct sched_entity *)0)->cfs_rq) ||
+      !bpf_core_field_exists(((struct cfs_rq *)0)->rq))
+    return BIOSNOOP_CTX_UNKNOWN;
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct rq *rq = BPF_CORE_READ(task, se.cfs_rq, rq);
+  if (!rq) return BIOSNOOP_CTX_UNKNOWN;
+  /* The runqueue must be this CPU's (rq->cpu: CONFIG_SMP). */
+  if (bpf_core_field_exists(rq->cpu) &&
+      BPF_CORE_READ(rq, cpu) != (int)bpf_get_smp_processor_id())
+    return BIOSNOOP_CTX_UNKNOWN;
+  __u32 pc = 0;
+  if (bpf_probe_read_kernel(&pc, sizeof(pc),
+                            (void *)((__u64)rq + preempt_count_from_rq)))
+    return BIOSNOOP_CTX_UNKNOWN;
+  if (pc & PC_HARDIRQ_NMI_MASK) return BIOSNOOP_CTX_HARDIRQ;
+  if (pc & PC_SOFTIRQ_OFFSET) return BIOSNOOP_CTX_SOFTIRQ;
+  return BIOSNOOP_CTX_TASK;
 }
 
 /* Waking the consumer costs more than writing the record (an irq_work and
@@ -445,10 +491,11 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   e->queue_depth = v->queue_depth;
   e->submit_known = v->submit_known;
   __builtin_memcpy(e->comm, v->comm, sizeof(e->comm));
+  e->cgroup_id = v->cgroup_id;
+  e->completion_context = completion_context();
+  __builtin_memset(e->pad, 0, sizeof(e->pad));
   e->reserved[0] = 0;
   e->reserved[1] = 0;
-  e->reserved[2] = 0;
-  e->reserved[3] = 0;
   table_remove(id, slot);
   bpf_ringbuf_submit(e, wakeup_flags(now));
   count(BIOSNOOP_CTR_EMITTED);

@@ -47,6 +47,15 @@ enum biosnoop_op {
 #define BIOSNOOP_FILTER_OP_READ 1
 #define BIOSNOOP_FILTER_OP_WRITE 2
 
+/* What the CPU was doing when a request completed
+ * (biosnoop_event.completion_context), from its preempt_count: serving a
+ * hard interrupt (or an NMI), serving a soft interrupt, or neither (a
+ * task: a polled or threaded completion).  0 when it could not be read. */
+#define BIOSNOOP_CTX_UNKNOWN 0
+#define BIOSNOOP_CTX_TASK 1
+#define BIOSNOOP_CTX_SOFTIRQ 2
+#define BIOSNOOP_CTX_HARDIRQ 3
+
 /* One slow completion: 112 bytes. */
 struct biosnoop_event {
   __u16 abi_version;  /* BIOSNOOP_ABI_VERSION */
@@ -66,7 +75,13 @@ struct biosnoop_event {
   __u32 queue_depth;  /* requests in flight on dev when this one was issued */
   __u32 submit_known; /* 1 when pid/comm come from submission, 0 when from issue */
   char comm[16];      /* submitting task's comm: raw bytes, NUL-padded */
-  __u64 reserved[4];  /* zero; room for fields without an ABI bump */
+  /* Taken from reserved room: zero, as a record of an earlier build holds
+   * there, reads as unknown, so the ABI version stays. */
+  __u64 cgroup_id;    /* the submitting task's cgroup v2 id (the inode of its
+                         directory in cgroupfs); 0 if unknown */
+  __u8 completion_context; /* BIOSNOOP_CTX_* */
+  __u8 pad[7];        /* zero */
+  __u64 reserved[2];  /* zero; room for fields without an ABI bump */
 };
 
 /* In-flight table: one entry per request between submission and
@@ -97,6 +112,9 @@ struct biosnoop_inflight_val {
   __u8 submit_known;
   __u8 requeued; /* 1 between block_rq_requeue and the next issue */
   char comm[16];
+  __u64 cgroup_id;     /* the submitting task's cgroup v2 id */
+  __u8 outside_cgroup; /* 1: submitted outside the --cgroup subtree */
+  __u8 pad[7];
 };
 
 static inline __u32 biosnoop_slot_index(__u64 rq) {
@@ -187,7 +205,8 @@ enum biosnoop_counter {
                                      use was still held: that completion was
                                      never seen (part of `missed`) */
   BIOSNOOP_CTR_MAP_FULL,          /* in-flight insert failed: map full */
-  BIOSNOOP_CTR_FILTERED,          /* slow completions dropped by pid/comm/op */
+  BIOSNOOP_CTR_FILTERED,          /* completions dropped by pid/comm/op/
+                                     partition/cgroup */
   BIOSNOOP_CTR_BELOW_THRESHOLD,   /* completions faster than the threshold */
   BIOSNOOP_CTR_RQ_MERGES,         /* requests merged away before issue */
   BIOSNOOP_CTR_PARTIAL,           /* partial completions (event at the last) */

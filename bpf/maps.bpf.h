@@ -28,6 +28,16 @@ const volatile __u32 filter_pid = 0; /* 0 = every process */
 const volatile __u32 filter_comm_set = 0;
 const volatile char filter_comm[16] = {};
 const volatile __u32 filter_op = BIOSNOOP_FILTER_OP_ANY;
+/* --cgroup: only I/O submitted by tasks in that cgroup v2 subtree, named
+ * by its id (the inode of its directory) and its depth below the v2 root
+ * (the root is level 0); 0 = every cgroup.  The rest counts as filtered. */
+const volatile __u64 filter_cgroup_id = 0;
+const volatile __u32 filter_cgroup_level = 0;
+/* Completion context (biosnoop.bpf.c, completion_context): the distance
+ * from this CPU's `runqueues` to its `__preempt_count`, both static
+ * per-CPU variables, from the offsets in vmlinux BTF's .data..percpu
+ * section (user space: kernel/preempt_count.h); 0 = unknown. */
+const volatile __s64 preempt_count_from_rq = 0;
 /* Histogram-only mode (--hist): count, never emit. */
 const volatile __u32 events_disabled = 0;
 /* Histograms of every completion (hist.bpf.h). */

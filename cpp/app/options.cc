@@ -38,6 +38,7 @@ enum LongOnly : int {
   kOptVersion,
   kOptRescue,
   kOptStuckAfter,
+  kOptCgroup,
 };
 
 constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
@@ -47,6 +48,7 @@ const struct option kLongOptions[] = {
     {"disk", required_argument, nullptr, 'd'},
     {"pid", required_argument, nullptr, 'p'},
     {"comm", required_argument, nullptr, kOptComm},
+    {"cgroup", required_argument, nullptr, kOptCgroup},
     {"op", required_argument, nullptr, kOptOp},
     {"queued", no_argument, nullptr, 'Q'},
     {"output", required_argument, nullptr, 'o'},
@@ -247,6 +249,14 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         }
         opts.comm = std::string(arg);
         break;
+      case kOptCgroup:
+        // Checked against the cgroup tree at start (session.cc).
+        if (arg.empty() || arg[0] != '/') {
+          return BadValue(c, arg,
+                          "a cgroup v2 path such as /system.slice/x.service");
+        }
+        opts.cgroup = std::string(arg);
+        break;
       case kOptOp:
         if (arg == "read") {
           opts.op = OpFilter::kRead;
@@ -417,6 +427,9 @@ one JSON object per line.
   -d, --disk NAME     only this disk (vda) or partition (vda1)
   -p, --pid PID       only I/O submitted by process PID
       --comm NAME     only I/O submitted by processes named NAME
+      --cgroup PATH   only I/O submitted by tasks in cgroup v2 PATH or below
+                      it (/system.slice/x.service, from the v2 root, or
+                      its path under the v2 mount)
       --op read|write only reads, or only writes
   -Q, --queued        include queue time (submission to issue) in the latency
                       that is compared and reported

@@ -18,6 +18,7 @@ struct Options {
   std::string disk;           // -d/--disk: only this disk (or partition)
   uint32_t pid = 0;           // -p/--pid: only I/O submitted by this process
   std::string comm;           // --comm: only I/O submitted by this comm
+  std::string cgroup;         // --cgroup: only I/O of this cgroup v2 subtree
   OpFilter op = OpFilter::kAny;  // --op read|write
   bool queued = false;        // -Q/--queued: latency includes queue time
   std::string output = "-";   // -o/--output: file, "-" for stdout

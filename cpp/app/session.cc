@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "biosnoop_abi.h"
+#include "cgroup_names.h"
 #include "disk_names.h"
 #include "privileges.h"
 #include "status_macros.h"
@@ -43,6 +44,12 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
     c.sector_start = disk.sector_start;
     c.sector_end = disk.sector_end;
     c.partition = disk.partition;
+  }
+  if (!o.cgroup.empty()) {
+    ASSIGN_OR_RETURN(CgroupTarget target,
+                     ResolveCgroupPath(o.cgroup, FindCgroup2Mount()));
+    c.cgroup_id = target.id;
+    c.cgroup_level = target.level;
   }
   return c;
 }

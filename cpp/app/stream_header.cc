@@ -31,6 +31,7 @@ StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
   info.disk_filter = o.disk;
   info.pid_filter = o.pid;
   info.comm_filter = o.comm;
+  info.cgroup_filter = o.cgroup;
   info.op_filter = o.op == OpFilter::kRead    ? "read"
                    : o.op == OpFilter::kWrite ? "write"
                                               : "";

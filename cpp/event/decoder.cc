@@ -14,6 +14,9 @@ static_assert(sizeof(biosnoop_event) == 112,
               "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(BIOSNOOP_OP_OTHER == static_cast<int>(Op::kOther));
 static_assert(BIOSNOOP_FLAG_META == kFlagMeta);
+static_assert(BIOSNOOP_CTX_HARDIRQ == static_cast<int>(CompletionContext::kHardirq));
+static_assert(BIOSNOOP_CTX_SOFTIRQ == static_cast<int>(CompletionContext::kSoftirq));
+static_assert(BIOSNOOP_CTX_TASK == static_cast<int>(CompletionContext::kTask));
 
 absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   if (size < sizeof(biosnoop_event)) {
@@ -47,6 +50,10 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
     e.queue_ns.reset();
   }
   e.blk_status = raw.blk_status;
+  e.completion_context =
+      raw.completion_context <= BIOSNOOP_CTX_HARDIRQ
+          ? static_cast<CompletionContext>(raw.completion_context)
+          : CompletionContext::kUnknown;
   CopyRequestFields(raw, &e);
   return absl::OkStatus();
 }

@@ -30,7 +30,7 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out);
 // A Request's fields a kernel structure holds under the same names as
 // struct biosnoop_event (the record, or an in-flight table entry): sector,
 // dev (split into major and minor), bytes, pid, tid, queue_depth, op
-// (anything unknown is kOther), flags, submit_known and comm.  queue_ns is
+// (anything unknown is kOther), flags, submit_known, comm and cgroup_id.  queue_ns is
 // the caller's: each structure keeps the times its own way.
 template <typename Raw>
 void CopyRequestFields(const Raw& raw, Request* e) {
@@ -47,6 +47,7 @@ void CopyRequestFields(const Raw& raw, Request* e) {
   e->submit_known = raw.submit_known != 0;
   static_assert(sizeof(raw.comm) == sizeof(e->comm));
   std::memcpy(e->comm.data(), raw.comm, sizeof(raw.comm));
+  e->cgroup_id = raw.cgroup_id;
 }
 
 // An issued in-flight table entry found still in flight at found_ns

@@ -6,8 +6,11 @@
 
 namespace biosnoop {
 
-Enricher::Enricher(std::string sysfs_root, bool include_queue)
-    : names_(std::move(sysfs_root)), include_queue_(include_queue) {}
+Enricher::Enricher(std::string sysfs_root, bool include_queue,
+                   std::string cgroup_mount, std::string proc)
+    : names_(std::move(sysfs_root)),
+      cgroups_(std::move(cgroup_mount), std::move(proc)),
+      include_queue_(include_queue) {}
 
 void Enricher::Enrich(const Event& event, uint64_t lookup_ns,
                       EnrichedEvent* out) {
@@ -17,6 +20,7 @@ void Enricher::Enrich(const Event& event, uint64_t lookup_ns,
 
 void Enricher::EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out) {
   FillNames(out->event, lookup_ns, &out->disk, &out->partition);
+  FillCgroup(out->event, &out->cgroup);
   out->realtime_ns = clock_.ToRealtimeNs(out->event.complete_ns);
   out->include_queue = include_queue_;
   out->seq = ++seq_;
@@ -24,7 +28,24 @@ void Enricher::EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out) {
 
 void Enricher::EnrichStuck(StuckRequest* out) {
   FillNames(out->request, out->found_ns, &out->disk, &out->partition);
+  FillCgroup(out->request, &out->cgroup);
   out->realtime_ns = clock_.ToRealtimeNs(out->found_ns);
+}
+
+namespace {
+
+void AssignIfChanged(const std::string& from, std::string* to) {
+  if (*to != from) to->assign(from);
+}
+
+}  // namespace
+
+void Enricher::FillCgroup(const Request& request, CgroupLabel* out) {
+  const CgroupLabel& label = cgroups_.Resolve(request.cgroup_id, request.tid);
+  out->known = label.known;
+  AssignIfChanged(label.path, &out->path);
+  AssignIfChanged(label.container_id, &out->container_id);
+  AssignIfChanged(label.pod_uid, &out->pod_uid);
 }
 
 void Enricher::FillNames(const Request& request, uint64_t lookup_ns,

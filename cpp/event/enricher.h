@@ -1,11 +1,13 @@
 #pragma once
 
 // Turns decoded events into output events: disk and partition names, the
-// wall-clock time of completion, and the position in this run's output.
+// cgroup's names, the wall-clock time of completion, and the position in
+// this run's output.
 
 #include <cstdint>
 #include <string>
 
+#include "cgroup_names.h"
 #include "disk_names.h"
 #include "event.h"
 #include "stuck_request.h"
@@ -17,9 +19,12 @@ namespace biosnoop {
 class Enricher {
  public:
   // `sysfs_root` as for DiskNames ("/sys"); `include_queue` is copied into
-  // every output event (-Q: latency includes the queue time). Calibrates the
-  // wall clock.
-  Enricher(std::string sysfs_root, bool include_queue);
+  // every output event (-Q: latency includes the queue time); cgroups are
+  // named from the v2 hierarchy at `cgroup_mount` ("" = none) and from
+  // `proc` (cgroup_names.h). Calibrates the wall clock.
+  Enricher(std::string sysfs_root, bool include_queue,
+           std::string cgroup_mount = FindCgroup2Mount(),
+           std::string proc = "/proc");
 
   Enricher(const Enricher&) = delete;
   Enricher& operator=(const Enricher&) = delete;
@@ -35,7 +40,7 @@ class Enricher {
   // The same for an event already in out->event (decoded in place).
   void EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out);
   // A stuck request's disk and partition names (looked up at its
-  // found_ns) and the wall-clock time of found_ns.  It takes no seq:
+  // found_ns), its cgroup's names and the wall-clock time of found_ns.  It takes no seq:
   // stuck records are not events, and a seq taken here would read as a
   // lost event.
   void EnrichStuck(StuckRequest* out);
@@ -48,6 +53,7 @@ class Enricher {
   uint64_t count() const { return seq_; }
 
   DiskNames& disk_names() { return names_; }
+  CgroupNames& cgroup_names() { return cgroups_; }
   WallClock& wall_clock() { return clock_; }
 
  private:
@@ -56,7 +62,12 @@ class Enricher {
   void FillNames(const Request& request, uint64_t lookup_ns, std::string* disk,
                  std::string* partition);
 
+  // The names of request.cgroup_id into *out, strings copied only when
+  // they changed.
+  void FillCgroup(const Request& request, CgroupLabel* out);
+
   DiskNames names_;
+  CgroupNames cgroups_;
   WallClock clock_;
   bool include_queue_;
   uint64_t seq_ = 0;

@@ -33,6 +33,16 @@ absl::string_view OpName(Op op) {
   return "other";
 }
 
+absl::string_view CompletionContextName(CompletionContext c) {
+  switch (c) {
+    case CompletionContext::kTask: return "task";
+    case CompletionContext::kSoftirq: return "softirq";
+    case CompletionContext::kHardirq: return "hardirq";
+    case CompletionContext::kUnknown: break;
+  }
+  return "unknown";
+}
+
 namespace {
 
 struct RwbsText {

@@ -48,16 +48,31 @@ struct Request {
   uint8_t flags = 0;
   bool submit_known = false;  // pid/comm captured at submission (not at issue)
   std::array<char, 16> comm{};  // raw bytes, NUL-padded (may hold any byte)
+  // The submitting task's cgroup v2 id (its directory's inode); 0 unknown.
+  uint64_t cgroup_id = 0;
 
   // The comm bytes up to the first NUL (at most 16).
   absl::string_view Comm() const;
 };
+
+// What the CPU was doing when the request completed; same values as
+// BIOSNOOP_CTX_* in bpf/biosnoop_abi.h.
+enum class CompletionContext : uint8_t {
+  kUnknown = 0,
+  kTask = 1,
+  kSoftirq = 2,
+  kHardirq = 3,
+};
+
+// "unknown", "task", "softirq", "hardirq".
+absl::string_view CompletionContextName(CompletionContext c);
 
 // One completed request.
 struct Event : Request {
   uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
   uint64_t device_ns = 0;    // issue -> completion
   uint8_t blk_status = 0;     // the kernel's blk_status_t; 0 = success
+  CompletionContext completion_context = CompletionContext::kUnknown;
 
   // Latency the threshold was compared against: device time, plus queue
   // time when `include_queue` and the queue time is known.
@@ -88,11 +103,21 @@ struct BlkError {
 };
 BlkError BlkStatusToError(uint8_t blk_status);
 
+// A cgroup's names for output (cgroup_names.h): its path and the
+// container and pod the path names.
+struct CgroupLabel {
+  bool known = false;        // the path was found (else: null in output)
+  std::string path;          // relative to the v2 root; "/" for the root
+  std::string container_id;  // 64 lowercase hex; empty: none
+  std::string pod_uid;       // with dashes; empty: none
+};
+
 // Event enriched for output.
 struct EnrichedEvent {
   Event event;
   std::string disk;       // "vda"; "254:0" when sysfs does not know it
   std::string partition;  // "vda1"; empty when the sector is in no partition
+  CgroupLabel cgroup;     // of event.cgroup_id
   int64_t realtime_ns = 0;  // wall-clock time of the completion, ns since epoch
   uint64_t seq = 0;         // 1-based position in this run's output
   bool include_queue = false;  // latency_us includes the queue time (-Q)

@@ -19,6 +19,7 @@ struct StuckRequest {
   uint64_t inflight_ns = 0;  // issue -> found_ns: how long the device has had it
   std::string disk;          // as EnrichedEvent::disk
   std::string partition;     // as EnrichedEvent::partition
+  CgroupLabel cgroup;        // as EnrichedEvent::cgroup
   int64_t realtime_ns = 0;   // wall-clock time of found_ns
 };
 

@@ -222,6 +222,28 @@ inline char* WriteInt(int64_t v, char* p) {
   return WriteUint(static_cast<uint64_t>(v), p);
 }
 
+// A string field that is null when empty (cgroup's container and pod).
+char* WriteNullableJsonString(absl::string_view s, char* p) {
+  bool unused = false;
+  return s.empty() ? WriteLiteral("null", p) : WriteJsonString(s, p, &unused);
+}
+
+// "cgroup", "cgroup_id", "container_id", "pod_uid": an event's and a
+// stuck record's, the same; none when the id is unknown (0), as in the
+// streams of earlier versions, which then convert back byte for byte.
+char* WriteCgroupJson(const CgroupLabel& c, uint64_t id, char* p) {
+  if (id == 0) return p;
+  bool unused = false;
+  p = WriteLiteral(",\"cgroup\":", p);
+  p = c.known ? WriteJsonString(c.path, p, &unused) : WriteLiteral("null", p);
+  p = WriteLiteral(",\"cgroup_id\":", p);
+  p = WriteUint(id, p);
+  p = WriteLiteral(",\"container_id\":", p);
+  p = WriteNullableJsonString(c.container_id, p);
+  p = WriteLiteral(",\"pod_uid\":", p);
+  return WriteNullableJsonString(c.pod_uid, p);
+}
+
 // Upper bound of everything AppendEventJson writes after the timestamp,
 // apart from the variable-length strings: about 240 bytes of keys and
 // punctuation, 14 integers of at most 20 digits, "null"s, op/rwbs/error
@@ -323,7 +345,10 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
   return kEventFixedBound + Rfc3339Formatter::kLength + host.text().size() +
-         kMaxJsonBytesPerByte * (e.disk.size() + e.partition.size() + comm) +
+         kMaxJsonBytesPerByte * (e.disk.size() + e.partition.size() + comm +
+                                 e.cgroup.path.size() +
+                                 e.cgroup.container_id.size() +
+                                 e.cgroup.pod_uid.size()) +
          2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
 }
 
@@ -402,7 +427,10 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   }
   p = WriteLiteral(",\"seq\":", p);
   p = WriteUint(e.seq, p);
-  p = WriteLiteral("}\n", p);
+  p = WriteCgroupJson(e.cgroup, ev.cgroup_id, p);
+  p = WriteLiteral(",\"completion_context\":\"", p);
+  p = WriteRaw(CompletionContextName(ev.completion_context), p);
+  p = WriteLiteral("\"}\n", p);
   return p;
 }
 
@@ -484,6 +512,13 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
     AppendLowerHex(comm, out);
     out->push_back('"');
   }
+  const CgroupLabel& c = s.cgroup;
+  const size_t old_size = out->size();
+  out->resize(old_size + 128 + kMaxJsonBytesPerByte *
+                                   (c.path.size() + c.container_id.size() +
+                                    c.pod_uid.size()));
+  char* end = WriteCgroupJson(c, ev.cgroup_id, out->data() + old_size);
+  out->resize(static_cast<size_t>(end - out->data()));
   out->append("}\n");
 }
 
@@ -507,6 +542,10 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
   // Absent, as in the streams of earlier versions, only when a converted
   // stream had none: biosnoop always has one.
   if (!info.run_id.empty()) AppendStringField("run_id", info.run_id, out);
+  // Absent without --cgroup, as in the streams of earlier versions.
+  if (!info.cgroup_filter.empty()) {
+    AppendStringField("cgroup_filter", info.cgroup_filter, out);
+  }
   out->append("}\n");
 }
 

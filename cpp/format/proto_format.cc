@@ -82,6 +82,27 @@ void FillRequestFields(const Request& ev, int64_t realtime_ns,
   }
 }
 
+// The cgroup fields, alike in Event and Stuck.
+template <typename Msg>
+void FillCgroupFields(const CgroupLabel& c, uint64_t id, Msg* msg) {
+  if (c.known) {
+    AssignUtf8(c.path, msg->mutable_cgroup());
+  } else {
+    msg->clear_cgroup();
+  }
+  msg->set_cgroup_id(id);
+  if (c.container_id.empty()) {
+    msg->clear_container_id();
+  } else {
+    AssignUtf8(c.container_id, msg->mutable_container_id());
+  }
+  if (c.pod_uid.empty()) {
+    msg->clear_pod_uid();
+  } else {
+    AssignUtf8(c.pod_uid, msg->mutable_pod_uid());
+  }
+}
+
 }  // namespace
 
 void FillEventProto(const EnrichedEvent& e, absl::string_view host,
@@ -98,12 +119,16 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
     msg->mutable_error()->assign(error.name.data(), error.name.size());
   }
   msg->set_seq(e.seq);
+  FillCgroupFields(e.cgroup, ev.cgroup_id, msg);
+  const absl::string_view context = CompletionContextName(ev.completion_context);
+  msg->mutable_completion_context()->assign(context.data(), context.size());
 }
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
                     v1::Stuck* msg) {
   FillRequestFields(s.request, s.realtime_ns, s.disk, s.partition, host, msg);
   msg->set_inflight_us(s.inflight_ns / 1000);
+  FillCgroupFields(s.cgroup, s.request.cgroup_id, msg);
 }
 
 void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
@@ -122,6 +147,7 @@ void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
   msg->set_ringbuf_kib(info.ringbuf_kib);
   msg->set_stuck_after_us(info.stuck_after_us);
   AssignUtf8(info.run_id, msg->mutable_run_id());
+  AssignUtf8(info.cgroup_filter, msg->mutable_cgroup_filter());
 }
 
 void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {

@@ -213,6 +213,7 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
   h.U64(Hdr::kRingbufKibFieldNumber, info.ringbuf_kib);
   h.U64(Hdr::kStuckAfterUsFieldNumber, info.stuck_after_us);
   h.Str(Hdr::kRunIdFieldNumber, Utf8(info.run_id, &fixed));
+  h.Str(Hdr::kCgroupFilterFieldNumber, Utf8(info.cgroup_filter, &fixed));
   AppendRecord(Rec::kHeaderFieldNumber, h, out);
 }
 
@@ -287,6 +288,13 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
   const bool comm_valid = IsValidUtf8(comm);
   m.Str(Stk::kCommFieldNumber, Utf8(comm, &fixed));
   if (!comm_valid) m.OptStr(Stk::kCommRawFieldNumber, comm);
+  const CgroupLabel& c = s.cgroup;
+  if (c.known) m.OptStr(Stk::kCgroupFieldNumber, Utf8(c.path, &fixed));
+  m.U64(Stk::kCgroupIdFieldNumber, ev.cgroup_id);
+  if (!c.container_id.empty()) {
+    m.OptStr(Stk::kContainerIdFieldNumber, Utf8(c.container_id, &fixed));
+  }
+  if (!c.pod_uid.empty()) m.OptStr(Stk::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
   AppendRecord(Rec::kStuckFieldNumber, m, out);
 }
 
@@ -314,11 +322,15 @@ ProtoHost::ProtoHost(absl::string_view host) {
 size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
-  // Tags, varints and lengths: 20 fields and the timestamp's two, at most
-  // 11 bytes each and 11 more for a string's length; "major:minor".
-  constexpr size_t kFixed = 64 + 22 * 2 * (kMaxVarintBytes + 1) + 24;
+  // Tags, varints and lengths: 25 fields and the timestamp's two, at most
+  // 11 bytes each and 11 more for a string's length; "major:minor"; the
+  // completion context's name (at most 7).
+  constexpr size_t kFixed = 64 + 27 * 2 * (kMaxVarintBytes + 1) + 24 + 8;
+  const CgroupLabel& c = e.cgroup;
   return kPrefixRoom + kFixed + host.field().size() +
-         kMaxUtf8BytesPerByte * (e.disk.size() + e.partition.size() + comm) +
+         kMaxUtf8BytesPerByte * (e.disk.size() + e.partition.size() + comm +
+                                 c.path.size() + c.container_id.size() +
+                                 c.pod_uid.size()) +
          comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
 }
 
@@ -392,6 +404,17 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   w.I32(Ev::kErrorCodeFieldNumber, error.errno_value);
   if (!error.name.empty()) w.OptStr(Ev::kErrorFieldNumber, error.name);
   w.U64(Ev::kSeqFieldNumber, e.seq);
+  const CgroupLabel& c = e.cgroup;
+  if (c.known) {
+    std::string path_fixed;
+    w.OptStr(Ev::kCgroupFieldNumber, Utf8(c.path, &path_fixed));
+  }
+  w.U64(Ev::kCgroupIdFieldNumber, ev.cgroup_id);
+  // Parsed from hex digits: ASCII, valid as they are.
+  if (!c.container_id.empty()) w.OptStr(Ev::kContainerIdFieldNumber, c.container_id);
+  if (!c.pod_uid.empty()) w.OptStr(Ev::kPodUidFieldNumber, c.pod_uid);
+  w.Str(Ev::kCompletionContextFieldNumber,
+        CompletionContextName(ev.completion_context));
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 

@@ -30,6 +30,7 @@
 #include "exit_codes.h"
 #include "kernel_btf.h"
 #include "libbpf_status.h"
+#include "preempt_count.h"
 #include "status_macros.h"
 
 namespace biosnoop {
@@ -192,6 +193,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   skel->data->filter_sectors.end = config.sector_end;
   skel->rodata->filter_pid = config.pid;
   skel->rodata->filter_op = static_cast<uint32_t>(config.op_filter);
+  skel->rodata->filter_cgroup_id = config.cgroup_id;
+  skel->rodata->filter_cgroup_level = config.cgroup_level;
   skel->rodata->hist_enabled = config.histograms ? 1 : 0;
   skel->rodata->hist_unit_ns = config.hist_unit_ns;
   skel->rodata->events_disabled = config.events_disabled ? 1 : 0;
@@ -253,6 +256,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     }
     bpf_program__set_autoload(h.prog, wanted);
   }
+  skel->rodata->preempt_count_from_rq = PreemptCountFromRunqueue(vmlinux);
   btf__free(vmlinux);
   malloc_trim(0);  // before libbpf parses the same BTF again during load
   if (!missing.ok()) return missing;

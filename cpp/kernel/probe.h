@@ -40,6 +40,11 @@ struct ProbeConfig {
   uint32_t pid = 0;
   std::string comm;  // empty = any
   int op_filter = 0;  // BIOSNOOP_FILTER_OP_*
+  // --cgroup: only I/O submitted in the cgroup v2 subtree whose root has
+  // this id (its directory's inode) at this depth below the v2 root; 0 =
+  // every cgroup.
+  uint64_t cgroup_id = 0;
+  uint32_t cgroup_level = 0;
   uint32_t ringbuf_bytes = 2u << 20;  // power of two, multiple of the page size
   int verbose = 0;  // 1: libbpf warnings to stderr, 2: also its debug log
   bool histograms = false;       // count every completion into histograms

@@ -16,6 +16,7 @@ inline StuckRequest StuckLike(const EnrichedEvent& e) {
   s.disk = e.disk;
   s.partition = e.partition;
   s.realtime_ns = e.realtime_ns;
+  s.cgroup = e.cgroup;
   return s;
 }
 

@@ -136,6 +136,16 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   p.max_us = std::max(p.max_us, latency);
   p.bytes += e.bytes();
 
+  if (e.has_cgroup()) {
+    AddNamed(cgroups_, e.host(), e.cgroup(), latency, e.bytes());
+  } else if (e.cgroup_id() != 0) {
+    AddNamed(cgroups_, e.host(), absl::StrCat("cgroup id ", e.cgroup_id()),
+             latency, e.bytes());
+  }
+  if (e.has_container_id()) {
+    AddNamed(containers_, e.host(), e.container_id(), latency, e.bytes());
+  }
+
   if (e.bytes() == 0) {
     ++zero_byte_events_;
     ++h.zero_byte_events;
@@ -184,6 +194,35 @@ std::vector<uint64_t> Aggregator::LatenciesOf(absl::string_view host) const {
     out.insert(out.end(), it->second.latencies_us.begin(),
                it->second.latencies_us.end());
   }
+  return out;
+}
+
+void Aggregator::AddNamed(NamedMap& m, const std::string& host,
+                          absl::string_view name, uint64_t latency_us,
+                          uint64_t bytes) {
+  // As the process key: the host's length first.
+  named_key_.clear();
+  const uint32_t host_size = static_cast<uint32_t>(host.size());
+  named_key_.append(reinterpret_cast<const char*>(&host_size), sizeof(host_size));
+  named_key_.append(host);
+  named_key_.append(name.data(), name.size());
+  auto it = m.find(named_key_);
+  if (it == m.end()) {
+    it = m.emplace(named_key_, NamedTotals{}).first;
+    it->second.host = host;
+    it->second.name = std::string(name);
+  }
+  NamedTotals& t = it->second;
+  ++t.count;
+  t.total_us += latency_us;
+  t.max_us = std::max(t.max_us, latency_us);
+  t.bytes += bytes;
+}
+
+std::vector<NamedTotals> Aggregator::Values(const NamedMap& m) {
+  std::vector<NamedTotals> out;
+  out.reserve(m.size());
+  for (const auto& [key, t] : m) out.push_back(t);
   return out;
 }
 

@@ -101,6 +101,16 @@ struct ProcessTotals {
   Sum bytes = 0;
 };
 
+// The events of one cgroup, or of one container, of one host.
+struct NamedTotals {
+  std::string host;
+  std::string name;  // the cgroup path, or the container id
+  uint64_t count = 0;
+  Sum total_us = 0;
+  uint64_t max_us = 0;
+  Sum bytes = 0;
+};
+
 struct ErrorTotals {
   uint64_t count = 0;
   int64_t first_ns = 0;
@@ -163,6 +173,11 @@ class Aggregator {
     return host_totals_;
   }
   std::vector<ProcessTotals> Processes() const;
+  // Per cgroup (events whose cgroup is known; one whose cgroup was removed
+  // before biosnoop named it is "cgroup id N"), and per container (events
+  // with a container id); empty when no event had one.
+  std::vector<NamedTotals> Cgroups() const { return Values(cgroups_); }
+  std::vector<NamedTotals> Containers() const { return Values(containers_); }
   // Sizes of requests that carry data (bytes > 0), in KiB.
   const Log2Hist& size_hist_kib() const { return size_hist_kib_; }
   uint64_t zero_byte_events() const { return zero_byte_events_; }
@@ -187,6 +202,12 @@ class Aggregator {
     }
   }
 
+  using NamedMap = absl::flat_hash_map<std::string, NamedTotals>;
+  static std::vector<NamedTotals> Values(const NamedMap& m);
+  // Adds an event of `host` and `name` to `m` (key_: scratch).
+  void AddNamed(NamedMap& m, const std::string& host, absl::string_view name,
+                uint64_t latency_us, uint64_t bytes);
+
   AggregatorOptions options_;
   LatencyStats overall_;
   std::map<GroupKey, LatencyStats> groups_;
@@ -198,6 +219,9 @@ class Aggregator {
   std::string last_totals_host_;
   absl::flat_hash_map<std::string, ProcessTotals> processes_;
   std::string process_key_;
+  NamedMap cgroups_;
+  NamedMap containers_;
+  std::string named_key_;
   Log2Hist size_hist_kib_{};
   uint64_t zero_byte_events_ = 0;
   std::map<ErrorKey, ErrorTotals> errors_;

@@ -3,9 +3,19 @@
 
 #include "filter.h"
 
+#include <string>
+
 namespace biosnoop::report {
 
 namespace {
+
+// `path` is `root` or below it.
+bool InSubtree(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path.size() >= root.size() &&
+         path.compare(0, root.size(), root) == 0 &&
+         (path.size() == root.size() || path[root.size()] == '/');
+}
 
 // The filters events and stuck records share (their fields of the same
 // names mean the same).
@@ -20,6 +30,14 @@ bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
   if (f.pid && m.pid() != *f.pid) return false;
   if (f.comm && m.comm() != *f.comm) return false;
   if (!f.op.empty() && m.op() != f.op) return false;
+  if (!f.cgroup.empty() && !(m.has_cgroup() && InSubtree(m.cgroup(), f.cgroup))) {
+    return false;
+  }
+  if (!f.container.empty() &&
+      !(m.has_container_id() &&
+        m.container_id().compare(0, f.container.size(), f.container) == 0)) {
+    return false;
+  }
   return true;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // Which events a report counts: --since/--until, --host, --disk, --pid,
-// --comm, --op, --min-us.  Stuck records (requests still in flight) are selected
+// --comm, --cgroup, --container, --op, --min-us.  Stuck records (requests still in flight) are selected
 // by the same filters but --min-us: they have no latency (the request has
 // not completed), and a hung disk must not vanish from a report because
 // its requests have not hung for N microseconds yet.  Headers and stats
@@ -25,6 +25,11 @@ struct Filter {
   std::string disk;                 // equals disk or partition; "" = any
   std::optional<uint32_t> pid;
   std::optional<std::string> comm;  // exact
+  // A cgroup v2 path: that cgroup and those below it ("/" = every one
+  // with a known cgroup); "" = any.  A record whose cgroup is not known
+  // (null, or a stream from before cgroups) never matches.
+  std::string cgroup;
+  std::string container;  // container_id starts with it; "" = any
   std::string op;                   // "read", "write", ...; "" = any
   uint64_t min_us = 0;              // latency_us >= min_us
 

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "time_format.h"
 
@@ -45,6 +46,9 @@ constexpr char kUsage[] =
     "  -d, --disk NAME              disk or partition (vda, vda1)\n"
     "  -p, --pid PID                submitting process\n"
     "  -c, --comm NAME              process name, exactly\n"
+    "  --cgroup PATH                cgroup v2 PATH and the cgroups below it\n"
+    "                               (/system.slice, /kubepods.slice/...)\n"
+    "  --container ID               container whose id starts with ID\n"
     "  --op OP                      read, write, flush, discard, ...\n"
     "  --min-us N                   latency of at least N microseconds\n"
     "Report options:\n"
@@ -77,6 +81,8 @@ enum LongOnly {
   kCsv,
   kJson,
   kHost,
+  kCgroup,
+  kContainer,
 };
 
 const struct option kLongOptions[] = {
@@ -85,6 +91,8 @@ const struct option kLongOptions[] = {
     {"disk", required_argument, nullptr, 'd'},
     {"pid", required_argument, nullptr, 'p'},
     {"comm", required_argument, nullptr, 'c'},
+    {"cgroup", required_argument, nullptr, kCgroup},
+    {"container", required_argument, nullptr, kContainer},
     {"op", required_argument, nullptr, kOp},
     {"min-us", required_argument, nullptr, kMinUs},
     {"ms", no_argument, nullptr, 'm'},
@@ -159,18 +167,23 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     };
     // An empty filter value is bad usage, as it is for biosnoop: "" would
     // read as "no filter" for one option and "matches nothing" for another.
-    if ((c == 'd' || c == 'c' || c == kHost) && arg.empty()) {
+    if ((c == 'd' || c == 'c' || c == kHost || c == kCgroup ||
+         c == kContainer) &&
+        arg.empty()) {
       return Usage(absl::StrCat(name, ": empty value: expected ",
-                                c == 'd'   ? "a disk name such as vda"
-                                : c == 'c' ? "a process name such as dd"
-                                           : "a host name such as db7"));
+                                c == 'd'        ? "a disk name such as vda"
+                                : c == 'c'      ? "a process name such as dd"
+                                : c == kCgroup  ? "a cgroup path such as /system.slice"
+                                : c == kContainer ? "a container id (or its start)"
+                                                : "a host name such as db7"));
     }
     // A filter takes one value.  Given twice it reads as "this or that"
     // (or, for --since, --until and --min-us, as "both bounds"), which the
     // report does not do; taking the last would silently count other
     // events than the user asked for.
     if (c == 'd' || c == 'p' || c == 'c' || c == kOp || c == kSince ||
-        c == kUntil || c == kMinUs || c == kHost) {
+        c == kUntil || c == kMinUs || c == kHost || c == kCgroup ||
+        c == kContainer) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
           filters_seen.end()) {
         return Usage(absl::StrCat(
@@ -208,6 +221,21 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         break;
       case kHost:
         o.filter.host = std::string(arg);
+        break;
+      case kCgroup:
+        if (arg[0] != '/') {
+          return Usage(absl::StrCat(name, ": expected a path from the cgroup "
+                                          "v2 root such as /system.slice, got \"",
+                                    arg, "\""));
+        }
+        o.filter.cgroup = std::string(arg);
+        // "/system.slice/" means the same subtree as "/system.slice".
+        while (o.filter.cgroup.size() > 1 && o.filter.cgroup.back() == '/') {
+          o.filter.cgroup.pop_back();
+        }
+        break;
+      case kContainer:
+        o.filter.container = absl::AsciiStrToLower(arg);
         break;
       case kOp:
         if (arg != "read" && arg != "write" && arg != "flush" &&
@@ -316,10 +344,12 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   }
   if (o.report == "baseline") {
     // Summary records count per disk and operation: nothing else selects.
-    const char* bad = o.filter.pid          ? "--pid"
-                      : o.filter.comm       ? "--comm"
-                      : o.filter.min_us > 0 ? "--min-us"
-                                            : nullptr;
+    const char* bad = o.filter.pid               ? "--pid"
+                      : o.filter.comm            ? "--comm"
+                      : o.filter.min_us > 0      ? "--min-us"
+                      : !o.filter.cgroup.empty() ? "--cgroup"
+                      : !o.filter.container.empty() ? "--container"
+                                                    : nullptr;
     if (bad != nullptr) {
       return Usage(absl::StrCat(bad, " does not apply to baseline: summary "
                                      "records are per disk and operation"));

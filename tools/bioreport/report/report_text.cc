@@ -248,6 +248,45 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
   disk_table("top disks by total latency:", [](const DiskRow& x, const DiskRow& y) {
     return x.second.sum_us > y.second.sum_us;
   });
+  // Cgroups and containers: only when the events name any (streams from
+  // before them, or from a machine without containers, keep their layout).
+  auto named_tables = [&](const char* what, std::vector<NamedTotals> rows,
+                          size_t name_width) {
+    if (rows.empty()) return;
+    auto tie = [](const NamedTotals& x, const NamedTotals& y) {
+      return std::tie(x.name, x.host) < std::tie(y.name, y.host);
+    };
+    auto table = [&](const std::string& title, auto better) {
+      std::sort(rows.begin(), rows.end(), better);
+      Table t(WithHost(multi, {what, "count", absl::StrCat("total_", u),
+                               absl::StrCat("max_", u), "bytes"}),
+              WithHostAlign(multi, "lrrrr"));
+      for (size_t i = 0; i < rows.size() && i < opt.top; ++i) {
+        const NamedTotals& r = rows[i];
+        std::vector<std::string> cells;
+        if (multi) cells.push_back(HostName(r.host));
+        cells.insert(cells.end(),
+                     {Printable(r.name.substr(0, name_width)),
+                      absl::StrCat(r.count), Latency(r.total_us, opt.ms),
+                      Latency(r.max_us, opt.ms), HumanBytes(r.bytes)});
+        t.Add(std::move(cells));
+      }
+      absl::StrAppend(&out, "\n", title, "\n", t.Render());
+    };
+    table(absl::StrCat("top ", what, "s by slow I/O count:"),
+          [&](const NamedTotals& x, const NamedTotals& y) {
+            if (x.count != y.count) return x.count > y.count;
+            return tie(x, y);
+          });
+    table(absl::StrCat("top ", what, "s by total latency:"),
+          [&](const NamedTotals& x, const NamedTotals& y) {
+            if (x.total_us != y.total_us) return x.total_us > y.total_us;
+            return tie(x, y);
+          });
+  };
+  named_tables("cgroup", a.Cgroups(), std::string::npos);
+  // Twelve digits, as `docker ps` shows them (--container takes a prefix).
+  named_tables("container", a.Containers(), 12);
   return out;
 }
 

@@ -181,6 +181,20 @@ void AppendRequestTail(const Msg& m, std::string* out) {
   }
 }
 
+// "cgroup" to "pod_uid", as biosnoop writes them: only for a known
+// cgroup id, so that a stream from before them converts back unchanged.
+template <typename Msg>
+void AppendCgroupFields(const Msg& m, std::string* out) {
+  if (m.cgroup_id() == 0 && !m.has_cgroup() && !m.has_container_id() &&
+      !m.has_pod_uid()) {
+    return;
+  }
+  NullableString("cgroup", m.has_cgroup(), m.cgroup(), out);
+  absl::StrAppend(out, ",\"cgroup_id\":", m.cgroup_id());
+  NullableString("container_id", m.has_container_id(), m.container_id(), out);
+  NullableString("pod_uid", m.has_pod_uid(), m.pod_uid(), out);
+}
+
 // Same field order and rules as AppendEventJson() (a unit test compares
 // the two on the same events).
 void AppendEventRecordJson(const v1::Event& e, std::string* out) {
@@ -191,7 +205,13 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   absl::StrAppend(out, ",\"error_code\":", e.error_code());
   NullableString("error", e.has_error(), e.error(), out);
   absl::StrAppend(out, ",\"seq\":", e.seq());
-  AppendLaterFieldsJson(e, v1::Event::kSeqFieldNumber, out);
+  AppendCgroupFields(e, out);
+  // Empty only in streams from before it: left out, as they had it.
+  if (!e.completion_context().empty()) {
+    Key("completion_context", out);
+    AppendJsonString(e.completion_context(), out);
+  }
+  AppendLaterFieldsJson(e, v1::Event::kCompletionContextFieldNumber, out);
   out->append("}\n");
 }
 
@@ -200,7 +220,8 @@ void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
   AppendRequestHead("stuck", k, out);
   absl::StrAppend(out, ",\"inflight_us\":", k.inflight_us());
   AppendRequestTail(k, out);
-  AppendLaterFieldsJson(k, v1::Stuck::kCommRawFieldNumber, out);
+  AppendCgroupFields(k, out);
+  AppendLaterFieldsJson(k, v1::Stuck::kPodUidFieldNumber, out);
   out->append("}\n");
 }
 
@@ -258,6 +279,7 @@ StreamInfo InfoOf(const v1::StreamHeader& h) {
   info.ringbuf_kib = h.ringbuf_kib();
   info.stuck_after_us = h.stuck_after_us();
   info.run_id = h.run_id();
+  info.cgroup_filter = h.cgroup_filter();
   return info;
 }
 
@@ -292,8 +314,9 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kHeader: {
       const size_t start = out->size();
       AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
-      InsertLaterFieldsJson(rec.header, v1::StreamHeader::kRunIdFieldNumber,
-                            start, out);
+      InsertLaterFieldsJson(rec.header,
+                            v1::StreamHeader::kCgroupFilterFieldNumber, start,
+                            out);
       return;
     }
     case RecordKind::kStats: {

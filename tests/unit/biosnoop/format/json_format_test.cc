@@ -157,6 +157,10 @@ EnrichedEvent FullEvent() {
   e.realtime_ns = RealtimeNs(2026, 11, 21, 5, 44, 1, 123456789);
   e.seq = 77;
   e.include_queue = false;
+  e.event.cgroup_id = 5123;
+  e.event.completion_context = CompletionContext::kHardirq;
+  e.cgroup.known = true;
+  e.cgroup.path = "/system.slice/postgresql.service";
   return e;
 }
 
@@ -484,7 +488,10 @@ TEST(JsonEventTest, FullyPopulatedEventExactly) {
             R"("op":"write","rwbs":"WFS","sector":123456789012,"bytes":4096,)"
             R"("latency_us":12345,"device_us":12345,"queue_us":2500,)"
             R"("queue_depth":32,"pid":4242,"tid":4243,"comm":"postgres",)"
-            R"("error_code":0,"error":null,"seq":77})"
+            R"("error_code":0,"error":null,"seq":77,)"
+            R"("cgroup":"/system.slice/postgresql.service","cgroup_id":5123,)"
+            R"("container_id":null,"pod_uid":null,)"
+            R"("completion_context":"hardirq"})"
             "\n");
 
   const ordered_json expected = {
@@ -508,6 +515,11 @@ TEST(JsonEventTest, FullyPopulatedEventExactly) {
       {"error_code", 0},
       {"error", nullptr},
       {"seq", 77},
+      {"cgroup", "/system.slice/postgresql.service"},
+      {"cgroup_id", 5123},
+      {"container_id", nullptr},
+      {"pod_uid", nullptr},
+      {"completion_context", "hardirq"},
   };
   const ordered_json j = ParseLine(line);
   ASSERT_EQ(j.size(), expected.size());

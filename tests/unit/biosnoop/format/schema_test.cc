@@ -47,6 +47,11 @@ EnrichedEvent EveryFieldEvent() {
   e.partition = "sda1";
   e.realtime_ns = 1795239841000000000;
   e.seq = 1;
+  e.event.cgroup_id = 4711;
+  e.event.completion_context = CompletionContext::kSoftirq;
+  e.cgroup = {true, "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') +
+                  ".scope",
+              std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
   return e;
 }
 
@@ -66,6 +71,7 @@ StreamInfo EveryFieldInfo() {
   info.ringbuf_kib = 4096;
   info.stuck_after_us = 2000000;
   info.run_id = "9f86d081884c7d65";
+  info.cgroup_filter = "/system.slice";
   return info;
 }
 
@@ -319,17 +325,24 @@ TEST(SchemaTest, StuckValuesExactly) {
             R"("op":"read","rwbs":"R","sector":2048,"bytes":65536,)"
             R"("inflight_us":25000,"queue_us":1000,"queue_depth":4,)"
             R"("pid":100,"tid":101,"comm":"bad)" "\xef\xbf\xbd"
-            R"(","comm_raw":"626164ff"})"
-            "\n");
+            R"(","comm_raw":"626164ff",)"
+            R"("cgroup":"/kubepods.slice/p/cri-containerd-)" +
+                std::string(64, 'a') +
+                R"(.scope","cgroup_id":4711,"container_id":")" +
+                std::string(64, 'a') +
+                R"(","pod_uid":"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"})"
+                "\n");
 }
 
 TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(HeaderLine(EveryFieldInfo()), "header"),
             FieldNames(biosnoop::v1::StreamHeader::descriptor()));
-  // Without a run id (a converted stream of an earlier version): every
-  // field but run_id, which such streams never had.
+  // Without a run id (a converted stream of an earlier version) and
+  // without --cgroup: every field but run_id and cgroup_filter.
   std::vector<std::string> but_run_id =
       FieldNames(biosnoop::v1::StreamHeader::descriptor());
+  ASSERT_EQ(but_run_id.back(), "cgroup_filter");
+  but_run_id.pop_back();
   ASSERT_EQ(but_run_id.back(), "run_id");
   but_run_id.pop_back();
   EXPECT_EQ(ExpectMatchesSchema(HeaderLine(StreamInfo{}), "header"), but_run_id);
@@ -389,7 +402,7 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("min_us":10000,"queued":true,"disk_filter":"vda",)"
             R"("pid_filter":42,"comm_filter":"postgres","op_filter":"write",)"
             R"("ringbuf_kib":4096,"stuck_after_us":2000000,)"
-            R"("run_id":"9f86d081884c7d65"})"
+            R"("run_id":"9f86d081884c7d65","cgroup_filter":"/system.slice"})"
             "\n");
   EXPECT_EQ(StatsLine(EveryFieldStats()),
             R"({"type":"stats","timestamp":"2026-11-21T05:45:00.000000001Z",)"

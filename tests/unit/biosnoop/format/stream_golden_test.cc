@@ -83,6 +83,13 @@ void WriteStream(Sink& sink) {
     e.realtime_ns = info.start_realtime_ns + e.event.complete_ns;
     e.seq = i + 1;
     e.include_queue = true;
+    // Cgroups: unknown id (none written), known, removed, a container.
+    e.event.cgroup_id = i % 4 == 0 ? 0 : 100 + i;
+    e.cgroup.known = i % 4 != 2;
+    e.cgroup.path = i % 4 == 3 ? "/system.slice/docker-" + std::string(64, 'e') + ".scope"
+                               : "/user.slice";
+    if (i % 4 == 3) e.cgroup.container_id = std::string(64, 'e');
+    e.event.completion_context = static_cast<CompletionContext>(i % 4);
     ASSERT_TRUE(sink.Write(e).ok());
   }
   EnrichedEvent longest;
@@ -105,6 +112,8 @@ void WriteStream(Sink& sink) {
   std::string dd = "dd";
   std::copy(dd.begin(), dd.end(), stuck.request.comm.begin());
   stuck.disk = "vda";
+  stuck.request.cgroup_id = 1;
+  stuck.cgroup = {true, "/", "", ""};
   stuck.realtime_ns = info.start_realtime_ns + 5000000000;
   ASSERT_TRUE(sink.WriteStuck(stuck).ok());
 
