@@ -1,8 +1,6 @@
 // The Probe's look at and upkeep of the kernel's in-flight table: the
 // slot array and its overflow map read, scanned and pruned (probe.h).
 
-#include "probe.h"
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -12,9 +10,10 @@
 #include <optional>
 #include <vector>
 
-#include "biosnoop.skel.h"  // after probe.h: it needs the ABI's types
+#include "biosnoop_skeleton.h"
 #include "libbpf_status.h"
 #include "missed_completions.h"
+#include "probe.h"
 #include "status_macros.h"
 
 namespace biosnoop {
@@ -53,9 +52,9 @@ uint64_t Probe::UnseenFlushes(uint32_t dev) const {
   const std::optional<uint64_t> done = DiskFlushesDone(dev);
   if (!done.has_value()) return 0;
   auto base = flush_baseline_.find(dev);
-  const uint64_t since = *done - std::min(*done, base == flush_baseline_.end()
-                                                     ? uint64_t{0}
-                                                     : base->second);
+  const uint64_t since =
+      *done - std::min(*done, base == flush_baseline_.end() ? uint64_t{0}
+                                                            : base->second);
   return since > seen ? since - seen : 0;
 }
 
@@ -69,9 +68,9 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
   bool first = true;
   for (;;) {
     uint32_t count = kBatch;
-    int err = bpf_map_lookup_batch(slots_fd, first ? nullptr : &in_batch,
-                                   &out_batch, keys.data(), values.data(),
-                                   &count, nullptr);
+    int err =
+        bpf_map_lookup_batch(slots_fd, first ? nullptr : &in_batch, &out_batch,
+                             keys.data(), values.data(), &count, nullptr);
     if (err != 0 && errno != ENOENT) {
       return ErrnoStatus(errno, "read in-flight slots");
     }
@@ -105,11 +104,11 @@ void Probe::ForEachOverflow(const InflightVisitor& visit) const {
 absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
                                              uint64_t max_age_ns, bool remove) {
   std::vector<InflightEntry> stale;
-  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
-                                      bool in_slot, uint32_t slot) {
-    if (!IsStale(val, now_ns, max_age_ns)) return;
-    stale.push_back({val.dev, val.rq, val.issue_ns, false, in_slot, slot});
-  }));
+  RETURN_IF_ERROR(ForEachInflight(
+      [&](const biosnoop_inflight_val& val, bool in_slot, uint32_t slot) {
+        if (!IsStale(val, now_ns, max_age_ns)) return;
+        stale.push_back({val.dev, val.rq, val.issue_ns, false, in_slot, slot});
+      }));
   if (!remove) return stale.size();
   return RemoveInflight(stale);
 }
@@ -202,14 +201,15 @@ absl::StatusOr<std::vector<uint32_t>> Probe::DevsWithInflight() const {
   std::vector<uint32_t> indexes(BIOSNOOP_DEPTH_SLOTS);
   uint32_t out_batch = 0;
   uint32_t count = BIOSNOOP_DEPTH_SLOTS;
-  if (bpf_map_lookup_batch(fd, nullptr, &out_batch, indexes.data(), slots.data(),
-                           &count, nullptr) != 0 &&
+  if (bpf_map_lookup_batch(fd, nullptr, &out_batch, indexes.data(),
+                           slots.data(), &count, nullptr) != 0 &&
       errno != ENOENT) {
     return ErrnoStatus(errno, "read in-flight depth");
   }
   for (uint32_t i = 0; i < count; ++i) {
     const biosnoop_depth_slot& s = slots[i];
-    if (s.dev != 0 && s.inflight != 0) devs.push_back(static_cast<uint32_t>(s.dev));
+    if (s.dev != 0 && s.inflight != 0)
+      devs.push_back(static_cast<uint32_t>(s.dev));
   }
   fd = bpf_map__fd(skel_->maps.dev_inflight);
   uint32_t key = 0, next = 0;

@@ -6,13 +6,13 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <fcntl.h>
 #include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "biosnoop.skel.h"
+#include "biosnoop_skeleton.h"
 #include "exit_codes.h"
 #include "kernel_btf.h"
 #include "libbpf_status.h"
@@ -77,8 +77,8 @@ constexpr char kNeedBtf[] =
     "on Debian 11+, Ubuntu 20.10+, RHEL 8.2+)";
 
 absl::Status UnusableBtf(absl::string_view why) {
-  return absl::UnavailableError(absl::StrCat(
-      kVmlinuxBtf, " is not valid BTF (", why, "): ", kNeedBtf));
+  return absl::UnavailableError(
+      absl::StrCat(kVmlinuxBtf, " is not valid BTF (", why, "): ", kNeedBtf));
 }
 
 // Whether the file is BTF at all, from its header alone (the kernel's
@@ -108,9 +108,9 @@ absl::Status CheckBtfHeader() {
   if (static_cast<size_t>(n) < sizeof(h) || h.magic != 0xeB9F) {
     return UnusableBtf("no BTF header");
   }
-  const uint64_t end = uint64_t{h.hdr_len} +
-                       std::max(uint64_t{h.type_off} + h.type_len,
-                                uint64_t{h.str_off} + h.str_len);
+  const uint64_t end =
+      uint64_t{h.hdr_len} + std::max(uint64_t{h.type_off} + h.type_len,
+                                     uint64_t{h.str_off} + h.str_len);
   if (h.version != 1 || h.hdr_len < sizeof(h) ||
       (sized && st.st_size > 0 && end > static_cast<uint64_t>(st.st_size))) {
     return UnusableBtf("a corrupt BTF header");
@@ -120,9 +120,9 @@ absl::Status CheckBtfHeader() {
 
 absl::Status CheckBtf() {
   if (access(kVmlinuxBtf, R_OK) != 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "this kernel exposes no BTF (", kVmlinuxBtf, " is missing): ",
-        kNeedBtf));
+    return absl::UnavailableError(absl::StrCat("this kernel exposes no BTF (",
+                                               kVmlinuxBtf,
+                                               " is missing): ", kNeedBtf));
   }
   return CheckBtfHeader();
 }
@@ -134,8 +134,8 @@ absl::Status CheckBtf() {
 // (EX_OSERR): the system refused memory, which is neither a bug (70) nor a
 // kernel without support (69, "this machine cannot run biosnoop").
 absl::Status OutOfMemoryAtLoad(uint32_t ringbuf_bytes) {
-  const int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "biosnoop_rb_try", 0,
-                                0, ringbuf_bytes, nullptr);
+  const int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "biosnoop_rb_try", 0, 0,
+                                ringbuf_bytes, nullptr);
   const int err = fd < 0 ? errno : 0;
   if (fd >= 0) close(fd);
   if (err == ENOMEM) {
@@ -202,14 +202,15 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     skel->rodata->filter_comm_set = 1;
     std::memset(const_cast<char*>(skel->rodata->filter_comm), 0,
                 sizeof(skel->rodata->filter_comm));
-    std::memcpy(const_cast<char*>(skel->rodata->filter_comm),
-                config.comm.data(),
-                std::min(config.comm.size(), sizeof(skel->rodata->filter_comm) - 1));
+    std::memcpy(
+        const_cast<char*>(skel->rodata->filter_comm), config.comm.data(),
+        std::min(config.comm.size(), sizeof(skel->rodata->filter_comm) - 1));
   }
   // Wake the consumer once a quarter of the ring (at most 256 KiB) waits.
   skel->rodata->wakeup_batch_bytes =
       std::min<uint64_t>(config.ringbuf_bytes / 4, 256 * 1024);
-  if (int err = bpf_map__set_max_entries(skel->maps.events, config.ringbuf_bytes)) {
+  if (int err =
+          bpf_map__set_max_entries(skel->maps.events, config.ringbuf_bytes)) {
     return ErrnoStatus(err, "size ring buffer");
   }
 
@@ -250,9 +251,10 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
       wanted = present && !has_io_start;
     }
     if (!present && h.required && missing.ok()) {
-      missing = absl::UnavailableError(absl::StrCat(
-          "this kernel has no ", h.tracepoint,
-          " tracepoint in its BTF: biosnoop cannot follow block requests here"));
+      missing = absl::UnavailableError(
+          absl::StrCat("this kernel has no ", h.tracepoint,
+                       " tracepoint in its BTF: biosnoop cannot follow block "
+                       "requests here"));
     }
     bpf_program__set_autoload(h.prog, wanted);
   }
@@ -285,7 +287,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     disks.push_back(config.dev);
   } else {
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator("/sys/block", ec)) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/sys/block", ec)) {
       std::ifstream dev_file(entry.path() / "dev");
       uint32_t major = 0, minor = 0;
       char colon = 0;
@@ -305,8 +308,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   // lays array values out).
   static_assert(sizeof(biosnoop_inflight_val) % 8 == 0);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t bytes = (sizeof(biosnoop_inflight_val) * BIOSNOOP_SLOTS + page - 1) /
-                       page * page;
+  const size_t bytes =
+      (sizeof(biosnoop_inflight_val) * BIOSNOOP_SLOTS + page - 1) / page * page;
   void* view = mmap(nullptr, bytes, PROT_READ, MAP_SHARED,
                     bpf_map__fd(skel->maps.slots), 0);
   if (view != MAP_FAILED) {
@@ -314,8 +317,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     probe->slots_view_bytes_ = bytes;
   }
 
-  probe->rb_ = ring_buffer__new(bpf_map__fd(skel->maps.events), &Probe::OnRecord,
-                                probe.get(), nullptr);
+  probe->rb_ = ring_buffer__new(bpf_map__fd(skel->maps.events),
+                                &Probe::OnRecord, probe.get(), nullptr);
   if (probe->rb_ == nullptr) return ErrnoStatus(errno, "open ring buffer");
   return probe;
 }
@@ -341,7 +344,8 @@ absl::Status Probe::Attach(bpf_program* prog, const char* tracepoint) {
 
 absl::StatusOr<uint64_t> Probe::RescueIfSkipped() {
   if (rescue_attached() || detached_) return 0;
-  const uint64_t skipped = ProgInfo(skel_->progs.handle_rq_complete).recursion_misses;
+  const uint64_t skipped =
+      ProgInfo(skel_->progs.handle_rq_complete).recursion_misses;
   if (skipped == 0) return 0;
   RETURN_IF_ERROR(AttachRescue());
   return skipped;
@@ -490,7 +494,9 @@ absl::StatusOr<KernelHistograms> Probe::ReadHistograms() const {
 }
 
 MissedHooks Probe::ReadMissed(const Counters& counters) const {
-  auto misses = [](bpf_program* prog) { return ProgInfo(prog).recursion_misses; };
+  auto misses = [](bpf_program* prog) {
+    return ProgInfo(prog).recursion_misses;
+  };
   // Skipped completions that the rescue program did not pick up.
   auto lost = [](uint64_t skipped, uint64_t rescued) {
     return skipped > rescued ? skipped - rescued : 0;
