@@ -138,9 +138,9 @@ static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
   dst[0] = *(__u64 *)&task->comm[0];
   dst[1] = *(__u64 *)&task->comm[8];
   v->cgroup_id = bpf_get_current_cgroup_id();
-  v->outside_cgroup =
-      filter_cgroup_id &&
-      bpf_get_current_ancestor_cgroup_id(filter_cgroup_level) != filter_cgroup_id;
+  v->outside_cgroup = filter_cgroup_id &&
+                      bpf_get_current_ancestor_cgroup_id(filter_cgroup_level) !=
+                          filter_cgroup_id;
 }
 
 /* Every field of a request's entry but its owner (rq), for a new use:
@@ -190,7 +190,8 @@ static __always_inline void depth_dec(__u32 dev) {
  * the in-flight count its issue added is taken back here; otherwise every
  * later event of the disk would report a queue depth one too high until
  * user space next finds the disk idle (InflightUpkeep). */
-static __always_inline void forget_depth(const struct biosnoop_inflight_val *old) {
+static __always_inline void forget_depth(
+    const struct biosnoop_inflight_val *old) {
   if (old->issue_ns && !old->requeued) depth_dec(old->dev);
 }
 
@@ -208,7 +209,8 @@ static __always_inline int on_submit(struct request *rq) {
    * not both).  The load is from the request's first cache line, already
    * read for its queue. */
   const __u8 preflush =
-      rq->cmd_flags & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))
+      rq->cmd_flags &
+              (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))
           ? BIOSNOOP_FLAG_PREFLUSH
           : 0;
   /* The common case: the request's own slot, written in place. */
@@ -230,8 +232,10 @@ static __always_inline int on_submit(struct request *rq) {
   val.rq = id;
   start_entry(&val, dev, now, preflush);
   long err = table_store(&val);
-  if (err == 1) count(BIOSNOOP_CTR_MISSED_REUSE);
-  else if (err) count(BIOSNOOP_CTR_MAP_FULL);
+  if (err == 1)
+    count(BIOSNOOP_CTR_MISSED_REUSE);
+  else if (err)
+    count(BIOSNOOP_CTR_MAP_FULL);
   return 0;
 }
 
@@ -239,14 +243,10 @@ static __always_inline int on_submit(struct request *rq) {
  * added block_io_start, fired in the submitter's context for every request.
  * Older kernels use block_rq_insert instead (user space picks one). */
 SEC("tp_btf/block_io_start")
-int BPF_PROG(handle_io_start, struct request *rq) {
-  return on_submit(rq);
-}
+int BPF_PROG(handle_io_start, struct request *rq) { return on_submit(rq); }
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(handle_rq_insert, struct request *rq) {
-  return on_submit(rq);
-}
+int BPF_PROG(handle_rq_insert, struct request *rq) { return on_submit(rq); }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(handle_rq_issue, struct request *rq) {
@@ -337,8 +337,8 @@ static __always_inline bool comm_matches(const char *comm) {
   return true;
 }
 
-static __always_inline bool passes_filters(const struct biosnoop_inflight_val *v,
-                                           __u64 sector) {
+static __always_inline bool passes_filters(
+    const struct biosnoop_inflight_val *v, __u64 sector) {
   if (filter_pid && v->pid != filter_pid) return false;
   if (filter_comm_set && !comm_matches(v->comm)) return false;
   if (filter_op == BIOSNOOP_FILTER_OP_READ && v->op != BIOSNOOP_OP_READ)
@@ -448,8 +448,7 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   __u64 queue_ns = submit_ns && submit_ns <= issue_ns ? issue_ns - submit_ns
                                                       : BIOSNOOP_QUEUE_UNKNOWN;
   __u64 latency = device_ns;
-  if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN)
-    latency += queue_ns;
+  if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN) latency += queue_ns;
   if (!passes_filters(v, v->sector)) {
     count(BIOSNOOP_CTR_FILTERED);
     table_remove(id, slot);
@@ -541,5 +540,6 @@ int BPF_PROG(rescue_rq_complete, struct request *rq, blk_status_t error,
   return on_complete(rq, error, nr_bytes);
 }
 
-_Static_assert(sizeof(struct biosnoop_event) == 112,
-               "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
+_Static_assert(
+    sizeof(struct biosnoop_event) == 112,
+    "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");

@@ -73,15 +73,16 @@ struct biosnoop_event {
   __u32 pid;          /* tgid of the submitting task, 0 if unknown */
   __u32 tid;          /* thread id of the submitting task, 0 if unknown */
   __u32 queue_depth;  /* requests in flight on dev when this one was issued */
-  __u32 submit_known; /* 1 when pid/comm come from submission, 0 when from issue */
+  __u32 submit_known; /* 1 when pid/comm come from submission, 0 when from issue
+                       */
   char comm[16];      /* submitting task's comm: raw bytes, NUL-padded */
   /* Taken from reserved room: zero, as a record of an earlier build holds
    * there, reads as unknown, so the ABI version stays. */
-  __u64 cgroup_id;    /* the submitting task's cgroup v2 id (the inode of its
-                         directory in cgroupfs); 0 if unknown */
+  __u64 cgroup_id; /* the submitting task's cgroup v2 id (the inode of its
+                      directory in cgroupfs); 0 if unknown */
   __u8 completion_context; /* BIOSNOOP_CTX_* */
-  __u8 pad[7];        /* zero */
-  __u64 reserved[2];  /* zero; room for fields without an ABI bump */
+  __u8 pad[7];             /* zero */
+  __u64 reserved[2];       /* zero; room for fields without an ABI bump */
 };
 
 /* In-flight table: one entry per request between submission and
@@ -163,14 +164,24 @@ static inline __u64 biosnoop_above(__u64 v, __u64 limit) {
 static inline __u32 biosnoop_log2_bucket(__u64 v) {
   __u64 r, s;
   v -= biosnoop_above(v, (1ULL << 62) - 1) * (v - ((1ULL << 62) - 1));
-  r = biosnoop_above(v, 0xFFFFFFFFULL) << 5; v >>= r;
-  s = biosnoop_above(v, 0xFFFFULL) << 4; v >>= s; r |= s;
-  s = biosnoop_above(v, 0xFFULL) << 3; v >>= s; r |= s;
-  s = biosnoop_above(v, 0xFULL) << 2; v >>= s; r |= s;
-  s = biosnoop_above(v, 0x3ULL) << 1; v >>= s; r |= s;
+  r = biosnoop_above(v, 0xFFFFFFFFULL) << 5;
+  v >>= r;
+  s = biosnoop_above(v, 0xFFFFULL) << 4;
+  v >>= s;
+  r |= s;
+  s = biosnoop_above(v, 0xFFULL) << 3;
+  v >>= s;
+  r |= s;
+  s = biosnoop_above(v, 0xFULL) << 2;
+  v >>= s;
+  r |= s;
+  s = biosnoop_above(v, 0x3ULL) << 1;
+  v >>= s;
+  r |= s;
   r |= v >> 1;
   /* r <= 61: cap it at the last bucket, again without a branch. */
-  r -= biosnoop_above(r, BIOSNOOP_HIST_BUCKETS - 1) * (r - (BIOSNOOP_HIST_BUCKETS - 1));
+  r -= biosnoop_above(r, BIOSNOOP_HIST_BUCKETS - 1) *
+       (r - (BIOSNOOP_HIST_BUCKETS - 1));
   return (__u32)r;
 }
 
@@ -182,15 +193,16 @@ static inline __u64 biosnoop_hist_key(__u32 dev, __u8 op, __u8 flags) {
 /* The hist_slots element a key lives in first (Fibonacci hashing); a key
  * whose element holds another key on that CPU goes to hist_overflow. */
 static inline __u32 biosnoop_hist_slot_index(__u64 key) {
-  return (__u32)((key * 0x9E3779B97F4A7C15ULL) >> 56) & (BIOSNOOP_HIST_SLOTS - 1);
+  return (__u32)((key * 0x9E3779B97F4A7C15ULL) >> 56) &
+         (BIOSNOOP_HIST_SLOTS - 1);
 }
 
 struct biosnoop_hist {
   __u64 key;
-  __u64 count;     /* completions */
-  __u64 bytes;     /* their bytes */
-  __u64 slow;      /* completions at least as slow as the threshold */
-  __u64 errors;    /* completions that failed (a nonzero blk_status_t) */
+  __u64 count;  /* completions */
+  __u64 bytes;  /* their bytes */
+  __u64 slow;   /* completions at least as slow as the threshold */
+  __u64 errors; /* completions that failed (a nonzero blk_status_t) */
   __u64 latency[BIOSNOOP_HIST_BUCKETS]; /* log2 of latency in hist_unit_ns */
   __u64 size[BIOSNOOP_HIST_BUCKETS];    /* log2 of bytes */
 };

@@ -18,7 +18,7 @@
 
 #include "biosnoop_abi.h"
 #include "counters.bpf.h"
-#include "maps.bpf.h"  /* hist_enabled, hist_unit_ns, hist_slots, hist_overflow */
+#include "maps.bpf.h" /* hist_enabled, hist_unit_ns, hist_slots, hist_overflow */
 
 static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
   __u32 idx = biosnoop_hist_slot_index(key);
@@ -40,8 +40,8 @@ static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
 }
 
 static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
-                                       __u64 latency_ns, __u32 bytes,
-                                       bool slow, bool failed) {
+                                       __u64 latency_ns, __u32 bytes, bool slow,
+                                       bool failed) {
   struct biosnoop_hist *h = hist_for(biosnoop_hist_key(dev, op, flags));
   if (!h) {
     count(BIOSNOOP_CTR_HIST_FULL);
@@ -53,7 +53,8 @@ static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
   if (failed) h->errors += 1;
   __u32 lb = biosnoop_log2_bucket(latency_ns / hist_unit_ns);
   __u32 sb = biosnoop_log2_bucket(bytes);
-  /* Bounded above by biosnoop_log2_bucket; the masks make that plain to the verifier. */
+  /* Bounded above by biosnoop_log2_bucket; the masks make that plain to the
+   * verifier. */
   h->latency[lb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
   h->size[sb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
 }

@@ -27,7 +27,7 @@
 #include <asm-generic/errno-base.h>
 
 #include "biosnoop_abi.h"
-#include "maps.bpf.h"  /* slots, inflight, overflow_entries */
+#include "maps.bpf.h" /* slots, inflight, overflow_entries */
 
 static __always_inline struct biosnoop_inflight_val *slot_for(__u64 rq) {
   __u32 idx = biosnoop_slot_index(rq);
@@ -71,7 +71,8 @@ static __always_inline struct biosnoop_inflight_val *table_claim(__u64 rq,
 /* Stores `val` (val->rq != 0) as the entry of its request, replacing one
  * the request still holds from an earlier use.  Returns 0 or 1 (1: an
  * earlier use was replaced), or the overflow map's error (-E2BIG: full). */
-static __always_inline long table_store(const struct biosnoop_inflight_val *val) {
+static __always_inline long table_store(
+    const struct biosnoop_inflight_val *val) {
   __u64 rq = val->rq;
   struct biosnoop_inflight_val *s = slot_for(rq);
   if (!s) return -ENOENT; /* never: the index is masked into the array */

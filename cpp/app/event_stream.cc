@@ -41,9 +41,9 @@ std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
       "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
       "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
       "dropped=%d missed=%d unfinished=%d duration_s=%.1f",
-      s.completions, s.emitted, s.written, s.lost, s.orphans,
-      s.below_threshold, s.filtered, s.decode_errors, s.expired, s.dropped,
-      s.missed, s.unfinished, s.elapsed_s);
+      s.completions, s.emitted, s.written, s.lost, s.orphans, s.below_threshold,
+      s.filtered, s.decode_errors, s.expired, s.dropped, s.missed, s.unfinished,
+      s.elapsed_s);
   if (verbose > 0) {
     for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
       if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
@@ -77,12 +77,11 @@ absl::StatusOr<absl::Duration> EventStream::OpenOutput(const RunState& run) {
         "--format proto writes binary records: give -o FILE or a pipe, not a "
         "terminal");
   }
-  ASSIGN_OR_RETURN(
-      RunOutput out,
-      OpenRunOutput(options_,
-                    proto ? RecordFraming::kVarintDelimited
-                          : RecordFraming::kLines,
-                    run.diag));
+  ASSIGN_OR_RETURN(RunOutput out,
+                   OpenRunOutput(options_,
+                                 proto ? RecordFraming::kVarintDelimited
+                                       : RecordFraming::kLines,
+                                 run.diag));
   if (proto) {
     sink_ = std::make_unique<ProtoSink>(std::move(out.file), host_);
   } else {
@@ -107,12 +106,13 @@ absl::Status EventStream::Started(RunState& run) {
   info_ = MakeStreamInfo(options_, host_,
                          enricher_.wall_clock().ToRealtimeNs(run.start_ns));
   run.Keep(sink_->WriteHeader(info_));
-  stuck_.emplace(probe, run.config,
-                 static_cast<uint64_t>(
-                     absl::ToInt64Nanoseconds(options_.stuck_after)));
+  stuck_.emplace(
+      probe, run.config,
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(options_.stuck_after)));
   last_flush_ = run.start_ns;
   stats_every_ns_ = EveryNs(options_.stats_interval);
-  if (stats_every_ns_ != UINT64_MAX) next_stats_ = run.start_ns + stats_every_ns_;
+  if (stats_every_ns_ != UINT64_MAX)
+    next_stats_ = run.start_ns + stats_every_ns_;
   // Summary records: the interval's kernel histograms (every I/O that
   // passed the filters) per disk and op, as the difference of two reads of
   // the kernel's cumulative per-CPU counts.

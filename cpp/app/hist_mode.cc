@@ -27,7 +27,8 @@ HistGrouping GroupingFor(const Options& o) {
 
 HistogramMode::HistogramMode(const Options& options)
     : options_(options),
-      unit_(options.hist_ms ? HistUnit::kMilliseconds : HistUnit::kMicroseconds),
+      unit_(options.hist_ms ? HistUnit::kMilliseconds
+                            : HistUnit::kMicroseconds),
       grouping_(GroupingFor(options)) {}
 
 absl::StatusOr<absl::Duration> HistogramMode::OpenOutput(const RunState& run) {
@@ -87,8 +88,8 @@ absl::Status HistogramMode::Report(RunState& run) {
   const uint64_t now = MonotonicNs();
   HistSet delta = HistDelta(now_set, previous_);
   previous_ = std::move(now_set);
-  std::vector<HistGroup> groups =
-      GroupHistograms(delta, grouping_, [this, now](uint32_t major, uint32_t minor) {
+  std::vector<HistGroup> groups = GroupHistograms(
+      delta, grouping_, [this, now](uint32_t major, uint32_t minor) {
         return names_.Lookup(major, minor, 0, now).disk;
       });
   std::string ts;

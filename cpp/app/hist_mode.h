@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "histogram.h"
 #include "hist_format.h"
+#include "histogram.h"
 #include "run_mode.h"
 #include "run_output.h"
 #include "wall_clock.h"
@@ -30,10 +30,14 @@ class HistogramMode : public RunMode {
   DiskNames* disk_names() override { return nullptr; }
 
   absl::Status Started(RunState& run) override;
-  absl::Status AfterPoll(RunState&, uint64_t) override { return absl::OkStatus(); }
+  absl::Status AfterPoll(RunState&, uint64_t) override {
+    return absl::OkStatus();
+  }
   // A new CSV file starts with its column line.
   absl::Status NewFile(RunState& run) override;
-  absl::Status EverySecond(RunState&, uint64_t) override { return absl::OkStatus(); }
+  absl::Status EverySecond(RunState&, uint64_t) override {
+    return absl::OkStatus();
+  }
   // A report every --interval.
   absl::Status Periodic(RunState& run, uint64_t now_ns) override;
   absl::Status Drained(RunState&) override { return absl::OkStatus(); }

@@ -18,7 +18,8 @@
 
 int main(int argc, char** argv) {
   const biosnoop::ClosedStdFds closed = biosnoop::OccupyClosedStdFds();
-  absl::StatusOr<biosnoop::Options> options = biosnoop::ParseOptions(argc, argv);
+  absl::StatusOr<biosnoop::Options> options =
+      biosnoop::ParseOptions(argc, argv);
   if (!options.ok()) {
     absl::FPrintF(stderr, "biosnoop: %s\n", options.status().message());
     return biosnoop::kExitUsage;
@@ -44,9 +45,9 @@ int main(int argc, char** argv) {
     return biosnoop::kExitCantCreate;
   }
   // stderr may be a pipe nobody reads: a stop must still end the run.
-  std::FILE* diag = biosnoop::OpenDiagStream(STDERR_FILENO,
-                                             &biosnoop::StopRequested,
-                                             biosnoop::OutputFile::kStopGrace);
+  std::FILE* diag =
+      biosnoop::OpenDiagStream(STDERR_FILENO, &biosnoop::StopRequested,
+                               biosnoop::OutputFile::kStopGrace);
   if (diag == nullptr) diag = stderr;
   absl::Status status = biosnoop::Run(*options, diag);
   if (!status.ok()) {

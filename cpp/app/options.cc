@@ -14,8 +14,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace biosnoop {
 namespace {
@@ -158,16 +158,16 @@ bool SpelledAsDuration(absl::string_view value, bool plain) {
 absl::StatusOr<absl::Duration> ParseDurationValue(int code,
                                                   absl::string_view value,
                                                   bool allow_zero = false) {
-  const bool plain = value.find_first_not_of("0123456789.") ==
-                     absl::string_view::npos;
-  const char* want =
-      allow_zero ? "a duration such as 30, 90s, 5m or 1h, or 0 for none"
-      : plain    ? "a positive number of seconds"
-                 : "a positive duration such as 30, 90s, 5m or 1h";
+  const bool plain =
+      value.find_first_not_of("0123456789.") == absl::string_view::npos;
+  const char* want = allow_zero
+                         ? "a duration such as 30, 90s, 5m or 1h, or 0 for none"
+                     : plain ? "a positive number of seconds"
+                             : "a positive duration such as 30, 90s, 5m or 1h";
   if (!SpelledAsDuration(value, plain)) return BadValue(code, value, want);
   absl::Duration d;
-  if (!absl::ParseDuration(plain ? absl::StrCat(value, "s") : std::string(value),
-                           &d) ||
+  if (!absl::ParseDuration(
+          plain ? absl::StrCat(value, "s") : std::string(value), &d) ||
       d > kMaxDuration) {
     return absl::InvalidArgumentError(
         absl::StrCat(OptionName(code), ": ", Echo(value),
@@ -224,8 +224,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     }
     switch (c) {
       case kOptMinUs: {
-        auto v = ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
-                               "a whole number of microseconds");
+        auto v =
+            ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
+                          "a whole number of microseconds");
         if (!v.ok()) return v.status();
         opts.min_us = *v;
         break;
@@ -270,7 +271,8 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.queued = true;
         break;
       case 'o':
-        if (arg.empty()) return BadValue(c, arg, "a file name, or - for stdout");
+        if (arg.empty())
+          return BadValue(c, arg, "a file name, or - for stdout");
         opts.output = std::string(arg);
         break;
       case kOptDuration: {
@@ -289,8 +291,8 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       }
       case kOptRingbufKib: {
-        auto v = ParseUnsigned(c, arg, 1u << 20,
-                               "a power of two from 4 to 1048576");
+        auto v =
+            ParseUnsigned(c, arg, 1u << 20, "a power of two from 4 to 1048576");
         if (!v.ok()) return v.status();
         if (*v < 4 || (*v & (*v - 1)) != 0) {
           return BadValue(c, arg, "a power of two from 4 to 1048576");

@@ -14,14 +14,14 @@ namespace biosnoop {
 enum class OpFilter { kAny, kRead, kWrite };
 
 struct Options {
-  uint64_t min_us = 0;        // --min-us: report I/O at least this slow
-  std::string disk;           // -d/--disk: only this disk (or partition)
-  uint32_t pid = 0;           // -p/--pid: only I/O submitted by this process
-  std::string comm;           // --comm: only I/O submitted by this comm
-  std::string cgroup;         // --cgroup: only I/O of this cgroup v2 subtree
+  uint64_t min_us = 0;           // --min-us: report I/O at least this slow
+  std::string disk;              // -d/--disk: only this disk (or partition)
+  uint32_t pid = 0;              // -p/--pid: only I/O submitted by this process
+  std::string comm;              // --comm: only I/O submitted by this comm
+  std::string cgroup;            // --cgroup: only I/O of this cgroup v2 subtree
   OpFilter op = OpFilter::kAny;  // --op read|write
-  bool queued = false;        // -Q/--queued: latency includes queue time
-  std::string output = "-";   // -o/--output: file, "-" for stdout
+  bool queued = false;           // -Q/--queued: latency includes queue time
+  std::string output = "-";      // -o/--output: file, "-" for stdout
   enum class Format { kJson, kProto } format = Format::kJson;  // --format
   // --stats-interval: a stats record every T (zero: only the final one).
   absl::Duration stats_interval = absl::Minutes(1);
@@ -38,9 +38,9 @@ struct Options {
   // of every I/O instead of events.
   bool hist = false;
   std::optional<absl::Duration> interval;  // --interval: print every T
-  bool per_disk = false;      // -D/--per-disk
-  bool per_flags = false;     // -F/--per-flags (rwbs)
-  bool hist_ms = false;       // -m/--ms: millisecond buckets
+  bool per_disk = false;                   // -D/--per-disk
+  bool per_flags = false;                  // -F/--per-flags (rwbs)
+  bool hist_ms = false;                    // -m/--ms: millisecond buckets
   enum class HistFormat { kText, kCsv, kJson } hist_format = HistFormat::kText;
   // --summary-interval: in the event stream, a summary record with the
   // interval's histograms every T; zero turns it off.
@@ -48,9 +48,9 @@ struct Options {
   // --rescue always|auto: attach the completion rescue program from the
   // start, or (auto) once the kernel first skips a completion.
   bool rescue_always = false;
-  int verbose = 0;            // -v (repeatable)
-  bool help = false;          // -h/--help
-  bool version = false;       // --version
+  int verbose = 0;       // -v (repeatable)
+  bool help = false;     // -h/--help
+  bool version = false;  // --version
 };
 
 // Parses argv.  Bad usage (unknown option, missing or malformed value, value

@@ -34,7 +34,8 @@ class RecordPipeline : public RecordConsumer {
       ++discarded;
       return absl::OkStatus();
     }
-    if (absl::Status s = DecodeRecordInto(data, size, &scratch_.event); !s.ok()) {
+    if (absl::Status s = DecodeRecordInto(data, size, &scratch_.event);
+        !s.ok()) {
       if (decode_errors++ == 0) first_decode_error = s.ToString();
       return absl::OkStatus();
     }

@@ -51,8 +51,8 @@ absl::Status Runner::Start() {
   // a stop, as the run would.
   InstallSignalHandlers();
   ASSIGN_OR_RETURN(absl::Duration waited, mode_.OpenOutput(run_));
-  absl::StatusOr<std::unique_ptr<Probe>> opened = OpenProbe(
-      run_.config, mode_.consumer(), run_.diag, options.verbose);
+  absl::StatusOr<std::unique_ptr<Probe>> opened =
+      OpenProbe(run_.config, mode_.consumer(), run_.diag, options.verbose);
   if (!opened.ok()) {
     // Found only now (BTF whose types do not parse, a ring buffer the
     // kernel cannot allocate, ...): a file this run created stays no more
@@ -126,9 +126,9 @@ absl::Status Runner::Drain() {
     if (i > 0) {
       const uint64_t until = MonotonicNs() + kMissedRecheckUs * 1000ull;
       for (uint64_t now = MonotonicNs(); now < until; now = MonotonicNs()) {
-        run_.Keep(run_.probe
-                      ->Poll(static_cast<int>((until - now) / 1000000) + 1)
-                      .status());
+        run_.Keep(
+            run_.probe->Poll(static_cast<int>((until - now) / 1000000) + 1)
+                .status());
       }
     }
     RETURN_IF_ERROR(run_.upkeep->ObserveAtExit());

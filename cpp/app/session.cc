@@ -66,9 +66,9 @@ absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
     std::fclose(f);
   }
   if (pid_max > 0 && pid > pid_max) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "-p ", pid, ": above this system's pid_max (", pid_max,
-        "), so no process can have it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("-p ", pid, ": above this system's pid_max (", pid_max,
+                     "), so no process can have it"));
   }
   struct stat st;
   if (stat(absl::StrCat(proc, "/", pid).c_str(), &st) != 0) {
@@ -93,8 +93,7 @@ absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                                                  RecordConsumer* consumer,
                                                  std::FILE* diag, int verbose) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe,
-                   Probe::Open(config, consumer));
+  ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe, Probe::Open(config, consumer));
   // Loaded and attached: nothing from here on needs privilege, so none is
   // kept while parsing what the kernel sends.
   const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
@@ -107,8 +106,9 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                   absl::StrJoin(probe->attached(), ", "),
                   probe->rescue_attached() ? "attached"
                                            : "at the first skipped completion",
-                  verified > 0 ? absl::StrCat(verified, " instructions verified")
-                               : std::string("verifier statistics unavailable"),
+                  verified > 0
+                      ? absl::StrCat(verified, " instructions verified")
+                      : std::string("verifier statistics unavailable"),
                   keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
   }
   return probe;

@@ -36,7 +36,8 @@ StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
                    : o.op == OpFilter::kWrite ? "write"
                                               : "";
   info.ringbuf_kib = o.ringbuf_kib;
-  info.stuck_after_us = static_cast<uint64_t>(absl::ToInt64Microseconds(o.stuck_after));
+  info.stuck_after_us =
+      static_cast<uint64_t>(absl::ToInt64Microseconds(o.stuck_after));
   info.run_id = NewRunId();
   return info;
 }
@@ -62,7 +63,8 @@ uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
 
 StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
                         const ConsumerCounts& c, int64_t realtime_ns,
-                        double elapsed_s, bool final, const std::string& run_id) {
+                        double elapsed_s, bool final,
+                        const std::string& run_id) {
   StatsSnapshot s;
   s.realtime_ns = realtime_ns;
   s.elapsed_s = elapsed_s;

@@ -38,7 +38,8 @@ uint64_t TotalMissed(const Counters& kernel, const MissedHooks& missed,
 // `run_id` is the run's StreamInfo::run_id.
 StatsSnapshot MakeStats(const Counters& kernel, const MissedHooks& missed,
                         const ConsumerCounts& consumer, int64_t realtime_ns,
-                        double elapsed_s, bool final, const std::string& run_id);
+                        double elapsed_s, bool final,
+                        const std::string& run_id);
 
 // 16 random lowercase hex digits (getrandom), for StreamInfo::run_id.
 std::string NewRunId();

@@ -14,9 +14,9 @@ inline constexpr int kExitSoftware = 70;     // internal error (a bug)
 // The system refused a resource (the kernel could not allocate memory for
 // the ring buffer): not a bug, and not missing kernel support.
 inline constexpr int kExitOsError = 71;
-inline constexpr int kExitCantCreate = 73;   // output file cannot be created
-inline constexpr int kExitIoError = 74;      // writing the output failed
-inline constexpr int kExitNoPermission = 77; // not root / missing capability
+inline constexpr int kExitCantCreate = 73;    // output file cannot be created
+inline constexpr int kExitIoError = 74;       // writing the output failed
+inline constexpr int kExitNoPermission = 77;  // not root / missing capability
 
 // Tags a status with the exit code it must produce, where the status code
 // alone would be ambiguous (a permission error opening the output file is

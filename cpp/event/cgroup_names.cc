@@ -42,8 +42,10 @@ std::string UnescapeMountField(absl::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 3 < s.size()) {
       const char a = s[i + 1], b = s[i + 2], c = s[i + 3];
-      if (a >= '0' && a <= '3' && b >= '0' && b <= '7' && c >= '0' && c <= '7') {
-        out.push_back(static_cast<char>((a - '0') * 64 + (b - '0') * 8 + (c - '0')));
+      if (a >= '0' && a <= '3' && b >= '0' && b <= '7' && c >= '0' &&
+          c <= '7') {
+        out.push_back(
+            static_cast<char>((a - '0') * 64 + (b - '0') * 8 + (c - '0')));
         i += 3;
         continue;
       }
@@ -85,8 +87,8 @@ bool Search(int fd, const std::string& rel, uint64_t id, int depth,
   }
   if (!found && depth < kMaxDepth) {
     for (const std::string& child : children) {
-      const int child_fd = openat(dirfd(dir), child.c_str(),
-                                  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      const int child_fd =
+          openat(dirfd(dir), child.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (child_fd < 0) continue;  // removed meanwhile
       if (Search(child_fd, absl::StrCat(rel == "/" ? "" : rel, "/", child), id,
                  depth + 1, path)) {
@@ -133,14 +135,15 @@ absl::StatusOr<CgroupTarget> ResolveCgroupPath(absl::string_view path,
     if (rel.empty()) rel = "/";
   }
   if (!absl::StartsWith(rel, "/")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cgroup ", path,
-        ": expected a path from the cgroup v2 root, e.g. "
-        "/system.slice/postgresql.service, or one under ",
-        mount));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cgroup ", path,
+                     ": expected a path from the cgroup v2 root, e.g. "
+                     "/system.slice/postgresql.service, or one under ",
+                     mount));
   }
   CgroupTarget t;
-  std::vector<absl::string_view> parts = absl::StrSplit(rel, '/', absl::SkipEmpty());
+  std::vector<absl::string_view> parts =
+      absl::StrSplit(rel, '/', absl::SkipEmpty());
   for (absl::string_view p : parts) {
     if (p == "." || p == "..") {
       return absl::InvalidArgumentError(
@@ -150,9 +153,9 @@ absl::StatusOr<CgroupTarget> ResolveCgroupPath(absl::string_view path,
   t.path = absl::StrCat("/", absl::StrJoin(parts, "/"));
   t.level = static_cast<uint32_t>(parts.size());
   if (!InodeOf(mount + (t.level == 0 ? "" : t.path), &t.id)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cgroup ", path, ": no such cgroup (", mount, t.path, ": ",
-        std::strerror(errno), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cgroup ", path, ": no such cgroup (", mount, t.path,
+                     ": ", std::strerror(errno), ")"));
   }
   return t;
 }

@@ -10,12 +10,15 @@
 
 namespace biosnoop {
 
-static_assert(sizeof(biosnoop_event) == 112,
-              "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
+static_assert(
+    sizeof(biosnoop_event) == 112,
+    "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(BIOSNOOP_OP_OTHER == static_cast<int>(Op::kOther));
 static_assert(BIOSNOOP_FLAG_META == kFlagMeta);
-static_assert(BIOSNOOP_CTX_HARDIRQ == static_cast<int>(CompletionContext::kHardirq));
-static_assert(BIOSNOOP_CTX_SOFTIRQ == static_cast<int>(CompletionContext::kSoftirq));
+static_assert(BIOSNOOP_CTX_HARDIRQ ==
+              static_cast<int>(CompletionContext::kHardirq));
+static_assert(BIOSNOOP_CTX_SOFTIRQ ==
+              static_cast<int>(CompletionContext::kSoftirq));
 static_assert(BIOSNOOP_CTX_TASK == static_cast<int>(CompletionContext::kTask));
 
 absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
@@ -28,17 +31,17 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   biosnoop_event raw;
   std::memcpy(&raw, data, sizeof(raw));
   if (raw.abi_version != BIOSNOOP_ABI_VERSION) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "record ABI version %d, this biosnoop speaks %d", raw.abi_version,
-        BIOSNOOP_ABI_VERSION));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("record ABI version %d, this biosnoop speaks %d",
+                        raw.abi_version, BIOSNOOP_ABI_VERSION));
   }
   if (raw.kind != BIOSNOOP_REC_EVENT) {
     return absl::InvalidArgumentError(
         absl::StrFormat("unknown record kind %d", raw.kind));
   }
   if (raw.size < sizeof(biosnoop_event) || raw.size > size) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "record says it is %d bytes, got %d", raw.size, size));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("record says it is %d bytes, got %d", raw.size, size));
   }
 
   Event& e = *out;

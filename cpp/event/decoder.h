@@ -30,8 +30,8 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out);
 // A Request's fields a kernel structure holds under the same names as
 // struct biosnoop_event (the record, or an in-flight table entry): sector,
 // dev (split into major and minor), bytes, pid, tid, queue_depth, op
-// (anything unknown is kOther), flags, submit_known, comm and cgroup_id.  queue_ns is
-// the caller's: each structure keeps the times its own way.
+// (anything unknown is kOther), flags, submit_known, comm and cgroup_id.
+// queue_ns is the caller's: each structure keeps the times its own way.
 template <typename Raw>
 void CopyRequestFields(const Raw& raw, Request* e) {
   e->sector = raw.sector;

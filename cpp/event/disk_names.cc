@@ -171,7 +171,8 @@ absl::StatusOr<std::string> DiskNames::NameOfNode(absl::string_view path) {
                                              : "not a device";
     return absl::InvalidArgumentError(absl::StrCat(
         "disk \"", absl::Utf8SafeCEscape(path), "\" is not a block device (",
-        what, "): give a disk or partition such as vda, vda1, /dev/vda or a "
+        what,
+        "): give a disk or partition such as vda, vda1, /dev/vda or a "
         "/dev/disk/by-id/ link (see lsblk)"));
   }
   std::string name;
@@ -207,8 +208,9 @@ DiskNames::LocationView DiskNames::LookupView(uint32_t major, uint32_t minor,
     if (inserted) Refresh(major, minor, now_ns, last_device_);
   }
   Device& device = *last_device_;
-  if (device.stale || Elapsed(device.name_read_ns, now_ns,
-                              device.known ? kRevalidateNs : kNegativeRetryNs)) {
+  if (device.stale ||
+      Elapsed(device.name_read_ns, now_ns,
+              device.known ? kRevalidateNs : kNegativeRetryNs)) {
     Refresh(major, minor, now_ns, &device);
   } else if (device.known && Elapsed(device.partitions_read_ns, now_ns,
                                      kPartitionRevalidateNs)) {
@@ -307,7 +309,8 @@ const DiskNames::Partition* DiskNames::FindPartition(const Device& device,
 absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
     absl::string_view name) {
   absl::string_view base = name;
-  const bool dev_name = absl::ConsumePrefix(&base, "/dev/") && IsValidName(base);
+  const bool dev_name =
+      absl::ConsumePrefix(&base, "/dev/") && IsValidName(base);
   if (name.find('/') != absl::string_view::npos &&
       name.find('\0') == absl::string_view::npos) {
     // A path: /dev/vda, or a link to the node (/dev/disk/by-id/...,
@@ -331,10 +334,10 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
   int err;
   if (!ReadSmallFile(dir + "/dev", &text, &err)) {
     if (err == ENOENT || err == ENOTDIR) {
-      return absl::NotFoundError(absl::StrCat(
-          "unknown disk \"", absl::Utf8SafeCEscape(base), "\": no ",
-          absl::Utf8SafeCEscape(dir),
-          " (see lsblk for the disks on this machine)"));
+      return absl::NotFoundError(
+          absl::StrCat("unknown disk \"", absl::Utf8SafeCEscape(base),
+                       "\": no ", absl::Utf8SafeCEscape(dir),
+                       " (see lsblk for the disks on this machine)"));
     }
     return absl::ErrnoToStatus(
         err, absl::StrCat("read ", absl::Utf8SafeCEscape(dir), "/dev"));
@@ -359,8 +362,8 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
   std::error_code ec;
   std::filesystem::path real = std::filesystem::canonical(dir, ec);
   if (ec) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("resolve ", absl::Utf8SafeCEscape(dir), ": ", ec.message()));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "resolve ", absl::Utf8SafeCEscape(dir), ": ", ec.message()));
   }
   const std::string disk_dir = real.parent_path().string();
   uint64_t start, size;

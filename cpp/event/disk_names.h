@@ -109,7 +109,7 @@ class DiskNames {
   struct Device {
     bool known = false;
     bool stale = false;  // Invalidate()d: read again at the next lookup
-    std::string name;  // disk name, or "MAJ:MIN" while unknown
+    std::string name;    // disk name, or "MAJ:MIN" while unknown
     std::vector<Partition> partitions;  // sorted by start
     uint64_t name_read_ns = 0;
     uint64_t partitions_read_ns = 0;
@@ -119,12 +119,10 @@ class DiskNames {
   // `path`, symlinks followed, by its device number.
   absl::StatusOr<std::string> NameOfNode(absl::string_view path);
   // Re-reads the name and, when known, the partitions of `device`.
-  void Refresh(uint32_t major, uint32_t minor, uint64_t now_ns,
-               Device* device);
+  void Refresh(uint32_t major, uint32_t minor, uint64_t now_ns, Device* device);
   void ReadPartitions(uint64_t now_ns, Device* device);
   // The partition holding `sector`, or nullptr.
-  static const Partition* FindPartition(const Device& device,
-                                        uint64_t sector);
+  static const Partition* FindPartition(const Device& device, uint64_t sector);
 
   std::string root_;
   absl::flat_hash_map<uint64_t, Device> devices_;

@@ -52,8 +52,8 @@ void Enricher::FillNames(const Request& request, uint64_t lookup_ns,
                          std::string* disk, std::string* partition) {
   // assign() keeps the strings' buffers: no allocation per event once they
   // are big enough (and device names usually fit the small-string buffer).
-  DiskNames::LocationView where =
-      names_.LookupView(request.major, request.minor, request.sector, lookup_ns);
+  DiskNames::LocationView where = names_.LookupView(
+      request.major, request.minor, request.sector, lookup_ns);
   // Consecutive events are mostly on one disk and partition: a name that
   // did not change is not copied again.
   if (absl::string_view(*disk) != where.disk) {

@@ -40,9 +40,9 @@ class Enricher {
   // The same for an event already in out->event (decoded in place).
   void EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out);
   // A stuck request's disk and partition names (looked up at its
-  // found_ns), its cgroup's names and the wall-clock time of found_ns.  It takes no seq:
-  // stuck records are not events, and a seq taken here would read as a
-  // lost event.
+  // found_ns), its cgroup's names and the wall-clock time of found_ns.  It
+  // takes no seq: stuck records are not events, and a seq taken here would read
+  // as a lost event.
   void EnrichStuck(StuckRequest* out);
 
   // Re-measures the wall-clock offset; call about once a second so that a

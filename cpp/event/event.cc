@@ -21,24 +21,36 @@ uint64_t Event::LatencyNs(bool include_queue) const {
 
 absl::string_view OpName(Op op) {
   switch (op) {
-    case Op::kRead: return "read";
-    case Op::kWrite: return "write";
-    case Op::kFlush: return "flush";
-    case Op::kDiscard: return "discard";
-    case Op::kSecureErase: return "secure_erase";
-    case Op::kWriteZeroes: return "write_zeroes";
-    case Op::kZoneAppend: return "zone_append";
-    case Op::kOther: break;
+    case Op::kRead:
+      return "read";
+    case Op::kWrite:
+      return "write";
+    case Op::kFlush:
+      return "flush";
+    case Op::kDiscard:
+      return "discard";
+    case Op::kSecureErase:
+      return "secure_erase";
+    case Op::kWriteZeroes:
+      return "write_zeroes";
+    case Op::kZoneAppend:
+      return "zone_append";
+    case Op::kOther:
+      break;
   }
   return "other";
 }
 
 absl::string_view CompletionContextName(CompletionContext c) {
   switch (c) {
-    case CompletionContext::kTask: return "task";
-    case CompletionContext::kSoftirq: return "softirq";
-    case CompletionContext::kHardirq: return "hardirq";
-    case CompletionContext::kUnknown: break;
+    case CompletionContext::kTask:
+      return "task";
+    case CompletionContext::kSoftirq:
+      return "softirq";
+    case CompletionContext::kHardirq:
+      return "hardirq";
+    case CompletionContext::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -57,15 +69,33 @@ constexpr RwbsText MakeRwbs(Op op, uint8_t flags) {
   RwbsText s;
   if (flags & kFlagPreflush) s.Add('F');
   switch (op) {
-    case Op::kWrite: s.Add('W'); break;
-    case Op::kDiscard: s.Add('D'); break;
-    case Op::kSecureErase: s.Add('D'); s.Add('E'); break;
-    case Op::kFlush: s.Add('F'); break;
-    case Op::kRead: s.Add('R'); break;
-    case Op::kWriteZeroes: s.Add('N'); break;  // as the kernel: no case of
-                                               // its own (op says which)
-    case Op::kZoneAppend: s.Add('Z'); s.Add('A'); break;
-    case Op::kOther: s.Add('N'); break;
+    case Op::kWrite:
+      s.Add('W');
+      break;
+    case Op::kDiscard:
+      s.Add('D');
+      break;
+    case Op::kSecureErase:
+      s.Add('D');
+      s.Add('E');
+      break;
+    case Op::kFlush:
+      s.Add('F');
+      break;
+    case Op::kRead:
+      s.Add('R');
+      break;
+    case Op::kWriteZeroes:
+      s.Add('N');
+      break;  // as the kernel: no case of
+              // its own (op says which)
+    case Op::kZoneAppend:
+      s.Add('Z');
+      s.Add('A');
+      break;
+    case Op::kOther:
+      s.Add('N');
+      break;
   }
   if (flags & kFlagFua) s.Add('F');
   if (flags & kFlagRahead) s.Add('A');
@@ -103,26 +133,46 @@ absl::string_view Rwbs(Op op, uint8_t flags) {
 // 4.13, new codes only appended.  The errno is blk_errors[] in blk-core.c.
 BlkError BlkStatusToError(uint8_t blk_status) {
   switch (blk_status) {
-    case 0: return {0, ""};
-    case 1: return {EOPNOTSUPP, "EOPNOTSUPP"};
-    case 2: return {ETIMEDOUT, "ETIMEDOUT"};
-    case 3: return {ENOSPC, "ENOSPC"};
-    case 4: return {ENOLINK, "ENOLINK"};
-    case 5: return {EREMOTEIO, "EREMOTEIO"};
-    case 6: return {EBADE, "EBADE"};
-    case 7: return {ENODATA, "ENODATA"};
-    case 8: return {EILSEQ, "EILSEQ"};
-    case 9: return {ENOMEM, "ENOMEM"};
-    case 10: return {EIO, "EIO"};
-    case 11: return {EREMCHG, "EREMCHG"};
-    case 12: return {EAGAIN, "EAGAIN"};
-    case 13: return {EBUSY, "EBUSY"};
-    case 14: return {ETOOMANYREFS, "ETOOMANYREFS"};
-    case 15: return {EOVERFLOW, "EOVERFLOW"};
-    case 16: return {ENODEV, "ENODEV"};
-    case 17: return {ETIME, "ETIME"};
-    case 19: return {EINVAL, "EINVAL"};
-    default: return {EIO, "EIO"};  // blk_status_to_errno() for unknown codes
+    case 0:
+      return {0, ""};
+    case 1:
+      return {EOPNOTSUPP, "EOPNOTSUPP"};
+    case 2:
+      return {ETIMEDOUT, "ETIMEDOUT"};
+    case 3:
+      return {ENOSPC, "ENOSPC"};
+    case 4:
+      return {ENOLINK, "ENOLINK"};
+    case 5:
+      return {EREMOTEIO, "EREMOTEIO"};
+    case 6:
+      return {EBADE, "EBADE"};
+    case 7:
+      return {ENODATA, "ENODATA"};
+    case 8:
+      return {EILSEQ, "EILSEQ"};
+    case 9:
+      return {ENOMEM, "ENOMEM"};
+    case 10:
+      return {EIO, "EIO"};
+    case 11:
+      return {EREMCHG, "EREMCHG"};
+    case 12:
+      return {EAGAIN, "EAGAIN"};
+    case 13:
+      return {EBUSY, "EBUSY"};
+    case 14:
+      return {ETOOMANYREFS, "ETOOMANYREFS"};
+    case 15:
+      return {EOVERFLOW, "EOVERFLOW"};
+    case 16:
+      return {ENODEV, "ENODEV"};
+    case 17:
+      return {ETIME, "ETIME"};
+    case 19:
+      return {EINVAL, "EINVAL"};
+    default:
+      return {EIO, "EIO"};  // blk_status_to_errno() for unknown codes
   }
 }
 

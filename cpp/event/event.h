@@ -37,13 +37,14 @@ inline constexpr uint8_t kFlagMeta = 1 << 4;
 // (stuck_request.h) its time in flight so far.
 struct Request {
   std::optional<uint64_t> queue_ns;  // submission -> issue, when known
-  uint64_t sector = 0;       // start sector (512 B), relative to the whole disk
-  uint32_t major = 0;        // whole disk
+  uint64_t sector = 0;  // start sector (512 B), relative to the whole disk
+  uint32_t major = 0;   // whole disk
   uint32_t minor = 0;
   uint32_t bytes = 0;
   uint32_t pid = 0;  // tgid of the submitting task
   uint32_t tid = 0;
-  uint32_t queue_depth = 0;  // in flight on the disk at issue, this one included
+  uint32_t queue_depth =
+      0;  // in flight on the disk at issue, this one included
   Op op = Op::kOther;
   uint8_t flags = 0;
   bool submit_known = false;  // pid/comm captured at submission (not at issue)
@@ -71,7 +72,7 @@ absl::string_view CompletionContextName(CompletionContext c);
 struct Event : Request {
   uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
   uint64_t device_ns = 0;    // issue -> completion
-  uint8_t blk_status = 0;     // the kernel's blk_status_t; 0 = success
+  uint8_t blk_status = 0;    // the kernel's blk_status_t; 0 = success
   CompletionContext completion_context = CompletionContext::kUnknown;
 
   // Latency the threshold was compared against: device time, plus queue
@@ -115,9 +116,9 @@ struct CgroupLabel {
 // Event enriched for output.
 struct EnrichedEvent {
   Event event;
-  std::string disk;       // "vda"; "254:0" when sysfs does not know it
-  std::string partition;  // "vda1"; empty when the sector is in no partition
-  CgroupLabel cgroup;     // of event.cgroup_id
+  std::string disk;         // "vda"; "254:0" when sysfs does not know it
+  std::string partition;    // "vda1"; empty when the sector is in no partition
+  CgroupLabel cgroup;       // of event.cgroup_id
   int64_t realtime_ns = 0;  // wall-clock time of the completion, ns since epoch
   uint64_t seq = 0;         // 1-based position in this run's output
   bool include_queue = false;  // latency_us includes the queue time (-Q)

@@ -23,7 +23,8 @@ HistData HistData::Minus(const HistData& e) const {
   d.bytes = sub(bytes, e.bytes);
   d.slow = sub(slow, e.slow);
   d.errors = sub(errors, e.errors);
-  for (size_t i = 0; i < latency.size(); ++i) d.latency[i] = sub(latency[i], e.latency[i]);
+  for (size_t i = 0; i < latency.size(); ++i)
+    d.latency[i] = sub(latency[i], e.latency[i]);
   for (size_t i = 0; i < size.size(); ++i) d.size[i] = sub(size[i], e.size[i]);
   return d;
 }
@@ -34,7 +35,8 @@ HistKey DecodeHistKey(uint64_t key) {
   k.major = dev >> 20;
   k.minor = dev & ((1u << 20) - 1);
   uint8_t op = static_cast<uint8_t>(key >> 8);
-  k.op = op <= static_cast<uint8_t>(Op::kOther) ? static_cast<Op>(op) : Op::kOther;
+  k.op =
+      op <= static_cast<uint8_t>(Op::kOther) ? static_cast<Op>(op) : Op::kOther;
   k.flags = static_cast<uint8_t>(key);
   return k;
 }

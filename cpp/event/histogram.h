@@ -49,7 +49,13 @@ HistKey DecodeHistKey(uint64_t key);
 // cur - prev, per key (keys missing from prev count from zero).
 HistSet HistDelta(const HistSet& cur, const HistSet& prev);
 
-enum class HistGrouping { kAll, kPerDisk, kPerFlags, kPerDiskAndFlags, kPerDiskAndOp };
+enum class HistGrouping {
+  kAll,
+  kPerDisk,
+  kPerFlags,
+  kPerDiskAndFlags,
+  kPerDiskAndOp
+};
 
 // Whether a grouping labels its groups with a disk / an op (or rwbs).
 inline bool GroupsByDisk(HistGrouping g) {
@@ -71,7 +77,8 @@ struct HistGroup {
 // Groups `set` by `grouping`, naming disks with `disk_name(major, minor)`.
 // Sorted by (disk, op).  kAll always yields one group, even if empty.
 template <typename DiskNameFn>
-std::vector<HistGroup> GroupHistograms(const HistSet& set, HistGrouping grouping,
+std::vector<HistGroup> GroupHistograms(const HistSet& set,
+                                       HistGrouping grouping,
                                        DiskNameFn disk_name) {
   std::map<std::pair<std::string, std::string>, HistData> groups;
   if (grouping == HistGrouping::kAll) groups[{"", ""}];

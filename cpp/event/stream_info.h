@@ -27,8 +27,8 @@ struct StreamInfo {
   std::string op_filter;  // "", "read", "write"
   uint32_t ringbuf_kib = 0;
   uint64_t stuck_after_us = 0;  // 0: no stuck records
-  std::string run_id;  // 16 lowercase hex digits; "" in older streams
-  std::string cgroup_filter;  // --cgroup, from the v2 root; "" = none
+  std::string run_id;           // 16 lowercase hex digits; "" in older streams
+  std::string cgroup_filter;    // --cgroup, from the v2 root; "" = none
 };
 
 struct StatsSnapshot {

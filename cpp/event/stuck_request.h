@@ -14,13 +14,14 @@
 namespace biosnoop {
 
 struct StuckRequest {
-  Request request;           // what the request held at its issue
-  uint64_t found_ns = 0;     // CLOCK_MONOTONIC of the look that found it
-  uint64_t inflight_ns = 0;  // issue -> found_ns: how long the device has had it
-  std::string disk;          // as EnrichedEvent::disk
-  std::string partition;     // as EnrichedEvent::partition
-  CgroupLabel cgroup;        // as EnrichedEvent::cgroup
-  int64_t realtime_ns = 0;   // wall-clock time of found_ns
+  Request request;        // what the request held at its issue
+  uint64_t found_ns = 0;  // CLOCK_MONOTONIC of the look that found it
+  uint64_t inflight_ns =
+      0;                    // issue -> found_ns: how long the device has had it
+  std::string disk;         // as EnrichedEvent::disk
+  std::string partition;    // as EnrichedEvent::partition
+  CgroupLabel cgroup;       // as EnrichedEvent::cgroup
+  int64_t realtime_ns = 0;  // wall-clock time of found_ns
 };
 
 }  // namespace biosnoop

@@ -64,8 +64,8 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
   if (!title.empty()) absl::StrAppend(&out, title, "\n");
   for (const HistGroup& g : groups) {
     absl::StrAppendFormat(&out, "\n%s: %d I/Os, %d bytes, %d slow, %d failed\n",
-                          GroupLabel(g), g.data.count, g.data.bytes, g.data.slow,
-                          g.data.errors);
+                          GroupLabel(g), g.data.count, g.data.bytes,
+                          g.data.slow, g.data.errors);
     AppendBars(g.data.latency, UnitName(unit), 1, &out);
     if (g.data.count != 0) {
       absl::StrAppend(&out, "\n");
@@ -109,25 +109,32 @@ std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
                            absl::string_view timestamp, double interval_s) {
   std::string out = "{\"type\":\"histogram\",\"timestamp\":";
   AppendJsonString(timestamp, &out);
-  absl::StrAppendFormat(&out, ",\"interval_s\":%.3f,\"unit\":\"%s\",\"histograms\":[",
-                        interval_s,
-                        unit == HistUnit::kMilliseconds ? "ms" : "us");
+  absl::StrAppendFormat(
+      &out, ",\"interval_s\":%.3f,\"unit\":\"%s\",\"histograms\":[", interval_s,
+      unit == HistUnit::kMilliseconds ? "ms" : "us");
   bool first_group = true;
   for (const HistGroup& g : groups) {
     if (!first_group) out += ",";
     first_group = false;
     out += "{\"disk\":";
-    if (g.disk.empty()) out += "null"; else AppendJsonString(g.disk, &out);
+    if (g.disk.empty())
+      out += "null";
+    else
+      AppendJsonString(g.disk, &out);
     out += ",\"op\":";
-    if (g.op.empty()) out += "null"; else AppendJsonString(g.op, &out);
-    absl::StrAppend(&out, ",\"count\":", g.data.count, ",\"bytes\":", g.data.bytes,
-                    ",\"slow\":", g.data.slow, ",\"errors\":", g.data.errors,
-                    ",\"latency\":[");
+    if (g.op.empty())
+      out += "null";
+    else
+      AppendJsonString(g.op, &out);
+    absl::StrAppend(&out, ",\"count\":", g.data.count,
+                    ",\"bytes\":", g.data.bytes, ",\"slow\":", g.data.slow,
+                    ",\"errors\":", g.data.errors, ",\"latency\":[");
     bool first = true;
     for (int i = 0; i < kHistBuckets; ++i) {
       if (g.data.latency[i] == 0) continue;
       absl::StrAppend(&out, first ? "" : ",", "{\"lo\":", BucketLow(i),
-                      ",\"hi\":", BucketHigh(i), ",\"count\":", g.data.latency[i], "}");
+                      ",\"hi\":", BucketHigh(i),
+                      ",\"count\":", g.data.latency[i], "}");
       first = false;
     }
     out += "],\"size_bytes\":[";
@@ -135,7 +142,8 @@ std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
     for (int i = 0; i < kHistBuckets; ++i) {
       if (g.data.size[i] == 0) continue;
       absl::StrAppend(&out, first ? "" : ",", "{\"lo\":", BucketLow(i),
-                      ",\"hi\":", BucketHigh(i), ",\"count\":", g.data.size[i], "}");
+                      ",\"hi\":", BucketHigh(i), ",\"count\":", g.data.size[i],
+                      "}");
       first = false;
     }
     out += "]}";

@@ -106,12 +106,15 @@ constexpr uint64_t kHighBits = 0x8080808080808080u;
 
 // Nonzero when some byte of x is zero (as a whole exact: the borrow only
 // marks bytes above a byte that really is zero).
-constexpr uint64_t AnyZeroByte(uint64_t x) { return (x - kEachByte) & ~x & kHighBits; }
+constexpr uint64_t AnyZeroByte(uint64_t x) {
+  return (x - kEachByte) & ~x & kHighBits;
+}
 
 // Whether all eight bytes of x are kCopy: 0x20..0x7e but '"' and '\\'.
 constexpr bool AllCopied(uint64_t x) {
   return ((x & kHighBits) | ((x - 0x20 * kEachByte) & ~x & kHighBits) |
-          AnyZeroByte(x ^ ('"' * kEachByte)) | AnyZeroByte(x ^ ('\\' * kEachByte)) |
+          AnyZeroByte(x ^ ('"' * kEachByte)) |
+          AnyZeroByte(x ^ ('\\' * kEachByte)) |
           AnyZeroByte(x ^ (0x7f * kEachByte))) == 0;
 }
 static_assert(AllCopied(0x2021237e5b5d6141u));   // " !#~[]aA"
@@ -345,10 +348,9 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
   return kEventFixedBound + Rfc3339Formatter::kLength + host.text().size() +
-         kMaxJsonBytesPerByte * (e.disk.size() + e.partition.size() + comm +
-                                 e.cgroup.path.size() +
-                                 e.cgroup.container_id.size() +
-                                 e.cgroup.pod_uid.size()) +
+         kMaxJsonBytesPerByte *
+             (e.disk.size() + e.partition.size() + comm + e.cgroup.path.size() +
+              e.cgroup.container_id.size() + e.cgroup.pod_uid.size()) +
          2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
 }
 
@@ -514,9 +516,9 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
   }
   const CgroupLabel& c = s.cgroup;
   const size_t old_size = out->size();
-  out->resize(old_size + 128 + kMaxJsonBytesPerByte *
-                                   (c.path.size() + c.container_id.size() +
-                                    c.pod_uid.size()));
+  out->resize(old_size + 128 +
+              kMaxJsonBytesPerByte *
+                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
   char* end = WriteCgroupJson(c, ev.cgroup_id, out->data() + old_size);
   out->resize(static_cast<size_t>(end - out->data()));
   out->append("}\n");
@@ -619,7 +621,8 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
     const absl::Span<const uint64_t> latency(g.data.latency);
     const absl::Span<const uint64_t> size(g.data.size);
     AppendKey("latency_us_log2", out);
-    AppendJsonUintArray(latency.first(LengthWithoutTrailingZeros(latency)), out);
+    AppendJsonUintArray(latency.first(LengthWithoutTrailingZeros(latency)),
+                        out);
     AppendKey("size_log2", out);
     AppendJsonUintArray(size.first(LengthWithoutTrailingZeros(size)), out);
     AppendUintField("errors", g.data.errors, out);

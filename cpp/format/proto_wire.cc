@@ -50,7 +50,9 @@ class Writer {
     }
     *p_++ = static_cast<char>(v);
   }
-  void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
+  void Tag(int field, int type) {
+    Varint(static_cast<uint64_t>(field) << 3 | type);
+  }
   void Bytes(absl::string_view s) {
     Varint(s.size());
     Raw(s);
@@ -121,7 +123,9 @@ class Encoder {
     }
     out_.push_back(static_cast<char>(v));
   }
-  void Tag(int field, int type) { Varint(static_cast<uint64_t>(field) << 3 | type); }
+  void Tag(int field, int type) {
+    Varint(static_cast<uint64_t>(field) << 3 | type);
+  }
   // proto3 scalars: the default (0, false, "") is not written.
   void U64(int field, uint64_t v) {
     if (v == 0) return;
@@ -134,7 +138,8 @@ class Encoder {
     std::memcpy(&bits, &v, sizeof(bits));
     if (bits == 0) return;  // +0.0 only: protobuf writes -0.0
     Tag(field, kFixed64);
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(bits >> (8 * i)));
+    for (int i = 0; i < 8; ++i)
+      out_.push_back(static_cast<char>(bits >> (8 * i)));
   }
   void Str(int field, absl::string_view s) {
     if (s.empty()) return;
@@ -201,7 +206,8 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
   h.U64(Hdr::kFormatVersionFieldNumber, kStreamFormatVersion);
   h.Str(Hdr::kHostFieldNumber, Utf8(info.host, &fixed));
   h.Str(Hdr::kBootIdFieldNumber, Utf8(info.boot_id, &fixed));
-  h.Message(Hdr::kStartTimeFieldNumber, TimestampMessage(info.start_realtime_ns));
+  h.Message(Hdr::kStartTimeFieldNumber,
+            TimestampMessage(info.start_realtime_ns));
   h.Str(Hdr::kBiosnoopVersionFieldNumber, Utf8(info.biosnoop_version, &fixed));
   h.Str(Hdr::kKernelReleaseFieldNumber, Utf8(info.kernel_release, &fixed));
   h.U64(Hdr::kMinUsFieldNumber, info.min_us);
@@ -255,8 +261,10 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
     group.U64(Grp::kSlowFieldNumber, g.data.slow);
     const absl::Span<const uint64_t> latency(g.data.latency);
     const absl::Span<const uint64_t> size(g.data.size);
-    group.PackedU64(Grp::kLatencyUsLog2FieldNumber, latency.first(LengthWithoutTrailingZeros(latency)));
-    group.PackedU64(Grp::kSizeLog2FieldNumber, size.first(LengthWithoutTrailingZeros(size)));
+    group.PackedU64(Grp::kLatencyUsLog2FieldNumber,
+                    latency.first(LengthWithoutTrailingZeros(latency)));
+    group.PackedU64(Grp::kSizeLog2FieldNumber,
+                    size.first(LengthWithoutTrailingZeros(size)));
     group.U64(Grp::kErrorsFieldNumber, g.data.errors);
     s.Message(Sum::kGroupsFieldNumber, group);
   }
@@ -273,14 +281,16 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
   m.Message(Stk::kTimestampFieldNumber, TimestampMessage(s.realtime_ns));
   m.Raw(host.field());  // host, as in an event (same field number)
   m.Str(Stk::kDiskFieldNumber, Utf8(s.disk, &fixed));
-  if (!s.partition.empty()) m.OptStr(Stk::kPartitionFieldNumber, Utf8(s.partition, &fixed));
+  if (!s.partition.empty())
+    m.OptStr(Stk::kPartitionFieldNumber, Utf8(s.partition, &fixed));
   m.Str(Stk::kDevFieldNumber, absl::StrCat(ev.major, ":", ev.minor));
   m.Str(Stk::kOpFieldNumber, OpName(ev.op));
   m.Str(Stk::kRwbsFieldNumber, Rwbs(ev.op, ev.flags));
   m.U64(Stk::kSectorFieldNumber, ev.sector);
   m.U64(Stk::kBytesFieldNumber, ev.bytes);
   m.U64(Stk::kInflightUsFieldNumber, s.inflight_ns / 1000);
-  if (ev.queue_ns.has_value()) m.OptU64(Stk::kQueueUsFieldNumber, *ev.queue_ns / 1000);
+  if (ev.queue_ns.has_value())
+    m.OptU64(Stk::kQueueUsFieldNumber, *ev.queue_ns / 1000);
   m.U64(Stk::kQueueDepthFieldNumber, ev.queue_depth);
   m.U64(Stk::kPidFieldNumber, ev.pid);
   m.U64(Stk::kTidFieldNumber, ev.tid);
@@ -294,7 +304,8 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
   if (!c.container_id.empty()) {
     m.OptStr(Stk::kContainerIdFieldNumber, Utf8(c.container_id, &fixed));
   }
-  if (!c.pod_uid.empty()) m.OptStr(Stk::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
+  if (!c.pod_uid.empty())
+    m.OptStr(Stk::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
   AppendRecord(Rec::kStuckFieldNumber, m, out);
 }
 
@@ -328,9 +339,9 @@ size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
   constexpr size_t kFixed = 64 + 27 * 2 * (kMaxVarintBytes + 1) + 24 + 8;
   const CgroupLabel& c = e.cgroup;
   return kPrefixRoom + kFixed + host.field().size() +
-         kMaxUtf8BytesPerByte * (e.disk.size() + e.partition.size() + comm +
-                                 c.path.size() + c.container_id.size() +
-                                 c.pod_uid.size()) +
+         kMaxUtf8BytesPerByte *
+             (e.disk.size() + e.partition.size() + comm + c.path.size() +
+              c.container_id.size() + c.pod_uid.size()) +
          comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
 }
 
@@ -356,7 +367,8 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   const bool comm_valid = IsValidUtf8(comm);
   std::string comm_fixed;
   if (!comm_valid) AppendSanitizedUtf8(comm, &comm_fixed);
-  const absl::string_view comm_s = comm_valid ? comm : absl::string_view(comm_fixed);
+  const absl::string_view comm_s =
+      comm_valid ? comm : absl::string_view(comm_fixed);
   char dev[24];
   char* d = WriteUint(ev.major, dev);
   *d++ = ':';
@@ -395,7 +407,8 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   w.U64(Ev::kBytesFieldNumber, ev.bytes);
   w.U64(Ev::kLatencyUsFieldNumber, ev.LatencyNs(e.include_queue) / 1000);
   w.U64(Ev::kDeviceUsFieldNumber, ev.device_ns / 1000);
-  if (ev.queue_ns.has_value()) w.OptU64(Ev::kQueueUsFieldNumber, *ev.queue_ns / 1000);
+  if (ev.queue_ns.has_value())
+    w.OptU64(Ev::kQueueUsFieldNumber, *ev.queue_ns / 1000);
   w.U64(Ev::kQueueDepthFieldNumber, ev.queue_depth);
   w.U64(Ev::kPidFieldNumber, ev.pid);
   w.U64(Ev::kTidFieldNumber, ev.tid);
@@ -411,7 +424,8 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   }
   w.U64(Ev::kCgroupIdFieldNumber, ev.cgroup_id);
   // Parsed from hex digits: ASCII, valid as they are.
-  if (!c.container_id.empty()) w.OptStr(Ev::kContainerIdFieldNumber, c.container_id);
+  if (!c.container_id.empty())
+    w.OptStr(Ev::kContainerIdFieldNumber, c.container_id);
   if (!c.pod_uid.empty()) w.OptStr(Ev::kPodUidFieldNumber, c.pod_uid);
   w.Str(Ev::kCompletionContextFieldNumber,
         CompletionContextName(ev.completion_context));

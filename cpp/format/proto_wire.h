@@ -26,8 +26,9 @@ namespace biosnoop {
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
                                 std::string* scratch, std::string* out);
 
-// An event's (and a stuck record's) host field encoded once for a stream, its string made
-// valid UTF-8 as for every other string, rather than once per event.
+// An event's (and a stuck record's) host field encoded once for a stream, its
+// string made valid UTF-8 as for every other string, rather than once per
+// event.
 class ProtoHost {
  public:
   explicit ProtoHost(absl::string_view host);

@@ -6,22 +6,38 @@ namespace biosnoop {
 
 const char* CounterName(int index) {
   switch (index) {
-    case BIOSNOOP_CTR_COMPLETIONS: return "completions";
-    case BIOSNOOP_CTR_EMITTED: return "emitted";
-    case BIOSNOOP_CTR_LOST: return "lost";
-    case BIOSNOOP_CTR_ORPHANS: return "orphans";
-    case BIOSNOOP_CTR_MISSED_REUSE: return "missed_reuse";
-    case BIOSNOOP_CTR_MAP_FULL: return "inflight_full";
-    case BIOSNOOP_CTR_FILTERED: return "filtered";
-    case BIOSNOOP_CTR_BELOW_THRESHOLD: return "below_threshold";
-    case BIOSNOOP_CTR_RQ_MERGES: return "request_merges";
-    case BIOSNOOP_CTR_PARTIAL: return "partial_completions";
-    case BIOSNOOP_CTR_REQUEUES: return "requeues";
-    case BIOSNOOP_CTR_ISSUE_UNSUBMITTED: return "issued_unsubmitted";
-    case BIOSNOOP_CTR_HIST_FULL: return "hist_full";
-    case BIOSNOOP_CTR_RESCUED_COMPLETE: return "rescued_complete";
-    case BIOSNOOP_CTR_ORPHANS_UNISSUED: return "orphans_unissued";
-    default: return "unknown";
+    case BIOSNOOP_CTR_COMPLETIONS:
+      return "completions";
+    case BIOSNOOP_CTR_EMITTED:
+      return "emitted";
+    case BIOSNOOP_CTR_LOST:
+      return "lost";
+    case BIOSNOOP_CTR_ORPHANS:
+      return "orphans";
+    case BIOSNOOP_CTR_MISSED_REUSE:
+      return "missed_reuse";
+    case BIOSNOOP_CTR_MAP_FULL:
+      return "inflight_full";
+    case BIOSNOOP_CTR_FILTERED:
+      return "filtered";
+    case BIOSNOOP_CTR_BELOW_THRESHOLD:
+      return "below_threshold";
+    case BIOSNOOP_CTR_RQ_MERGES:
+      return "request_merges";
+    case BIOSNOOP_CTR_PARTIAL:
+      return "partial_completions";
+    case BIOSNOOP_CTR_REQUEUES:
+      return "requeues";
+    case BIOSNOOP_CTR_ISSUE_UNSUBMITTED:
+      return "issued_unsubmitted";
+    case BIOSNOOP_CTR_HIST_FULL:
+      return "hist_full";
+    case BIOSNOOP_CTR_RESCUED_COMPLETE:
+      return "rescued_complete";
+    case BIOSNOOP_CTR_ORPHANS_UNISSUED:
+      return "orphans_unissued";
+    default:
+      return "unknown";
   }
 }
 

@@ -26,7 +26,8 @@ absl::Status InflightUpkeep::Run(uint64_t now_ns) {
   }
   if (now_ns >= next_expire_) {
     next_expire_ = now_ns + expire_every_ns_;
-    ASSIGN_OR_RETURN(uint64_t removed, probe_.ExpireInflight(now_ns, max_age_ns_));
+    ASSIGN_OR_RETURN(uint64_t removed,
+                     probe_.ExpireInflight(now_ns, max_age_ns_));
     expired_ += removed;
   }
   return absl::OkStatus();

@@ -42,7 +42,7 @@ struct btf* ParseMappedVmlinuxBtf() {
 
 // Through libbpf's print callback, as libbpf's own messages go (-vv).
 __attribute__((format(printf, 1, 2))) void LibbpfDebug(const char* format,
-                                                     ...) {
+                                                       ...) {
   const libbpf_print_fn_t print = libbpf_set_print(nullptr);
   libbpf_set_print(print);
   if (print == nullptr) return;

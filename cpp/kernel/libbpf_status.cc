@@ -17,16 +17,18 @@ absl::Status ErrnoStatus(int err, absl::string_view what) {
     case EPERM:
     case EACCES:
       return absl::PermissionDeniedError(absl::StrCat(
-          msg, ". biosnoop needs root, or CAP_BPF and CAP_PERFMON: run it "
-               "with sudo"));
+          msg,
+          ". biosnoop needs root, or CAP_BPF and CAP_PERFMON: run it "
+          "with sudo"));
     case ENOENT:
     case EOPNOTSUPP:
     case 524:  // ENOTSUPP, the kernel-internal 'not supported'
     case EINVAL:
     case E2BIG:
-      return absl::UnavailableError(absl::StrCat(
-          msg, ". This kernel does not support what biosnoop needs "
-               "(run with -v for the kernel's log)"));
+      return absl::UnavailableError(
+          absl::StrCat(msg,
+                       ". This kernel does not support what biosnoop needs "
+                       "(run with -v for the kernel's log)"));
     default:
       return absl::InternalError(msg);
   }

@@ -29,8 +29,8 @@ std::vector<InflightEntry> MissedCompletionFinder::Observe(
 }
 
 std::optional<bool> DiskIdle(uint32_t dev, const std::string& sysfs_root) {
-  const std::string dir = absl::StrCat(sysfs_root, "/dev/block/", dev >> 20, ":",
-                                       dev & 0xfffff);
+  const std::string dir =
+      absl::StrCat(sysfs_root, "/dev/block/", dev >> 20, ":", dev & 0xfffff);
   std::ifstream iostats(dir + "/queue/iostats");
   int stats_on = 0;
   if (!(iostats >> stats_on) || stats_on != 1) return std::nullopt;
@@ -51,8 +51,8 @@ std::optional<uint64_t> DiskFlushesDone(uint32_t dev,
   return field;
 }
 
-std::vector<InflightEntry> PresumedMissedFlushes(std::vector<InflightEntry> flushes,
-                                                 uint64_t unseen) {
+std::vector<InflightEntry> PresumedMissedFlushes(
+    std::vector<InflightEntry> flushes, uint64_t unseen) {
   std::sort(flushes.begin(), flushes.end(),
             [](const InflightEntry& a, const InflightEntry& b) {
               return a.issue_ns < b.issue_ns;

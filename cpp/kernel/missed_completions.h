@@ -66,7 +66,8 @@ class MissedCompletionFinder {
 // started, from sysfs_root/dev/block/M:m/inflight; nullopt when that cannot
 // be trusted: no such disk, or I/O accounting off (queue/iostats 0, then
 // `inflight` stays 0 whatever is in flight).
-std::optional<bool> DiskIdle(uint32_t dev, const std::string& sysfs_root = "/sys");
+std::optional<bool> DiskIdle(uint32_t dev,
+                             const std::string& sysfs_root = "/sys");
 
 // Flush requests the disk `dev` has completed since it appeared (sysfs
 // stat's 16th field, Linux 5.5+), counted by the block layer whatever
@@ -80,7 +81,7 @@ std::optional<uint64_t> DiskFlushesDone(uint32_t dev,
 // missed when the kernel finished `unseen` flushes that biosnoop never saw
 // complete: the `unseen` oldest (a missed completion leaves its entry
 // behind, while the flushes after it come and go), sorted by issue.
-std::vector<InflightEntry> PresumedMissedFlushes(std::vector<InflightEntry> flushes,
-                                                 uint64_t unseen);
+std::vector<InflightEntry> PresumedMissedFlushes(
+    std::vector<InflightEntry> flushes, uint64_t unseen);
 
 }  // namespace biosnoop

@@ -12,7 +12,8 @@ namespace {
 
 // The offset of per-CPU variable `name` in the .data..percpu section.
 std::optional<int64_t> PercpuOffset(const struct btf* btf, const char* name) {
-  const int sec = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+  const int sec =
+      btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
   if (sec < 0) return std::nullopt;
   const struct btf_type* t = btf__type_by_id(btf, sec);
   const struct btf_var_secinfo* v = btf_var_secinfos(t);

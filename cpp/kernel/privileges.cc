@@ -62,7 +62,8 @@ absl::Status DropPrivileges(bool keep_bpf) {
     for (int cap = 0; cap <= last; ++cap) {
       if (cap == keep) continue;
       if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-        return Errno(absl::StrCat("drop capability ", cap, " from bounding set"));
+        return Errno(
+            absl::StrCat("drop capability ", cap, " from bounding set"));
       }
     }
     // uid 0 must not regain capabilities through execve or setuid.

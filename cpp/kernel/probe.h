@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "counters.h"
 #include "kernel_histograms.h"
 #include "missed_completions.h"
@@ -38,7 +38,7 @@ struct ProbeConfig {
   uint64_t sector_start = 0;
   uint64_t sector_end = UINT64_MAX;
   uint32_t pid = 0;
-  std::string comm;  // empty = any
+  std::string comm;   // empty = any
   int op_filter = 0;  // BIOSNOOP_FILTER_OP_*
   // --cgroup: only I/O submitted in the cgroup v2 subtree whose root has
   // this id (its directory's inode) at this depth below the v2 root; 0 =
@@ -134,7 +134,8 @@ class Probe {
   // block layer's flush machinery (submitted with a preflush, not issued)
   // is not counted: the flush request it waits for is, so one hung flush
   // counts once.
-  absl::StatusOr<uint64_t> CountUnfinished(uint64_t now_ns, uint64_t min_age_ns);
+  absl::StatusOr<uint64_t> CountUnfinished(uint64_t now_ns,
+                                           uint64_t min_age_ns);
 
   // Flushes the kernel completed on disk `dev` (kernel dev_t) since biosnoop
   // attached that biosnoop never saw complete: their entries are still
@@ -155,7 +156,8 @@ class Probe {
   absl::StatusOr<std::vector<biosnoop_inflight_val>> ReadIssuedBefore(
       uint64_t issued_before_ns) const;
   // Removes each entry that still holds the same request; returns how many.
-  absl::StatusOr<uint64_t> RemoveInflight(const std::vector<InflightEntry>& entries);
+  absl::StatusOr<uint64_t> RemoveInflight(
+      const std::vector<InflightEntry>& entries);
   // Sets the queue-depth counter of `dev` to 0 (the disk is idle).
   absl::Status ResetDepth(uint32_t dev);
 
@@ -177,8 +179,8 @@ class Probe {
   static int OnRecord(void* ctx, void* data, size_t size);
   // Attaches `prog` to `tracepoint`, its link owned by the skeleton.
   absl::Status Attach(bpf_program* prog, const char* tracepoint);
-  using InflightVisitor =
-      std::function<void(const biosnoop_inflight_val&, bool in_slot, uint32_t slot)>;
+  using InflightVisitor = std::function<void(const biosnoop_inflight_val&,
+                                             bool in_slot, uint32_t slot)>;
   absl::Status ForEachInflight(const InflightVisitor& visit) const;
   // The overflow map's part of ForEachInflight.
   void ForEachOverflow(const InflightVisitor& visit) const;

@@ -12,7 +12,8 @@
 
 namespace biosnoop {
 
-bool StuckPassesFilters(const ProbeConfig& config, const biosnoop_inflight_val& v) {
+bool StuckPassesFilters(const ProbeConfig& config,
+                        const biosnoop_inflight_val& v) {
   if (config.pid != 0 && v.pid != config.pid) return false;
   if (!config.comm.empty()) {
     // comm is NUL-padded; the filter is at most 15 bytes.
@@ -22,7 +23,8 @@ bool StuckPassesFilters(const ProbeConfig& config, const biosnoop_inflight_val& 
   if (config.op_filter == BIOSNOOP_FILTER_OP_READ && v.op != BIOSNOOP_OP_READ) {
     return false;
   }
-  if (config.op_filter == BIOSNOOP_FILTER_OP_WRITE && v.op != BIOSNOOP_OP_WRITE) {
+  if (config.op_filter == BIOSNOOP_FILTER_OP_WRITE &&
+      v.op != BIOSNOOP_OP_WRITE) {
     return false;
   }
   return v.sector >= config.sector_start && v.sector < config.sector_end;
@@ -49,7 +51,8 @@ std::vector<biosnoop_inflight_val> StuckTracker::Observe(
 
 absl::StatusOr<std::vector<biosnoop_inflight_val>> StuckFinder::Look(
     uint64_t now_ns) {
-  if (after_ns_ == 0 || now_ns < after_ns_) return std::vector<biosnoop_inflight_val>();
+  if (after_ns_ == 0 || now_ns < after_ns_)
+    return std::vector<biosnoop_inflight_val>();
   // The table is looked over whole (1.2 MB): not on a machine with no
   // request on a device, which is most seconds of most hosts.
   ASSIGN_OR_RETURN(std::vector<uint32_t> busy, probe_.DevsWithInflight());
@@ -69,8 +72,8 @@ absl::StatusOr<std::vector<biosnoop_inflight_val>> StuckFinder::Look(
     const biosnoop_inflight_val& v = issued[i];
     if (v.op == BIOSNOOP_OP_FLUSH) {
       // (slot: its index in `issued`)
-      flushes[v.dev].push_back({v.dev, v.rq, v.issue_ns, true, false,
-                                static_cast<uint32_t>(i)});
+      flushes[v.dev].push_back(
+          {v.dev, v.rq, v.issue_ns, true, false, static_cast<uint32_t>(i)});
       continue;
     }
     auto [it, inserted] = idle.try_emplace(v.dev, false);

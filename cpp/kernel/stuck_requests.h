@@ -31,7 +31,8 @@ namespace biosnoop {
 // What the kernel's filters decide at completion (bpf passes_filters),
 // applied to an in-flight entry: -p, --comm, --op, and a partition's
 // sectors.  The disk filter needs no check: other disks have no entries.
-bool StuckPassesFilters(const ProbeConfig& config, const biosnoop_inflight_val& v);
+bool StuckPassesFilters(const ProbeConfig& config,
+                        const biosnoop_inflight_val& v);
 
 // Which requests to report.  Pure: the caller reads the table.
 class StuckTracker {
@@ -58,7 +59,10 @@ class StuckFinder {
   // is read at each look (a followed partition's sectors change in it).
   StuckFinder(Probe& probe, const ProbeConfig& config, uint64_t after_ns,
               std::string sysfs_root = "/sys")
-      : probe_(probe), config_(config), tracker_(after_ns), after_ns_(after_ns),
+      : probe_(probe),
+        config_(config),
+        tracker_(after_ns),
+        after_ns_(after_ns),
         sysfs_root_(std::move(sysfs_root)) {}
 
   // The entries newly stuck at now_ns (CLOCK_MONOTONIC), on their device

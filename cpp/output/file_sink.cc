@@ -7,8 +7,7 @@
 
 namespace biosnoop {
 
-FileSink::FileSink(std::unique_ptr<OutputFile> file)
-    : file_(std::move(file)) {}
+FileSink::FileSink(std::unique_ptr<OutputFile> file) : file_(std::move(file)) {}
 
 absl::Status FileSink::Flush() { return file_->Flush(); }
 

@@ -118,9 +118,9 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::OpenWaitingForReader(
       said = true;
     }
     if (stopping()) {
-      return absl::CancelledError(
-          absl::StrCat("no process opened the FIFO ", QuotedPath(path),
-                       " for reading before the stop"));
+      return absl::CancelledError(absl::StrCat("no process opened the FIFO ",
+                                               QuotedPath(path),
+                                               " for reading before the stop"));
     }
     // A stop signal cuts the sleep short (no SA_RESTART); one that lands
     // just before it is seen at most one interval late.
@@ -172,7 +172,8 @@ absl::Status OutputFile::Append(absl::string_view whole_records) {
     return WriteRecords(whole_records, records);
   }
   // Even after a failed flush, keep this call's records for the next attempt.
-  std::memcpy(buffer_.get() + used_, whole_records.data(), whole_records.size());
+  std::memcpy(buffer_.get() + used_, whole_records.data(),
+              whole_records.size());
   used_ += whole_records.size();
   buffered_records_ += records;
   return status;
@@ -228,7 +229,8 @@ void OutputFile::GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace) {
 }
 
 int OutputFile::PollTimeoutMs() const {
-  if (const uint64_t give_up_at = stop_grace_.give_up_at_ns(); give_up_at != 0) {
+  if (const uint64_t give_up_at = stop_grace_.give_up_at_ns();
+      give_up_at != 0) {
     const uint64_t now = MonotonicNs();
     return now >= give_up_at
                ? 0
@@ -304,8 +306,7 @@ absl::Status OutputFile::WriteRecords(absl::string_view data,
     const size_t cut = done - whole.bytes;
     stalled_ = absl::DeadlineExceededError(absl::StrCat(
         "writing ", DisplayName(), ": output stalled: the reader did not ",
-        "take what was left within ",
-        absl::FormatDuration(stop_grace_.grace()),
+        "take what was left within ", absl::FormatDuration(stop_grace_.grace()),
         " of the stop request; the events not written are counted as "
         "dropped",
         cut > 0 ? absl::StrFormat("; the last record written is cut short "

@@ -142,7 +142,8 @@ class OutputFile {
   // of the stop by being interrupted (signals.h, InterruptibleWrite); on a
   // non-blocking fd, poll(2) waits at most until the grace ends.
   // Unset (the default), writes wait as long as the reader needs.
-  void GiveUpWhenStopping(bool (*stopping)(), absl::Duration grace = kStopGrace);
+  void GiveUpWhenStopping(bool (*stopping)(),
+                          absl::Duration grace = kStopGrace);
 
   // For log rotation (SIGHUP after logrotate renamed the file, "create"
   // mode): flushes to the old file, then opens the path again as Open()
@@ -194,7 +195,6 @@ class OutputFile {
   uint64_t records_dropped() const { return records_dropped_; }
   // Records accepted and still in the buffer.
   uint64_t records_buffered() const { return buffered_records_; }
-
 
  private:
   OutputFile(std::string path, RecordFraming framing, int fd, bool owns_fd,

@@ -27,10 +27,9 @@ LossReporter::LossReporter(std::string output, bool has_reader)
 std::vector<std::string> LossReporter::Next(const Look& look) {
   std::vector<std::string> lines;
   const bool writing = look.write_started_ns != 0;
-  const uint64_t writing_ns =
-      writing && look.now_ns > look.write_started_ns
-          ? look.now_ns - look.write_started_ns
-          : 0;
+  const uint64_t writing_ns = writing && look.now_ns > look.write_started_ns
+                                  ? look.now_ns - look.write_started_ns
+                                  : 0;
 
   if (blocked_) {
     if (writing) {

@@ -19,7 +19,8 @@ absl::Status ProtoSink::Write(const EnrichedEvent& e) {
   if (record_.size() < bound) record_.resize(bound);
   char* start = nullptr;
   const char* end = WriteEventRecordDelimited(e, host_, record_.data(), &start);
-  return AppendEvent(absl::string_view(start, static_cast<size_t>(end - start)));
+  return AppendEvent(
+      absl::string_view(start, static_cast<size_t>(end - start)));
 }
 
 absl::Status ProtoSink::WriteHeader(const StreamInfo& info) {

@@ -47,7 +47,8 @@ inline void CheckLosslessOrDie(const ParsedRecord& rec) {
   if (s2.ok()) AppendRecordJson(from_proto, &json3);
   if (!s2.ok() || json3 != json1) {
     std::fprintf(stderr, "protobuf round trip differs (%s):\n%s%s",
-                 std::string(s2.message()).c_str(), json1.c_str(), json3.c_str());
+                 std::string(s2.message()).c_str(), json1.c_str(),
+                 json3.c_str());
     std::abort();
   }
 }

@@ -15,7 +15,8 @@
 // (reads and writes, two partitions, a few comms), cycled through.
 //
 // Run through tools/bench/run (table in BENCHMARKS.md), or directly:
-//   cmake --build build --target consumer_bench && build/tools/bench/consumer_bench
+//   cmake --build build --target consumer_bench &&
+//   build/tools/bench/consumer_bench
 
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -128,8 +129,8 @@ void SetComm(biosnoop_event* r, const char* comm) {
 const std::vector<biosnoop_event>& Records() {
   static const std::vector<biosnoop_event>* records = [] {
     auto* v = new std::vector<biosnoop_event>(kRecords);
-    static const char* const kComms[] = {"fio", "fio", "fio", "postgres",
-                                         "kworker/u4:2", "jbd2/vda1-8"};
+    static const char* const kComms[] = {
+        "fio", "fio", "fio", "postgres", "kworker/u4:2", "jbd2/vda1-8"};
     uint64_t rnd = 0x9e3779b97f4a7c15ULL;
     uint64_t now = 1'000'000'000'000ULL;  // 1000 s of uptime
     for (biosnoop_event& r : *v) {
@@ -284,7 +285,8 @@ void RunSinkToDevNull(benchmark::State& state, RecordFraming framing,
   size_t i = 0;
   for (auto _ : state) {
     const biosnoop_event& r = Records()[i & (kRecords - 1)];
-    if (!pipeline.Consume(&r, sizeof(r)).ok()) state.SkipWithError("write failed");
+    if (!pipeline.Consume(&r, sizeof(r)).ok())
+      state.SkipWithError("write failed");
     if (++i % kBatch == 0 && !sink->Flush().ok()) {
       state.SkipWithError("flush failed");
     }
@@ -315,8 +317,8 @@ void BM_DecodeEnrichProto(benchmark::State& state) {
     if (!p.DecodeEnrich(i++)) state.SkipWithError("decode failed");
     if (buffer.size() - used < EventRecordBound(p.scratch, host)) used = 0;
     char* start = nullptr;
-    char* end =
-        WriteEventRecordDelimited(p.scratch, host, buffer.data() + used, &start);
+    char* end = WriteEventRecordDelimited(p.scratch, host, buffer.data() + used,
+                                          &start);
     used = static_cast<size_t>(end - buffer.data());
     bytes += static_cast<size_t>(end - start);
   }

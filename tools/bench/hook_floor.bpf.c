@@ -8,9 +8,12 @@
  * the same interleaved series as biosnoop, so the gap between `floor` and
  * `quiet` is the cost of biosnoop's own work and the gap between the
  * baseline and `floor` is what no three-hook design can remove. */
+/* vmlinux.h first, then the libbpf headers that use its types. */
+// clang-format off
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+// clang-format on
 
 char LICENSE[] SEC("license") = "GPL";
 

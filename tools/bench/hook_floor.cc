@@ -45,10 +45,14 @@ bool ParseHooks(const char* list, Hooks* hooks) {
   while (true) {
     const size_t comma = rest.find(',');
     const std::string name = rest.substr(0, comma);
-    if (name == "submit") hooks->submit = true;
-    else if (name == "issue") hooks->issue = true;
-    else if (name == "complete") hooks->complete = true;
-    else return false;
+    if (name == "submit")
+      hooks->submit = true;
+    else if (name == "issue")
+      hooks->issue = true;
+    else if (name == "complete")
+      hooks->complete = true;
+    else
+      return false;
     if (comma == std::string::npos) break;
     rest = rest.substr(comma + 1);
   }
@@ -79,13 +83,16 @@ int main(int argc, char** argv) {
 
   struct btf* vmlinux = biosnoop::LoadKernelBtf();
   if (vmlinux == nullptr) return Fail("read kernel BTF", errno);
-  const bool io_start = biosnoop::KernelHasTracepoint(vmlinux, "block_io_start");
+  const bool io_start =
+      biosnoop::KernelHasTracepoint(vmlinux, "block_io_start");
   btf__free(vmlinux);
 
   hook_floor_bpf* skel = hook_floor_bpf__open();
   if (skel == nullptr) return Fail("open BPF object", errno);
-  bpf_program__set_autoload(skel->progs.floor_io_start, hooks.submit && io_start);
-  bpf_program__set_autoload(skel->progs.floor_rq_insert, hooks.submit && !io_start);
+  bpf_program__set_autoload(skel->progs.floor_io_start,
+                            hooks.submit && io_start);
+  bpf_program__set_autoload(skel->progs.floor_rq_insert,
+                            hooks.submit && !io_start);
   bpf_program__set_autoload(skel->progs.floor_rq_issue, hooks.issue);
   bpf_program__set_autoload(skel->progs.floor_rq_complete, hooks.complete);
   int err = hook_floor_bpf__load(skel);
@@ -95,7 +102,9 @@ int main(int argc, char** argv) {
     return Fail("load and attach", err);
   }
   fprintf(stderr, "hook_floor: empty programs on%s%s%s; stop with SIGINT\n",
-          !hooks.submit ? "" : io_start ? " block_io_start" : " block_rq_insert",
+          !hooks.submit ? ""
+          : io_start    ? " block_io_start"
+                        : " block_rq_insert",
           hooks.issue ? " block_rq_issue" : "",
           hooks.complete ? " block_rq_complete" : "");
   int sig = 0;

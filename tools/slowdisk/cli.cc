@@ -85,8 +85,8 @@ absl::StatusOr<CliOptions> ParseCli(int argc, char* const argv[]) {
   optind = 1;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, kShortOptions, kLongOptions,
-                          nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, kShortOptions, kLongOptions, nullptr)) !=
+         -1) {
     absl::string_view value = optarg != nullptr ? optarg : "";
     absl::Status status;
     switch (c) {
@@ -129,19 +129,19 @@ absl::StatusOr<CliOptions> ParseCli(int argc, char* const argv[]) {
             absl::StrCat(optopt != 0 ? OptionName(optopt) : argv[optind - 1],
                          ": missing value"));
       default:
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unknown option \"",
-            optopt != 0 ? absl::StrCat("-", std::string(1, optopt))
-                        : std::string(argv[optind - 1]),
-            "\" (see --help)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown option \"",
+                         optopt != 0 ? absl::StrCat("-", std::string(1, optopt))
+                                     : std::string(argv[optind - 1]),
+                         "\" (see --help)"));
     }
     if (!status.ok()) return status;
   }
   if (optind != argc - 1) {
     return absl::InvalidArgumentError(
-        optind == argc ? "missing MOUNTPOINT (see --help)"
-                       : absl::StrCat("unexpected argument \"",
-                                      argv[optind + 1], "\""));
+        optind == argc
+            ? "missing MOUNTPOINT (see --help)"
+            : absl::StrCat("unexpected argument \"", argv[optind + 1], "\""));
   }
   o.mountpoint = argv[optind];
   if (o.mountpoint.empty()) {

@@ -17,12 +17,12 @@ inline constexpr int kExitUnavailable = 69;  // cannot mount (no /dev/fuse...)
 inline constexpr int kExitSoftware = 70;     // internal error
 
 struct CliOptions {
-  std::string mountpoint;              // the one positional argument
-  uint64_t size_mib = 64;              // -s/--size-mib: size of disk.img
-  Settings settings;                   // initial delays and regions
-  unsigned threads = 16;               // --threads: FUSE worker threads
-  bool debug = false;                  // --debug: libfuse's request trace
-  bool help = false;                   // -h/--help
+  std::string mountpoint;  // the one positional argument
+  uint64_t size_mib = 64;  // -s/--size-mib: size of disk.img
+  Settings settings;       // initial delays and regions
+  unsigned threads = 16;   // --threads: FUSE worker threads
+  bool debug = false;      // --debug: libfuse's request trace
+  bool help = false;       // -h/--help
 };
 
 // Parses argv.  Bad usage is an InvalidArgument whose message is one line

@@ -37,10 +37,10 @@ Plan Disk::Admit(Op op, uint64_t offset, uint64_t length) {
     if (op == Op::kFlush) {
       plan.delay_ms = s.flush_delay_ms;
     } else {
-      bool slow = !s.slow_region.has_value() ||
-                  s.slow_region->Overlaps(offset, length);
-      if (slow) plan.delay_ms = op == Op::kRead ? s.read_delay_ms
-                                                : s.write_delay_ms;
+      bool slow =
+          !s.slow_region.has_value() || s.slow_region->Overlaps(offset, length);
+      if (slow)
+        plan.delay_ms = op == Op::kRead ? s.read_delay_ms : s.write_delay_ms;
       plan.fail = s.error_region.has_value() &&
                   s.error_region->Overlaps(offset, length);
     }
@@ -96,13 +96,12 @@ std::string Disk::ControlText() const {
     s = settings_;
   }
   CounterSnapshot c = Counters();
-  return absl::StrCat(FormatSettings(s), "size_bytes=", size_, "\n",
-                      "reads=", c.reads, "\n", "writes=", c.writes, "\n",
-                      "flushes=", c.flushes, "\n", "errors=", c.errors, "\n",
-                      "read_bytes=", c.read_bytes, "\n",
-                      "write_bytes=", c.write_bytes, "\n",
-                      "in_flight=", c.in_flight, "\n",
-                      "max_in_flight=", c.max_in_flight, "\n");
+  return absl::StrCat(
+      FormatSettings(s), "size_bytes=", size_, "\n", "reads=", c.reads, "\n",
+      "writes=", c.writes, "\n", "flushes=", c.flushes, "\n",
+      "errors=", c.errors, "\n", "read_bytes=", c.read_bytes, "\n",
+      "write_bytes=", c.write_bytes, "\n", "in_flight=", c.in_flight, "\n",
+      "max_in_flight=", c.max_in_flight, "\n");
 }
 
 absl::Status Disk::ApplyControl(absl::string_view text) {

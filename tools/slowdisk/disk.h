@@ -29,13 +29,13 @@ struct Plan {
 };
 
 struct CounterSnapshot {
-  uint64_t reads = 0;    // READ requests answered (including failed ones)
-  uint64_t writes = 0;   // WRITE requests answered (including failed ones)
-  uint64_t flushes = 0;  // FSYNC requests answered
-  uint64_t errors = 0;   // reads and writes answered with EIO
-  uint64_t read_bytes = 0;     // bytes of successful reads
-  uint64_t write_bytes = 0;    // bytes of successful writes
-  uint64_t in_flight = 0;      // admitted, not yet answered
+  uint64_t reads = 0;        // READ requests answered (including failed ones)
+  uint64_t writes = 0;       // WRITE requests answered (including failed ones)
+  uint64_t flushes = 0;      // FSYNC requests answered
+  uint64_t errors = 0;       // reads and writes answered with EIO
+  uint64_t read_bytes = 0;   // bytes of successful reads
+  uint64_t write_bytes = 0;  // bytes of successful writes
+  uint64_t in_flight = 0;    // admitted, not yet answered
   uint64_t max_in_flight = 0;  // peak of in_flight since start or reset
 };
 

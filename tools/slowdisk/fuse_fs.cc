@@ -97,8 +97,10 @@ void Init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_ASYNC_DIO) {
     conn->want |= FUSE_CAP_ASYNC_DIO;
   } else {
-    std::fputs("slowdisk: kernel lacks FUSE async direct I/O: concurrent "
-               "requests will be served one at a time\n", stderr);
+    std::fputs(
+        "slowdisk: kernel lacks FUSE async direct I/O: concurrent "
+        "requests will be served one at a time\n",
+        stderr);
   }
   conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
   conn->max_background = kMaxBackground;
@@ -198,8 +200,7 @@ void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   }
   std::string text = Ctx(req).disk->ControlText();
   size_t start = std::min(static_cast<size_t>(off), text.size());
-  fuse_reply_buf(req, text.data() + start,
-                 std::min(size, text.size() - start));
+  fuse_reply_buf(req, text.data() + start, std::min(size, text.size() - start));
 }
 
 void WriteImage(fuse_req_t req, const char* buf, size_t size, off_t off) {
@@ -289,7 +290,7 @@ void ReadDir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   std::string buf(size, '\0');
   size_t used = 0;
   for (off_t i = std::max<off_t>(off, 0); i < kCount; ++i) {
-    struct stat st{};
+    struct stat st {};
     FillAttr(Ctx(req), kEntries[i].ino, &st);
     // The offset stored with an entry is where the next readdir resumes.
     size_t len = fuse_add_direntry(req, buf.data() + used, size - used,

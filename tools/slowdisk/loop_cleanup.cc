@@ -23,8 +23,8 @@ std::vector<std::string> LoopDevicesBackedBy(const std::string& path) {
   if (dir == nullptr) return devices;
   while (dirent* e = readdir(dir)) {
     if (!absl::StartsWith(e->d_name, "loop")) continue;
-    std::ifstream in(absl::StrCat("/sys/block/", e->d_name,
-                                  "/loop/backing_file"));
+    std::ifstream in(
+        absl::StrCat("/sys/block/", e->d_name, "/loop/backing_file"));
     std::stringstream ss;
     ss << in.rdbuf();
     if (absl::StripTrailingAsciiWhitespace(ss.str()) == path) {

@@ -53,10 +53,9 @@ int Serve(const CliOptions& options) {
   if (options.debug) args.push_back("-d");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()),
-                                   argv.data());
-  fuse_session* se = fuse_session_new(&fargs, &SlowDiskOps(),
-                                      sizeof(fuse_lowlevel_ops), &ctx);
+  fuse_args fargs = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+  fuse_session* se =
+      fuse_session_new(&fargs, &SlowDiskOps(), sizeof(fuse_lowlevel_ops), &ctx);
   if (se == nullptr) {
     std::fputs("slowdisk: cannot create the FUSE session\n", stderr);
     return kExitSoftware;
@@ -97,8 +96,7 @@ int Serve(const CliOptions& options) {
   for (const std::string& device : stale) {
     absl::Status detached = DetachLoopDevice(device);
     absl::FPrintF(stderr, "slowdisk: %s was still on %s: %s\n", device,
-                  image_path,
-                  detached.ok() ? "detached" : detached.message());
+                  image_path, detached.ok() ? "detached" : detached.message());
   }
   if (rc < 0) {
     absl::FPrintF(stderr, "slowdisk: FUSE loop failed: %s\n", strerror(-rc));

@@ -49,10 +49,17 @@ absl::StatusOr<uint64_t> ParseByteCount(absl::string_view text) {
   uint64_t multiplier = 1;
   if (!digits.empty()) {
     switch (absl::ascii_tolower(digits.back())) {
-      case 'k': multiplier = uint64_t{1} << 10; break;
-      case 'm': multiplier = uint64_t{1} << 20; break;
-      case 'g': multiplier = uint64_t{1} << 30; break;
-      default: break;
+      case 'k':
+        multiplier = uint64_t{1} << 10;
+        break;
+      case 'm':
+        multiplier = uint64_t{1} << 20;
+        break;
+      case 'g':
+        multiplier = uint64_t{1} << 30;
+        break;
+      default:
+        break;
     }
     if (multiplier != 1) digits.remove_suffix(1);
   }

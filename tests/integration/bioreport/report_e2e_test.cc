@@ -45,11 +45,14 @@ TEST(ReportEndToEnd, ProtoStreamFromSlowIoReadsBackExactly) {
 
   // Per operation, via CSV-free JSON conversion: convert to JSONL and count.
   const std::string jsonl = std::string(dir) + "/slow.jsonl";
-  ASSERT_EQ(RunCommand({BIOREPORT_BIN, "convert", "--to", "jsonl", "-o", jsonl, pb}), 0);
-  std::optional<std::string> reads =
-      CommandOutput({"bash", "-c", "grep -c '\"type\":\"event\".*\"op\":\"read\"' " + jsonl});
-  std::optional<std::string> writes =
-      CommandOutput({"bash", "-c", "grep -c '\"type\":\"event\".*\"op\":\"write\"' " + jsonl});
+  ASSERT_EQ(
+      RunCommand({BIOREPORT_BIN, "convert", "--to", "jsonl", "-o", jsonl, pb}),
+      0);
+  std::optional<std::string> reads = CommandOutput(
+      {"bash", "-c", "grep -c '\"type\":\"event\".*\"op\":\"read\"' " + jsonl});
+  std::optional<std::string> writes = CommandOutput(
+      {"bash", "-c",
+       "grep -c '\"type\":\"event\".*\"op\":\"write\"' " + jsonl});
   ASSERT_TRUE(reads.has_value() && writes.has_value());
   EXPECT_EQ(*reads, "30");
   EXPECT_EQ(*writes, "20");
@@ -60,12 +63,16 @@ TEST(ReportEndToEnd, ProtoStreamFromSlowIoReadsBackExactly) {
   ASSERT_TRUE(baseline.has_value());
   const std::string disk = slow.loop_name();
   EXPECT_NE(baseline->find("," + disk + ",read,10000,30,122880,30,100.0000,"),
-            std::string::npos) << *baseline;
+            std::string::npos)
+      << *baseline;
   EXPECT_NE(baseline->find("," + disk + ",write,10000,20,163840,20,100.0000,"),
-            std::string::npos) << *baseline;
+            std::string::npos)
+      << *baseline;
   // And back: the round trip is lossless.
   const std::string again = std::string(dir) + "/again.pb";
-  ASSERT_EQ(RunCommand({BIOREPORT_BIN, "convert", "--to", "proto", "-o", again, jsonl}), 0);
+  ASSERT_EQ(RunCommand({BIOREPORT_BIN, "convert", "--to", "proto", "-o", again,
+                        jsonl}),
+            0);
   EXPECT_EQ(RunCommand({"cmp", pb, again}), 0);
   RunCommand({"rm", "-rf", dir});
 }

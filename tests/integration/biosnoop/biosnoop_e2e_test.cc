@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -232,10 +231,12 @@ TEST(EndToEnd, DiscardAndWriteZeroesAreNamedAsTheKernelNamesThem) {
   ASSERT_TRUE(loop.ok());
   Biosnoop b({"--min-us", "0", "-d", loop.name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  ASSERT_EQ(RunCommand({"blkdiscard", "-o", "0", "-l", "1048576", loop.path()}), 0);
+  ASSERT_EQ(RunCommand({"blkdiscard", "-o", "0", "-l", "1048576", loop.path()}),
+            0);
   // tmpfs under the loop device refuses write-zeroes (EOPNOTSUPP) and the
   // block layer writes zeroes instead: the request is an event either way.
-  RunCommand({"blkdiscard", "-z", "-o", "1048576", "-l", "1048576", loop.path()});
+  RunCommand(
+      {"blkdiscard", "-z", "-o", "1048576", "-l", "1048576", loop.path()});
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   int discards = 0, zeroes = 0;
   for (const json& e : b.Events()) {
@@ -292,8 +293,8 @@ class KernelCompletionTrace {
     std::multiset<std::pair<std::string, uint64_t>> out;
     std::ifstream trace(dir_ + "/trace");
     for (std::string line; std::getline(trace, line);) {
-      // "<comm>-<pid> [cpu] flags ts: block_rq_complete: 7,3 RA () 2048 + 8 ..."
-      // (a comm may hold spaces: parse from the event's name on).
+      // "<comm>-<pid> [cpu] flags ts: block_rq_complete: 7,3 RA () 2048 + 8
+      // ..." (a comm may hold spaces: parse from the event's name on).
       const size_t at = line.find("block_rq_complete: ");
       if (at == std::string::npos) continue;
       std::istringstream fields(line.substr(at + 19));
@@ -335,20 +336,38 @@ TEST(EndToEnd, RwbsIsWhatTheKernelsOwnTracepointPrints) {
     const std::string dev = loop.path();
     const std::string script =
         // R, WS, RA (buffered reads of the device after dropping its cache).
-        "dd if=" + dev + " of=/dev/null bs=4k count=2 iflag=direct status=none && "
-        "dd if=/dev/zero of=" + dev + " bs=4k count=2 seek=100 "
+        "dd if=" + dev +
+        " of=/dev/null bs=4k count=2 iflag=direct status=none && "
+        "dd if=/dev/zero of=" +
+        dev +
+        " bs=4k count=2 seek=100 "
         "oflag=direct,dsync status=none && "
-        "blockdev --flushbufs " + dev + " && "
-        "dd if=" + dev + " of=/dev/null bs=4k count=4 skip=1000 status=none && "
+        "blockdev --flushbufs " +
+        dev +
+        " && "
+        "dd if=" +
+        dev +
+        " of=/dev/null bs=4k count=4 skip=1000 status=none && "
         // D, write-zeroes (N).
-        "blkdiscard -o 0 -l 1048576 " + dev + " && "
-        "blkdiscard -z -o 1048576 -l 1048576 " + dev + " && "
+        "blkdiscard -o 0 -l 1048576 " +
+        dev +
+        " && "
+        "blkdiscard -z -o 1048576 -l 1048576 " +
+        dev +
+        " && "
         // A file system: metadata reads (M), journal commits (preflush,
         // FUA), fsync's flush.
-        "mkfs.ext4 -q -F " + dev + " && "
-        "mount -o sync " + dev + " " + mnt.path() + " && "
-        "dd if=/dev/zero of=" + mnt.path() + "/f bs=64k count=4 conv=fsync status=none && "
-        "umount " + mnt.path();
+        "mkfs.ext4 -q -F " +
+        dev +
+        " && "
+        "mount -o sync " +
+        dev + " " + mnt.path() +
+        " && "
+        "dd if=/dev/zero of=" +
+        mnt.path() +
+        "/f bs=64k count=4 conv=fsync status=none && "
+        "umount " +
+        mnt.path();
     ASSERT_EQ(RunCommand({"bash", "-c", script}), 0);
     // Completions come in softirq: let the last ones reach the trace.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -377,13 +396,14 @@ TEST(EndToEnd, RwbsIsWhatTheKernelsOwnTracepointPrints) {
   EXPECT_EQ(ours, kernel_rwbs);
   // The workload did what it is for: each flag and operation shows up.
   for (const char* want : {"R", "RA", "WS", "DS", "NS", "FF"}) {
-    EXPECT_TRUE(ours.count(want)) << want << " missing; have "
-                                  << absl::StrJoin(ours, " ");
+    EXPECT_TRUE(ours.count(want))
+        << want << " missing; have " << absl::StrJoin(ours, " ");
   }
   // A loop device has no FUA: the block layer turns a FUA write into a
   // write and a flush, so no trailing F shows here, in either trace.
   bool meta = false;
-  for (const std::string& r : ours) meta = meta || r.find('M') != std::string::npos;
+  for (const std::string& r : ours)
+    meta = meta || r.find('M') != std::string::npos;
   EXPECT_TRUE(meta) << absl::StrJoin(ours, " ");
 }
 
@@ -458,8 +478,8 @@ TEST(EndToEnd, PidCommAndOpFiltersSelectInTheKernel) {
   }
   {
     // The pid filter: our own pid does no I/O on the device, dd does.
-    Biosnoop b({"--min-us", "0", "-d", loop.name(), "-p",
-                std::to_string(getpid())});
+    Biosnoop b(
+        {"--min-us", "0", "-d", loop.name(), "-p", std::to_string(getpid())});
     ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
     ASSERT_EQ(DirectDd(loop.path(), true, 4096, 20).exit_code, 0);
     ASSERT_EQ(b.Stop(), 0);
@@ -548,14 +568,16 @@ TEST(EndToEnd, ClosedPipeEndsCleanly) {
       " of=/dev/null bs=4k count=50 iflag=direct status=none; sleep 0.1; "
       "done; wait";
   ASSERT_EQ(RunCommand({"bash", "-c", cmd}), 0);
-  std::optional<std::string> rc = CommandOutput({"cat", "/tmp/biosnoop-pipe-rc"});
+  std::optional<std::string> rc =
+      CommandOutput({"cat", "/tmp/biosnoop-pipe-rc"});
   ASSERT_TRUE(rc.has_value());
   EXPECT_EQ(*rc, "0");
   std::optional<std::string> out =
       CommandOutput({"wc", "-l", "/tmp/biosnoop-pipe-out"});
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(out->substr(0, 1), "3");
-  std::optional<std::string> err = CommandOutput({"cat", "/tmp/biosnoop-pipe-err"});
+  std::optional<std::string> err =
+      CommandOutput({"cat", "/tmp/biosnoop-pipe-err"});
   ASSERT_TRUE(err.has_value());
   EXPECT_NE(err->find("biosnoop: completions="), std::string::npos) << *err;
   // Two lines reached head; the events after it closed are dropped, and
@@ -597,9 +619,10 @@ TEST(EndToEnd, ClosedStdoutIsAClearErrorUnlessThereIsAnOutputFile) {
 // rather than exit 0 with nothing printed.  Needs no privilege.
 TEST(EndToEnd, HelpAndVersionReportAWriteError) {
   for (const char* flag : {"--help", "--version"}) {
-    std::optional<std::string> out = CommandOutput(
-        {"bash", "-c",
-         std::string(BIOSNOOP_BIN) + " " + flag + " 2>&1 >/dev/full; echo rc=$?"});
+    std::optional<std::string> out =
+        CommandOutput({"bash", "-c",
+                       std::string(BIOSNOOP_BIN) + " " + flag +
+                           " 2>&1 >/dev/full; echo rc=$?"});
     ASSERT_TRUE(out.has_value()) << flag;
     EXPECT_EQ(*out, "biosnoop: writing stdout: No space left on device\nrc=74")
         << flag;
@@ -616,7 +639,8 @@ TEST(EndToEnd, BadUsageAndUnknownDiskExit64) {
   {
     Biosnoop b({"--no-such-flag"});
     EXPECT_EQ(b.Wait(), 64);
-    EXPECT_NE(b.Stderr().find("unknown option --no-such-flag"), std::string::npos);
+    EXPECT_NE(b.Stderr().find("unknown option --no-such-flag"),
+              std::string::npos);
   }
   {
     Biosnoop b({"--min-us", "ten"});
@@ -645,14 +669,15 @@ TEST(EndToEnd, DiskThatIsNotRequestBasedIsRefusedWithTheReason) {
   {
     Biosnoop b({"-d", zram});
     EXPECT_EQ(b.Wait(), 64) << b.Stderr();
-    EXPECT_NE(b.Stderr().find("biosnoop: disk \"" + zram +
-                              "\" is not request-based"),
-              std::string::npos)
+    EXPECT_NE(
+        b.Stderr().find("biosnoop: disk \"" + zram + "\" is not request-based"),
+        std::string::npos)
         << b.Stderr();
   }
-  EXPECT_EQ(RunCommand({"bash", "-c",
-                        "echo " + *id + " > /sys/class/zram-control/hot_remove"}),
-            0);
+  EXPECT_EQ(
+      RunCommand({"bash", "-c",
+                  "echo " + *id + " > /sys/class/zram-control/hot_remove"}),
+      0);
 }
 
 // A kernel without BTF, as biosnoop sees it: in a mount namespace of its
@@ -675,7 +700,8 @@ TEST(EndToEnd, KernelWithoutBtfExit69WithTheReason) {
               std::string::npos)
         << *out;
     EXPECT_NE(out->find("CONFIG_DEBUG_INFO_BTF=y"), std::string::npos) << *out;
-    EXPECT_NE(access(log.c_str(), F_OK), 0) << mode << ": " << log << " created";
+    EXPECT_NE(access(log.c_str(), F_OK), 0)
+        << mode << ": " << log << " created";
   }
   RunCommand({"rm", "-f", log});
 }
@@ -694,7 +720,8 @@ TEST(EndToEnd, UnusableBtfExit69WithTheReason) {
         "{ printf '\\237\\353\\001\\000\\030\\000\\000\\000"
         "\\000\\000\\000\\000\\240\\017\\000\\000"
         "\\240\\017\\000\\000\\140\\000\\000\\000'; "
-        "head -c 4096 /dev/urandom; } > " + fake}) {
+        "head -c 4096 /dev/urandom; } > " +
+            fake}) {
     for (const char* mode : {"", " --hist"}) {
       SCOPED_TRACE(make + mode);
       RunCommand({"rm", "-f", log});
@@ -709,7 +736,8 @@ TEST(EndToEnd, UnusableBtfExit69WithTheReason) {
       EXPECT_NE(out->find("/sys/kernel/btf/vmlinux is not valid BTF"),
                 std::string::npos)
           << *out;
-      EXPECT_NE(out->find("CONFIG_DEBUG_INFO_BTF=y"), std::string::npos) << *out;
+      EXPECT_NE(out->find("CONFIG_DEBUG_INFO_BTF=y"), std::string::npos)
+          << *out;
       // One line, then the shell's (the output comes trimmed).
       EXPECT_EQ(std::count(out->begin(), out->end(), '\n'), 1) << *out;
       // A file that is not BTF at all is refused before the output is
@@ -736,8 +764,9 @@ TEST(EndToEnd, RingBufferTooBigForTheMemoryCgroupExit71WithAdvice) {
   char name[] = "/sys/fs/cgroup/memory/biosnoop-test-XXXXXX";
   ASSERT_NE(mkdtemp(name), nullptr) << std::strerror(errno);
   const std::string cg = name;
-  ASSERT_EQ(RunCommand({"sh", "-c", "echo 100M > " + cg + "/memory.limit_in_bytes"}),
-            0);
+  ASSERT_EQ(
+      RunCommand({"sh", "-c", "echo 100M > " + cg + "/memory.limit_in_bytes"}),
+      0);
   std::optional<std::string> out = CommandOutput(
       {"sh", "-c",
        "echo $$ > " + cg + "/cgroup.procs && " + std::string(BIOSNOOP_BIN) +
@@ -770,12 +799,14 @@ TEST(EndToEnd, WithoutPrivilegeExit77WithAdvice) {
     std::optional<std::string> out = CommandOutput(
         {"bash", "-c",
          "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "
-         "--bounding-set=-all " + std::string(BIOSNOOP_BIN) +
-             " --duration 1 -o " + log + mode + " 2>&1; echo rc=$?"});
+         "--bounding-set=-all " +
+             std::string(BIOSNOOP_BIN) + " --duration 1 -o " + log + mode +
+             " 2>&1; echo rc=$?"});
     ASSERT_TRUE(out.has_value());
     EXPECT_NE(out->find("rc=77"), std::string::npos) << *out;
     EXPECT_NE(out->find("sudo"), std::string::npos) << *out;
-    EXPECT_NE(access(log.c_str(), F_OK), 0) << mode << ": " << log << " created";
+    EXPECT_NE(access(log.c_str(), F_OK), 0)
+        << mode << ": " << log << " created";
   }
   RunCommand({"rm", "-rf", dir});
 }

@@ -14,8 +14,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,7 +84,8 @@ class Cgroups {
 
  private:
   bool Make(const std::string& rel) {
-    if (mkdir((mount_ + rel).c_str(), 0755) != 0 && errno != EEXIST) return false;
+    if (mkdir((mount_ + rel).c_str(), 0755) != 0 && errno != EEXIST)
+      return false;
     made_.push_back(rel);
     return true;
   }
@@ -93,24 +94,23 @@ class Cgroups {
   std::vector<std::string> made_;
 };
 
-#define REQUIRE_CGROUPS(cg)                                                 \
-  do {                                                                      \
-    if (!(cg).ok()) {                                                       \
-      if (InCi()) FAIL() << "no cgroup v2 hierarchy to make cgroups in";    \
-      GTEST_SKIP() << "no cgroup v2 hierarchy to make cgroups in";          \
-    }                                                                       \
+#define REQUIRE_CGROUPS(cg)                                              \
+  do {                                                                   \
+    if (!(cg).ok()) {                                                    \
+      if (InCi()) FAIL() << "no cgroup v2 hierarchy to make cgroups in"; \
+      GTEST_SKIP() << "no cgroup v2 hierarchy to make cgroups in";       \
+    }                                                                    \
   } while (0)
 
 // Reads kReads blocks of `dev` from block `skip` with O_DIRECT, as a
 // process that first moves itself into cgroup `rel`.
-int DdInCgroup(const Cgroups& cg, const std::string& rel, const std::string& dev,
-               int skip) {
-  return RunCommand(
-      {"sh", "-c",
-       absl::StrCat("echo $$ > ", cg.mount(), rel,
-                    "/cgroup.procs && exec dd if=", dev,
-                    " of=/dev/null iflag=direct status=none bs=", kBlock,
-                    " count=", kReads, " skip=", skip)});
+int DdInCgroup(const Cgroups& cg, const std::string& rel,
+               const std::string& dev, int skip) {
+  return RunCommand({"sh", "-c",
+                     absl::StrCat("echo $$ > ", cg.mount(), rel,
+                                  "/cgroup.procs && exec dd if=", dev,
+                                  " of=/dev/null iflag=direct status=none bs=",
+                                  kBlock, " count=", kReads, " skip=", skip)});
 }
 
 // Sectors of the kReads blocks from block `skip`.
@@ -226,10 +226,11 @@ TEST_F(CgroupTest, ContainerAndPodIdsFromContainerShapedCgroups) {
   const std::string uid = "8d2f1e3a-4b5c-4d6e-9f70-a1b2c3d4e5f6";
   std::string uid_ = uid;
   std::replace(uid_.begin(), uid_.end(), '-', '_');
-  const std::string docker = cg.Add("system.slice/docker-" + docker_id + ".scope");
-  const std::string pod = cg.Add(
-      "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + uid_ +
-      ".slice/cri-containerd-" + cri_id + ".scope");
+  const std::string docker =
+      cg.Add("system.slice/docker-" + docker_id + ".scope");
+  const std::string pod =
+      cg.Add("kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" +
+             uid_ + ".slice/cri-containerd-" + cri_id + ".scope");
   ASSERT_FALSE(docker.empty() || pod.empty());
   Biosnoop b({"--min-us", "10000", "-d", disk_->loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
@@ -318,8 +319,8 @@ TEST_F(MovedReaderTest, CgroupOfAMovedTaskIsFoundByWalkingTheTree) {
   const std::string from = cg.Add("from");
   const std::string to = cg.Add("to");
   ASSERT_FALSE(from.empty() || to.empty());
-  Biosnoop b({"--min-us", "10000", "-d", disk_->loop_name(), "--stuck-after",
-              "1"});
+  Biosnoop b(
+      {"--min-us", "10000", "-d", disk_->loop_name(), "--stuck-after", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   StartAndMove(cg, from, to);
   ASSERT_TRUE(b.WaitForRecords("stuck", 1));
@@ -341,8 +342,8 @@ TEST_F(MovedReaderTest, RemovedCgroupKeepsItsIdAndHasNoPath) {
   const std::string to = cg.Add("to");
   ASSERT_FALSE(gone.empty() || to.empty());
   const uint64_t gone_id = cg.Id(gone);
-  Biosnoop b({"--min-us", "10000", "-d", disk_->loop_name(), "--stuck-after",
-              "1"});
+  Biosnoop b(
+      {"--min-us", "10000", "-d", disk_->loop_name(), "--stuck-after", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   StartAndMove(cg, gone, to);
   ASSERT_TRUE(cg.Remove(gone)) << strerror(errno);

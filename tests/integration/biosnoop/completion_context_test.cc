@@ -77,7 +77,8 @@ class ContextTrace {
       const size_t open = line.find(" [");
       const size_t close = line.find("] ", open);
       if (open == std::string::npos || close == std::string::npos) continue;
-      const int cpu = std::atoi(line.substr(open + 2, close - open - 2).c_str());
+      const int cpu =
+          std::atoi(line.substr(open + 2, close - open - 2).c_str());
       if (line.find("softirq_entry: ") != std::string::npos &&
           line.find("action=BLOCK") != std::string::npos) {
         ++in_block[cpu];

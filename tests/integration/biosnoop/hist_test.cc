@@ -20,7 +20,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "biosnoop_abi.h"
-
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
@@ -69,7 +68,8 @@ class LoopAtMinor {
     const bool sized = ftruncate(fd, static_cast<off_t>(size_mib) << 20) == 0;
     close(fd);
     if (!sized) return;
-    attached_ = RunCommand({"losetup", "--direct-io=on", path(), backing_}) == 0;
+    attached_ =
+        RunCommand({"losetup", "--direct-io=on", path(), backing_}) == 0;
     if (attached_) {
       ResetQueueSettings(name());
       std::ofstream("/sys/block/" + name() + "/queue/rq_affinity") << "2\n";
@@ -156,7 +156,8 @@ TEST(Hist, KeysSharingASlotAreCountedOnEveryCpu) {
   for (const LoopAtMinor* loop : {&a, &c}) {
     const json* reads = Find(report, loop->name(), "RS");
     ASSERT_NE(reads, nullptr) << report.dump();
-    EXPECT_TRUE(LoggedOrMissed((*reads)["count"].get<uint64_t>(), 2 * kPerCpu, b))
+    EXPECT_TRUE(
+        LoggedOrMissed((*reads)["count"].get<uint64_t>(), 2 * kPerCpu, b))
         << loop->name() << ": " << report.dump();
   }
 }
@@ -225,7 +226,8 @@ TEST(Hist, MillisecondBuckets) {
   // 20 ms lies in [16, 31].
   ASSERT_EQ((*all)["latency"].size(), 1u) << all->dump();
   EXPECT_EQ((*all)["latency"][0]["lo"], 16);
-  EXPECT_EQ((*all)["latency"][0]["count"].get<uint64_t>() + b.Summary()["missed"], 20)
+  EXPECT_EQ(
+      (*all)["latency"][0]["count"].get<uint64_t>() + b.Summary()["missed"], 20)
       << b.Stderr();
 }
 
@@ -248,7 +250,8 @@ TEST(Hist, FastDiskCountEqualsTheWorkload) {
   EXPECT_EQ(count + s["missed"], kIos) << b.Stderr();
   EXPECT_LE(s["missed"], kIos / 100) << b.Stderr();
   uint64_t in_buckets = 0;
-  for (const json& bucket : (*all)["latency"]) in_buckets += bucket["count"].get<uint64_t>();
+  for (const json& bucket : (*all)["latency"])
+    in_buckets += bucket["count"].get<uint64_t>();
   EXPECT_EQ(in_buckets, count);
 }
 
@@ -294,7 +297,8 @@ TEST(Hist, TextAndCsvAtEveryInterval) {
     std::string csv = b.Stdout();
     ASSERT_EQ(csv.rfind("bucket,lo_us,hi_us,count\n", 0), 0u) << csv;
     uint64_t total = 0;
-    for (absl::string_view line : absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
+    for (absl::string_view line :
+         absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
       if (line.rfind("bucket", 0) == 0) continue;
       std::vector<std::string> f = absl::StrSplit(line, ',');
       ASSERT_EQ(f.size(), 4u) << line;
@@ -341,7 +345,8 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
   Biosnoop b({"--hist", "--csv", "-D", "--interval", "1", "-d", loop.name(),
               "-o", csv});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // an empty interval
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(1300));  // an empty interval
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
   // The interval's report of those reads is in the file before it is
   // rotated; after SIGHUP, the new file is there before the next reads.
@@ -350,11 +355,13 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
       if (absl::StartsWith(line, loop.name() + ",")) return true;
     }
     return false;
-  })) << "no report row for " << loop.name() << " in " << csv;
+  })) << "no report row for "
+      << loop.name() << " in " << csv;
   ASSERT_EQ(rename(csv.c_str(), (csv + ".1").c_str()), 0);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
   EXPECT_TRUE(WaitUntil([&] { return access(csv.c_str(), F_OK) == 0; }))
-      << "SIGHUP did not open " << csv << " again:\n" << b.Stderr();
+      << "SIGHUP did not open " << csv << " again:\n"
+      << b.Stderr();
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 30).exit_code, 0);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   uint64_t total = 0;
@@ -428,7 +435,8 @@ TEST(Hist, StuckRequestIsExpiredAndItsLateCompletionIsAnOrphan) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk slow({.read_delay_ms = 3500});
   ASSERT_TRUE(slow.ok()) << slow.error();
-  Biosnoop b({"--hist", "--json", "-d", slow.loop_name(), "--max-inflight-age", "1"});
+  Biosnoop b(
+      {"--hist", "--json", "-d", slow.loop_name(), "--max-inflight-age", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, 1).exit_code, 0);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();

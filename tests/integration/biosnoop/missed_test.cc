@@ -4,8 +4,8 @@
 // would leave it, and check it is found and counted once the disk is idle;
 // and that a request really in flight on a slow disk is never taken for one.
 
-#include <sched.h>
 #include <dirent.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,8 +22,8 @@
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "session.h"
-#include "wall_clock.h"
 #include "slowdisk_fixture.h"
+#include "wall_clock.h"
 
 namespace biosnoop::testing {
 namespace {
@@ -63,14 +63,16 @@ std::string MapIdOf(pid_t pid, const std::string& name) {
     std::ifstream in(dir + "/" + e->d_name);
     std::string line;
     while (std::getline(in, line)) {
-      if (line.rfind("map_id:", 0) == 0) ids.insert(line.substr(line.find_first_not_of(" \t", 7)));
+      if (line.rfind("map_id:", 0) == 0)
+        ids.insert(line.substr(line.find_first_not_of(" \t", 7)));
     }
   }
   closedir(d);
   for (const std::string& id : ids) {
     std::optional<std::string> show =
         CommandOutput({"bpftool", "map", "show", "id", id, "-j"});
-    if (show.has_value() && json::parse(*show).value("name", "") == name) return id;
+    if (show.has_value() && json::parse(*show).value("name", "") == name)
+      return id;
   }
   return "";
 }
@@ -84,8 +86,8 @@ int UpdateMap(const std::string& map, const std::vector<std::string>& key,
               const std::vector<std::string>& value) {
   const std::string id = MapIdOf(g_biosnoop_pid, map);
   if (id.empty()) return -1;
-  std::vector<std::string> argv = {"bpftool", "map", "update", "id", id,
-                                   "key", "hex"};
+  std::vector<std::string> argv = {"bpftool", "map", "update", "id",
+                                   id,        "key", "hex"};
   argv.insert(argv.end(), key.begin(), key.end());
   argv.push_back("value");
   argv.push_back("hex");
@@ -111,7 +113,8 @@ void InjectHiddenCompletion(uint32_t dev) {
   ASSERT_EQ(UpdateMap("slots", HexWords(index), HexWords(slot)), 0);
   biosnoop_depth_slot depth{dev, 1};
   const uint32_t depth_index = biosnoop_depth_slot_index(dev);
-  ASSERT_EQ(UpdateMap("depth_slots", HexWords(depth_index), HexWords(depth)), 0);
+  ASSERT_EQ(UpdateMap("depth_slots", HexWords(depth_index), HexWords(depth)),
+            0);
 }
 
 TEST(Missed, ACompletionNeverDeliveredIsCountedWhileRunning) {
@@ -152,12 +155,14 @@ TEST(Missed, AFlushCompletionNeverDeliveredIsMissedNotStuck) {
   LoopDevice disk(8);
   ASSERT_TRUE(disk.ok());
   const uint32_t dev = KernelDev(disk.name());
-  Biosnoop b({"-d", disk.name(), "--stats-interval", "1", "--stuck-after", "1s"});
+  Biosnoop b(
+      {"-d", disk.name(), "--stats-interval", "1", "--stuck-after", "1s"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   g_biosnoop_pid = b.pid();
-  ASSERT_EQ(RunCommand({"dd", "if=/dev/zero", "of=" + disk.path(), "bs=4096",
-                        "count=1", "oflag=direct", "conv=fsync", "status=none"}),
-            0);
+  ASSERT_EQ(
+      RunCommand({"dd", "if=/dev/zero", "of=" + disk.path(), "bs=4096",
+                  "count=1", "oflag=direct", "conv=fsync", "status=none"}),
+      0);
   auto flush_events = [&] {
     size_t n = 0;
     for (const json& e : b.Events()) n += e["op"] == "flush";
@@ -194,7 +199,8 @@ TEST(Missed, AFlushCompletionNeverDeliveredIsMissedNotStuck) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_TRUE(missed_while_running())
-      << "awaited a stats record with missed=1:\n" << b.Stdout();
+      << "awaited a stats record with missed=1:\n"
+      << b.Stdout();
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   EXPECT_TRUE(b.RecordsOfType("stuck").empty()) << b.Stdout();
   std::map<std::string, double> s = b.Summary();
@@ -327,7 +333,8 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
   EXPECT_GE(s["missed"], s["missed_reuse"]) << b.Stderr();
   const double natural = s["missed"] - 1;
   EXPECT_LE(natural, 2) << b.Stderr();
-  EXPECT_EQ(static_cast<double>(b.Events().size()) + natural, 601) << b.Stderr();
+  EXPECT_EQ(static_cast<double>(b.Events().size()) + natural, 601)
+      << b.Stderr();
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
   EXPECT_EQ(s["orphans"], 0) << b.Stderr();
 }

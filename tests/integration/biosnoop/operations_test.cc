@@ -74,14 +74,17 @@ TEST(Operations, SighupRotationLosesNoEvent) {
   std::atomic<int> done{0};
   std::thread io([&] {
     for (int i = 0; i < kBatches; ++i) {
-      Workload w = DirectDd(loop.loop_path(), true, 4096, kPerBatch, i * kPerBatch);
+      Workload w =
+          DirectDd(loop.loop_path(), true, 4096, kPerBatch, i * kPerBatch);
       if (w.exit_code == 0) pids.push_back(w.pid);
       done = i + 1;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   });
-  while (done < kBatches / 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);  // logrotate "create"
+  while (done < kBatches / 2)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()),
+            0);  // logrotate "create"
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
   io.join();
   ASSERT_EQ(pids.size(), static_cast<size_t>(kBatches));
@@ -100,8 +103,10 @@ TEST(Operations, SighupRotationLosesNoEvent) {
   // Every read is in one of the two files, or among the completions the
   // kernel ran no program for (README, "missed"): none lost to rotation.
   EXPECT_TRUE(LoggedOrMissed(mine, kBatches * kPerBatch, b));
-  EXPECT_FALSE(EventsOfPid(first, pids.front()).empty()) << "nothing before rotation";
-  EXPECT_FALSE(EventsOfPid(second, pids.back()).empty()) << "nothing after rotation";
+  EXPECT_FALSE(EventsOfPid(first, pids.front()).empty())
+      << "nothing before rotation";
+  EXPECT_FALSE(EventsOfPid(second, pids.back()).empty())
+      << "nothing after rotation";
   std::set<int64_t> seqs;
   for (const json& e : both) seqs.insert(e["seq"].get<int64_t>());
   EXPECT_EQ(seqs.size(), both.size()) << "an event was written twice";
@@ -231,10 +236,10 @@ TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
   const std::vector<json> old_events = ParseLines(log + ".1");
   const std::vector<json> new_events = ParseLines(log);
   EXPECT_EQ(new_records[1]["written"], old_events.size()) << new_records[1];
-  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(old_events, before.pid).size(),
-                             kReads, b));
-  EXPECT_TRUE(LoggedOrMissed(EventsOfPid(new_events, after.pid).size(),
-                             kReads, b));
+  EXPECT_TRUE(
+      LoggedOrMissed(EventsOfPid(old_events, before.pid).size(), kReads, b));
+  EXPECT_TRUE(
+      LoggedOrMissed(EventsOfPid(new_events, after.pid).size(), kReads, b));
   // One stream across the two files: seq goes on where the copy ends.
   std::vector<int64_t> seqs;
   for (const auto* events : {&old_events, &new_events}) {
@@ -436,9 +441,9 @@ pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
   const pid_t pid = fork();
   if (pid == 0) {
     // No err_path: stderr into the pipe too (`biosnoop 2>&1 | reader`).
-    const int err = err_path.empty()
-                        ? fds[1]
-                        : open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = err_path.empty() ? fds[1]
+                                     : open(err_path.c_str(),
+                                            O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int in = open("/dev/null", O_RDONLY);
     if (err < 0 || in < 0 || dup2(fds[1], 1) < 0 || dup2(err, 2) < 0 ||
         dup2(in, 0) < 0) {
@@ -520,7 +525,8 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     const std::string err = ReadAll(err_path);
     std::string out;
     char buf[65536];
-    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
+    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;)
+      out.append(buf, n);
     close(reader);
     ASSERT_NE(rc, -2) << "still blocked 20 s after the stop\n" << err;
     EXPECT_EQ(rc, 74) << err;
@@ -531,9 +537,9 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     // biosnoop owns up to.
     const size_t whole_end = out.rfind('\n') + 1;
     size_t events = 0;
-    for (absl::string_view line : absl::StrSplit(
-             absl::string_view(out).substr(0, whole_end), '\n',
-             absl::SkipEmpty())) {
+    for (absl::string_view line :
+         absl::StrSplit(absl::string_view(out).substr(0, whole_end), '\n',
+                        absl::SkipEmpty())) {
       try {
         events += json::parse(line)["type"] == "event";
       } catch (const json::exception& e) {
@@ -564,9 +570,9 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
   TempDir dir;
   const std::string err_path = dir.path() + "/err";
   int reader = -1;
-  const pid_t pid = SpawnIntoPipe(
-      {"--min-us", "0", "-d", loop.name(), "--ringbuf-kib", "64"}, &reader,
-      err_path);
+  const pid_t pid =
+      SpawnIntoPipe({"--min-us", "0", "-d", loop.name(), "--ringbuf-kib", "64"},
+                    &reader, err_path);
   ASSERT_GT(pid, 0);
   auto wait_for = [&err_path](const std::string& what, int timeout_ms) {
     return FileSays(err_path, what, timeout_ms);
@@ -587,7 +593,8 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
   std::string out;
   std::thread drain([&out, reader] {
     char buf[65536];
-    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
+    for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;)
+      out.append(buf, n);
   });
   const bool said_moving = wait_for("went through again", 8000);
   kill(pid, SIGINT);
@@ -598,9 +605,11 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
 
   ASSERT_TRUE(said_blocked) << err;
   EXPECT_NE(while_blocked.find("writing stdout has been blocked for"),
-            std::string::npos) << while_blocked;
+            std::string::npos)
+      << while_blocked;
   EXPECT_NE(while_blocked.find("the reader is not taking the output"),
-            std::string::npos) << while_blocked;
+            std::string::npos)
+      << while_blocked;
   ASSERT_TRUE(said_moving) << err;
   EXPECT_EQ(rc, 0) << err;
   EXPECT_EQ(err.find("Raise --ringbuf-kib"), std::string::npos) << err;
@@ -633,14 +642,14 @@ TEST(Operations, StderrOnTheStalledPipeDoesNotHoldOffAStop) {
   LoopDevice loop(64);
   ASSERT_TRUE(loop.ok());
   int reader = -1;
-  const pid_t pid = SpawnIntoPipe({"--min-us", "0", "-d", loop.name()},
-                                  &reader, /*err_path=*/"");
+  const pid_t pid = SpawnIntoPipe({"--min-us", "0", "-d", loop.name()}, &reader,
+                                  /*err_path=*/"");
   ASSERT_GT(pid, 0);
   // Read until -v's "attached" line, then never again.
   std::string out;
   char buf[65536];
-  for (int waited = 0; out.find("biosnoop: attached") == std::string::npos &&
-                       waited < 15000;
+  for (int waited = 0;
+       out.find("biosnoop: attached") == std::string::npos && waited < 15000;
        waited += 100) {
     struct pollfd pfd = {reader, POLLIN, 0};
     if (poll(&pfd, 1, 100) == 1) {
@@ -822,7 +831,8 @@ TEST(Operations, RunningProcessHoldsNoPrivilege) {
   // Capabilities are per thread: every one of them, the output watch's
   // too.
   std::vector<pid_t> tids;
-  if (DIR* d = opendir(("/proc/" + std::to_string(b.pid()) + "/task").c_str())) {
+  if (DIR* d =
+          opendir(("/proc/" + std::to_string(b.pid()) + "/task").c_str())) {
     while (dirent* e = readdir(d)) {
       if (e->d_name[0] != '.') tids.push_back(std::atoi(e->d_name));
     }
@@ -897,7 +907,8 @@ TEST(Operations, StoppedUnderLoadItWritesEveryEventItCounted) {
     return reads;
   };
   const uint64_t reads_before = reads_done();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (reads_done() - reads_before < 60000 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -918,9 +929,7 @@ TEST(Operations, SymlinkAtTheOutputPathIsRefused) {
   TempDir dir;
   const std::string victim = dir.path() + "/victim";
   const std::string log = dir.path() + "/slow.jsonl";
-  {
-    std::ofstream(victim) << "precious\n";
-  }
+  { std::ofstream(victim) << "precious\n"; }
   ASSERT_EQ(symlink(victim.c_str(), log.c_str()), 0);
   Biosnoop b({"--min-us", "0", "-o", log});
   EXPECT_EQ(b.Wait(), 73) << b.Stderr();

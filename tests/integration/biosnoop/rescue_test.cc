@@ -42,7 +42,8 @@ std::vector<LinkedProgram> OnComplete(pid_t pid) {
 std::string Describe(const std::vector<LinkedProgram>& progs) {
   std::string s;
   for (const LinkedProgram& p : progs) {
-    s += p.tracepoint + ":" + p.name + "(link " + std::to_string(p.link_id) + ") ";
+    s += p.tracepoint + ":" + p.name + "(link " + std::to_string(p.link_id) +
+         ") ";
   }
   return s;
 }
@@ -58,12 +59,14 @@ TEST(Rescue, ByDefaultOnlyTheCompletionProgramIsAttached) {
   const std::vector<LinkedProgram> all = LinkedPrograms(b.pid());
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
-  EXPECT_NE(b.Stderr().find("completion rescue at the first skipped completion"),
-            std::string::npos)
+  EXPECT_NE(
+      b.Stderr().find("completion rescue at the first skipped completion"),
+      std::string::npos)
       << b.Stderr();
   // Only a completion the kernel skipped may bring the rescue in, and then
   // biosnoop says so.
-  const bool skipped = b.Stderr().find("the kernel skipped") != std::string::npos;
+  const bool skipped =
+      b.Stderr().find("the kernel skipped") != std::string::npos;
   ASSERT_EQ(complete.size(), skipped ? 2u : 1u) << Describe(all) << b.Stderr();
   EXPECT_EQ(complete[0].name, kPrimary) << Describe(all);
   EXPECT_GE(all.size(), 3u) << Describe(all);  // submit, issue, complete

@@ -3,12 +3,12 @@
 // lost in a burst, loss counted when the ring buffer is too small.
 
 #include <fcntl.h>
-#include <fstream>
 #include <sys/mount.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <string>
 #include <thread>
@@ -24,7 +24,7 @@ using nlohmann::json;
 
 struct FioResult {
   bool ok = false;
-  uint64_t reads = 0;   // completed read I/Os, as fio counts them
+  uint64_t reads = 0;  // completed read I/Os, as fio counts them
   uint64_t writes = 0;
   json raw;
 };
@@ -32,8 +32,7 @@ struct FioResult {
 // Runs fio with JSON output; the count of I/Os comes from fio itself, not
 // from biosnoop.
 FioResult RunFio(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"fio", "--output-format=json",
-                                   "--name=job"};
+  std::vector<std::string> argv = {"fio", "--output-format=json", "--name=job"};
   argv.insert(argv.end(), args.begin(), args.end());
   FioResult r;
   std::optional<std::string> out = CommandOutput(argv);
@@ -51,7 +50,8 @@ FioResult RunFio(const std::vector<std::string>& args) {
   return r;
 }
 
-std::vector<json> OnDisk(const std::vector<json>& all, const std::string& disk) {
+std::vector<json> OnDisk(const std::vector<json>& all,
+                         const std::string& disk) {
   std::vector<json> out;
   for (const json& e : all) {
     if (e.value("disk", "") == disk) out.push_back(e);
@@ -87,9 +87,10 @@ TEST(SlowIo, EverySlowReadLoggedOnceWithItsLatency) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
   constexpr int kIos = 300;
-  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
-                        "--bs=4k", "--direct=1", "--ioengine=libaio",
-                        "--iodepth=16", "--size=" + std::to_string(kIos * 4) + "k"});
+  FioResult r =
+      RunFio({"--filename=" + slow.loop_path(), "--rw=randread", "--bs=4k",
+              "--direct=1", "--ioengine=libaio", "--iodepth=16",
+              "--size=" + std::to_string(kIos * 4) + "k"});
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(r.reads, static_cast<uint64_t>(kIos));
   // Fast I/O on another disk in the same run: below the threshold.
@@ -134,9 +135,9 @@ TEST(SlowIo, JustUnderTheThresholdLogsNothing) {
   ASSERT_TRUE(slow.ok()) << slow.error();
   Biosnoop b({"--min-us", "10000", "-d", slow.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=read",
-                        "--bs=4k", "--direct=1", "--ioengine=psync",
-                        "--size=200k"});
+  FioResult r =
+      RunFio({"--filename=" + slow.loop_path(), "--rw=read", "--bs=4k",
+              "--direct=1", "--ioengine=psync", "--size=200k"});
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(b.Stop(), 0);
   EXPECT_TRUE(b.Events().empty()) << b.Stdout();
@@ -152,9 +153,9 @@ TEST(SlowIo, SlowRegionYieldsEventsOnlyInsideIt) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   DisableMerges(slow.loop_name());
   // Read the first 4 MiB sequentially: 1024 reads, 128 of them slow.
-  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=read",
-                        "--bs=4k", "--direct=1", "--ioengine=libaio",
-                        "--iodepth=8", "--size=4M"});
+  FioResult r =
+      RunFio({"--filename=" + slow.loop_path(), "--rw=read", "--bs=4k",
+              "--direct=1", "--ioengine=libaio", "--iodepth=8", "--size=4M"});
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(b.Stop(), 0);
   std::vector<json> events = b.Events();
@@ -342,7 +343,8 @@ TEST(SlowIo, SchedulersDoNotChangeWhoSubmittedARequest) {
   for (const char* sched : {"mq-deadline", "bfq", "kyber"}) {
     SCOPED_TRACE(sched);
     std::ofstream(queue + "scheduler") << sched << "\n";
-    std::optional<std::string> now = CommandOutput({"cat", queue + "scheduler"});
+    std::optional<std::string> now =
+        CommandOutput({"cat", queue + "scheduler"});
     ASSERT_TRUE(now.has_value());
     ASSERT_NE(now->find(std::string("[") + sched + "]"), std::string::npos)
         << "the kernel did not take the scheduler: " << *now;
@@ -352,12 +354,12 @@ TEST(SlowIo, SchedulersDoNotChangeWhoSubmittedARequest) {
     constexpr int kReads = 1024;
     constexpr int kWrites = 600;
     Workload dd;
-    std::thread writer([&] {
-      dd = DirectDd(slow.loop_path(), false, 4096, kWrites, 20000);
-    });
-    FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
-                          "--bs=4k", "--direct=1", "--ioengine=libaio",
-                          "--iodepth=16", "--size=" + std::to_string(kReads * 4) + "k"});
+    std::thread writer(
+        [&] { dd = DirectDd(slow.loop_path(), false, 4096, kWrites, 20000); });
+    FioResult r =
+        RunFio({"--filename=" + slow.loop_path(), "--rw=randread", "--bs=4k",
+                "--direct=1", "--ioengine=libaio", "--iodepth=16",
+                "--size=" + std::to_string(kReads * 4) + "k"});
     writer.join();
     ASSERT_TRUE(r.ok);
     ASSERT_EQ(r.reads, static_cast<uint64_t>(kReads));
@@ -396,10 +398,10 @@ TEST(SlowIo, BurstOfThousandsLosesNothing) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // 4 jobs x 1500 reads at queue depth 64: 6000 slow completions arriving
   // in waves of up to 256 at once.
-  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
-                        "--bs=4k", "--direct=1", "--ioengine=libaio",
-                        "--iodepth=64", "--numjobs=4", "--size=6000k",
-                        "--offset_increment=6000k"});
+  FioResult r =
+      RunFio({"--filename=" + slow.loop_path(), "--rw=randread", "--bs=4k",
+              "--direct=1", "--ioengine=libaio", "--iodepth=64", "--numjobs=4",
+              "--size=6000k", "--offset_increment=6000k"});
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(r.reads, 6000u);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
@@ -429,12 +431,13 @@ TEST(SlowIo, TinyRingBufferLossIsCountedAndReported) {
   DisableMerges(slow.loop_name());
   // 4 KiB of ring buffer holds about 30 records; 256 completions land
   // within a millisecond or two.
-  Biosnoop b({"--min-us", "5000", "-d", slow.loop_name(), "--ringbuf-kib", "4"});
+  Biosnoop b(
+      {"--min-us", "5000", "-d", slow.loop_name(), "--ringbuf-kib", "4"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=randread",
-                        "--bs=4k", "--direct=1", "--ioengine=libaio",
-                        "--iodepth=64", "--numjobs=4", "--size=6000k",
-                        "--offset_increment=6000k"});
+  FioResult r =
+      RunFio({"--filename=" + slow.loop_path(), "--rw=randread", "--bs=4k",
+              "--direct=1", "--ioengine=libaio", "--iodepth=64", "--numjobs=4",
+              "--size=6000k", "--offset_increment=6000k"});
   ASSERT_TRUE(r.ok);
   // The once-a-second loss report, while biosnoop is still going.
   EXPECT_TRUE(b.WaitForStderr("events (kernel ring buffer full)"));
@@ -448,7 +451,8 @@ TEST(SlowIo, TinyRingBufferLossIsCountedAndReported) {
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
   EXPECT_EQ(b.Events().size(), s["written"]);
   EXPECT_NE(running.find("events (kernel ring buffer full)"), std::string::npos)
-      << "no loss report while running:\n" << running;
+      << "no loss report while running:\n"
+      << running;
   // The output (a file) never blocked: the loss is the ring buffer's.
   EXPECT_EQ(running.find("blocked"), std::string::npos) << running;
   ExpectCountersAddUp(b);
@@ -463,8 +467,8 @@ TEST(SlowIo, HotpluggedAndPartitionedSlowDisksAreNamed) {
   SlowDisk parted({.read_delay_ms = 15, .partitioned = true, .partitions = 2});
   ASSERT_TRUE(plain.ok()) << plain.error();
   ASSERT_TRUE(parted.ok()) << parted.error();
-  for (const std::string& dev :
-       {plain.loop_path(), parted.partition_path(1), parted.partition_path(2)}) {
+  for (const std::string& dev : {plain.loop_path(), parted.partition_path(1),
+                                 parted.partition_path(2)}) {
     FioResult r = RunFio({"--filename=" + dev, "--rw=read", "--bs=4k",
                           "--direct=1", "--ioengine=psync", "--size=40k"});
     ASSERT_TRUE(r.ok) << dev;
@@ -497,11 +501,12 @@ TEST(SlowIo, StuckRequestIsExpiredAndItsLateCompletionCounted) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk slow({.read_delay_ms = 3500});
   ASSERT_TRUE(slow.ok()) << slow.error();
-  Biosnoop b({"--min-us", "0", "-d", slow.loop_name(), "--max-inflight-age", "1"});
+  Biosnoop b(
+      {"--min-us", "0", "-d", slow.loop_name(), "--max-inflight-age", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  FioResult r = RunFio({"--filename=" + slow.loop_path(), "--rw=read",
-                        "--bs=4k", "--direct=1", "--ioengine=psync",
-                        "--size=4k"});
+  FioResult r =
+      RunFio({"--filename=" + slow.loop_path(), "--rw=read", "--bs=4k",
+              "--direct=1", "--ioengine=psync", "--size=4k"});
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(b.Stop(), 0);
   std::map<std::string, double> s = b.Summary();
@@ -544,7 +549,8 @@ TEST(SlowIo, LoneSlowEventReachesTheFilePromptly) {
         ++events;
       }
       if (events >= static_cast<size_t>(i + 1)) break;
-      ASSERT_LT(std::chrono::steady_clock::now() - done, std::chrono::seconds(2))
+      ASSERT_LT(std::chrono::steady_clock::now() - done,
+                std::chrono::seconds(2))
           << "event " << i << " not written within 2 s";
       std::this_thread::sleep_for(std::chrono::microseconds(500));
     }
@@ -559,8 +565,10 @@ TEST(SlowIo, LoneSlowEventReachesTheFilePromptly) {
   // The design bound is ~20 ms (poll + flush interval); allow scheduling
   // noise on a loaded CI machine, but not batching until exit.
   EXPECT_LT(delays_ms.back(), 250.0);
-  std::printf("lone event: completion to line in file, ms: min %.1f median %.1f max %.1f\n",
-              delays_ms.front(), delays_ms[delays_ms.size() / 2], delays_ms.back());
+  std::printf(
+      "lone event: completion to line in file, ms: min %.1f median %.1f max "
+      "%.1f\n",
+      delays_ms.front(), delays_ms[delays_ms.size() / 2], delays_ms.back());
 }
 
 }  // namespace

@@ -30,9 +30,12 @@ using nlohmann::json;
 
 // dd reading one 4 KiB block at `block` with O_DIRECT, not waited for.
 pid_t StartDirectRead(const std::string& dev, int block) {
-  std::vector<std::string> args = {"dd",           "if=" + dev,
-                                   "of=/dev/null", "iflag=direct",
-                                   "bs=4096",      "count=1",
+  std::vector<std::string> args = {"dd",
+                                   "if=" + dev,
+                                   "of=/dev/null",
+                                   "iflag=direct",
+                                   "bs=4096",
+                                   "count=1",
                                    "skip=" + std::to_string(block),
                                    "status=none"};
   std::vector<char*> argv;
@@ -70,7 +73,8 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
   constexpr int kDelayMs = 4000;
   SlowDisk slow({.size_mib = 16, .read_delay_ms = kDelayMs});
   ASSERT_TRUE(slow.ok()) << slow.error();
-  Biosnoop b({"--min-us", "10000", "--stuck-after", "1s", "-d", slow.loop_name()});
+  Biosnoop b(
+      {"--min-us", "10000", "--stuck-after", "1s", "-d", slow.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
   const auto started = std::chrono::steady_clock::now();
@@ -81,7 +85,8 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
   // long before the disk answers.
   std::vector<json> stuck;
   bool dd_running_when_seen = false;
-  while (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(kDelayMs)) {
+  while (std::chrono::steady_clock::now() - started <
+         std::chrono::milliseconds(kDelayMs)) {
     stuck = OfPid(b.RecordsOfType("stuck"), dd);
     if (!stuck.empty()) {
       dd_running_when_seen = Running(dd);
@@ -147,8 +152,8 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
 // write, then a cache flush (the block layer's flush request), not waited
 // for.
 pid_t StartWriteAndFsync(const std::string& dev) {
-  std::vector<std::string> args = {"dd",          "if=/dev/zero", "of=" + dev,
-                                   "oflag=direct", "conv=fsync",  "bs=4096",
+  std::vector<std::string> args = {"dd",           "if=/dev/zero", "of=" + dev,
+                                   "oflag=direct", "conv=fsync",   "bs=4096",
                                    "count=1",      "status=none"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -160,7 +165,8 @@ pid_t StartWriteAndFsync(const std::string& dev) {
   return pid;
 }
 
-std::vector<json> OfOp(const std::vector<json>& records, const std::string& op) {
+std::vector<json> OfOp(const std::vector<json>& records,
+                       const std::string& op) {
   std::vector<json> out;
   for (const json& r : records) {
     if (r.value("op", "") == op) out.push_back(r);
@@ -194,9 +200,10 @@ TEST(Stuck, AHangingFlushIsReportedWhileItHangsAndCountedOnce) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_EQ(stuck.size(), 1u) << "awaited a stuck flush record while dd waits "
-                                  "for its fsync:\n"
-                               << b.Stdout() << b.Stderr();
-  EXPECT_TRUE(dd_running_when_seen) << "reported only after the flush completed";
+                                 "for its fsync:\n"
+                              << b.Stdout() << b.Stderr();
+  EXPECT_TRUE(dd_running_when_seen)
+      << "reported only after the flush completed";
   const json& s = stuck[0];
   EXPECT_EQ(s["disk"], slow.loop_name());
   EXPECT_EQ(s["sector"], 0);
@@ -241,7 +248,8 @@ TEST(Stuck, FasterReadsTheOffSwitchAndFiltersReportNothing) {
     ASSERT_EQ(b->Stop(), 0) << b->Stderr();
   }
   // The one that does report it: the read was stuck for 1 s.
-  EXPECT_EQ(OfPid(watching.RecordsOfType("stuck"), dd).size(), 1u) << watching.Stdout();
+  EXPECT_EQ(OfPid(watching.RecordsOfType("stuck"), dd).size(), 1u)
+      << watching.Stdout();
   for (Biosnoop* b : {&longer, &off}) {
     EXPECT_TRUE(b->RecordsOfType("stuck").empty()) << b->Stdout();
     EXPECT_EQ(OfPid(b->Events(), dd).size(), 1u) << b->Stdout();

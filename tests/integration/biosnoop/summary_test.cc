@@ -30,7 +30,8 @@ Totals SumSummaries(const std::vector<json>& summaries, const std::string& disk,
       t.count += g["count"].get<uint64_t>();
       t.slow += g["slow"].get<uint64_t>();
       t.bytes += g["bytes"].get<uint64_t>();
-      for (const json& b : g["latency_us_log2"]) t.in_buckets += b.get<uint64_t>();
+      for (const json& b : g["latency_us_log2"])
+        t.in_buckets += b.get<uint64_t>();
     }
   }
   return t;
@@ -41,8 +42,8 @@ TEST(Summary, BaselineCountsEveryIoBesideTheSlowEvents) {
   // Reads in the first 64 KiB are slow (20 ms), the rest fast.
   SlowDisk disk({.read_delay_ms = 20, .slow_region = "0:64K"});
   ASSERT_TRUE(disk.ok()) << disk.error();
-  Biosnoop b({"--min-us", "10000", "-d", disk.loop_name(),
-              "--summary-interval", "1"});
+  Biosnoop b(
+      {"--min-us", "10000", "-d", disk.loop_name(), "--summary-interval", "1"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // 16 slow reads, then 184 fast ones, then 50 writes.
   ASSERT_EQ(DirectDd(disk.loop_path(), true, 4096, 200).exit_code, 0);
@@ -79,7 +80,8 @@ TEST(Summary, HistogramsKeepCountingWhileEventsAreLost) {
   SlowDisk disk({.size_mib = 128, .read_delay_ms = 10});
   ASSERT_TRUE(disk.ok()) << disk.error();
   std::ofstream("/sys/block/" + disk.loop_name() + "/queue/nomerges") << "2\n";
-  Biosnoop b({"--min-us", "5000", "-d", disk.loop_name(), "--ringbuf-kib", "4"});
+  Biosnoop b(
+      {"--min-us", "5000", "-d", disk.loop_name(), "--ringbuf-kib", "4"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // 4 KiB of ring buffer holds about 36 records and up to 256 completions
   // land within a few milliseconds, so a burst nearly always overflows it;
@@ -90,10 +92,10 @@ TEST(Summary, HistogramsKeepCountingWhileEventsAreLost) {
   bool lost_seen = false;
   while (!lost_seen && bursts < 5) {
     std::optional<std::string> fio = CommandOutput(
-        {"fio", "--name=burst", "--filename=" + disk.loop_path(), "--rw=randread",
-         "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=64",
-         "--numjobs=4", "--size=6000k", "--offset_increment=6000k",
-         "--output-format=terse"});
+        {"fio", "--name=burst", "--filename=" + disk.loop_path(),
+         "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio",
+         "--iodepth=64", "--numjobs=4", "--size=6000k",
+         "--offset_increment=6000k", "--output-format=terse"});
     ASSERT_TRUE(fio.has_value());
     ++bursts;
     for (int i = 0; i < 20 && !lost_seen; ++i) {
@@ -105,8 +107,10 @@ TEST(Summary, HistogramsKeepCountingWhileEventsAreLost) {
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   std::map<std::string, double> s = b.Summary();
   ASSERT_GT(s["lost"], 0) << "the ring buffer was meant to overflow, in "
-                          << bursts << " bursts\n" << b.Stderr();
-  Totals reads = SumSummaries(b.RecordsOfType("summary"), disk.loop_name(), "read");
+                          << bursts << " bursts\n"
+                          << b.Stderr();
+  Totals reads =
+      SumSummaries(b.RecordsOfType("summary"), disk.loop_name(), "read");
   // Every completion the hook saw is in the histograms although events were
   // lost; completions it never saw are counted as missed.
   EXPECT_EQ(reads.count + s["missed"], 6000u * bursts) << b.Stderr();
@@ -127,7 +131,8 @@ TEST(Summary, ExampleReportRunsOnARealLog) {
   ASSERT_EQ(DirectDd(disk.loop_path(), true, 4096, 10).exit_code, 0);
   ASSERT_EQ(b.Stop(), 0);
   std::optional<std::string> out = CommandOutput(
-      {"bash", std::string(BIOSNOOP_SOURCE_DIR) + "/examples/slow-io-report.sh", log});
+      {"bash", std::string(BIOSNOOP_SOURCE_DIR) + "/examples/slow-io-report.sh",
+       log});
   ASSERT_TRUE(out.has_value()) << "the example script failed";
   EXPECT_NE(out->find(disk.loop_name() + "  read"), std::string::npos) << *out;
   EXPECT_NE(out->find("\"lost\":0"), std::string::npos) << *out;

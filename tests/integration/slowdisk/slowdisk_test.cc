@@ -125,7 +125,8 @@ std::string LoopsBackedUnder(const std::string& dir) {
   std::istringstream in(*list);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.find(dir) != std::string::npos) absl::StrAppend(&found, line, "\n");
+    if (line.find(dir) != std::string::npos)
+      absl::StrAppend(&found, line, "\n");
   }
   return found;
 }
@@ -288,9 +289,9 @@ void ExpectServedConcurrently(bool write) {
 
   std::vector<std::unique_ptr<Fd>> fds;
   for (int i = 0; i < kThreads; ++i) {
-    fds.push_back(std::make_unique<Fd>(open(
-        disk.loop_path().c_str(),
-        (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC)));
+    fds.push_back(std::make_unique<Fd>(
+        open(disk.loop_path().c_str(),
+             (write ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC)));
     ASSERT_TRUE(fds.back()->ok()) << strerror(errno);
   }
   std::barrier start(kThreads + 1);
@@ -319,10 +320,11 @@ void ExpectServedConcurrently(bool write) {
   double total = last - first;
   absl::StatusOr<SlowDiskCounters> c = disk.Counters();
   ASSERT_TRUE(c.ok()) << c.status();
-  std::printf("[   INFO   ] %d %s of %.0f ms: all done in %.1f ms, "
-              "slowest %.1f ms, daemon held %llu at once\n",
-              kThreads, write ? "writes" : "reads", kDelay, total, slowest,
-              static_cast<unsigned long long>(c->max_in_flight));
+  std::printf(
+      "[   INFO   ] %d %s of %.0f ms: all done in %.1f ms, "
+      "slowest %.1f ms, daemon held %llu at once\n",
+      kThreads, write ? "writes" : "reads", kDelay, total, slowest,
+      static_cast<unsigned long long>(c->max_in_flight));
   EXPECT_EQ(write ? c->writes : c->reads, static_cast<uint64_t>(kThreads));
   // Served one at a time this takes 64 x 20 = 1280 ms; with the kernel's
   // default of 12 FUSE background requests, 6 rounds = 120 ms.
@@ -396,10 +398,10 @@ TEST(SlowDiskTest, ControlFileIsScriptableFromAShell) {
   SlowDisk disk;
   ASSERT_DISK_OK(disk);
   const std::string control = disk.control_path();
-  ASSERT_EQ(RunCommand({"sh", "-c",
-                        "echo 'read_delay_ms=20 slow_region=1M:64K' > " +
-                            control}),
-            0);
+  ASSERT_EQ(
+      RunCommand({"sh", "-c",
+                  "echo 'read_delay_ms=20 slow_region=1M:64K' > " + control}),
+      0);
   std::string text = ReadText(control);
   EXPECT_NE(text.find("read_delay_ms=20\n"), std::string::npos) << text;
   EXPECT_NE(text.find("slow_region=1048576:65536\n"), std::string::npos)
@@ -410,8 +412,7 @@ TEST(SlowDiskTest, ControlFileIsScriptableFromAShell) {
   EXPECT_NE(RunCommand({"sh", "-c",
                         "echo 'read_delay_ms=5 no_such_key=1' > " + control}),
             0);
-  EXPECT_NE(RunCommand({"sh", "-c", "echo read_delay_ms=abc > " + control}),
-            0);
+  EXPECT_NE(RunCommand({"sh", "-c", "echo read_delay_ms=abc > " + control}), 0);
   EXPECT_FALSE(disk.Set("error_region=1M").ok());
   EXPECT_EQ(ReadText(control), text);
   EXPECT_NE(disk.DaemonLog().find("no_such_key"), std::string::npos)
@@ -459,7 +460,8 @@ TEST(SlowDiskTest, DestructorLeavesNoLoopDeviceMountOrDaemon) {
     pid = disk.daemon_pid();
     // The checks below can see what they look for.
     EXPECT_TRUE(IsMounted(mountpoint));
-    std::optional<std::string> attached = CommandOutput({"losetup", "-j", image});
+    std::optional<std::string> attached =
+        CommandOutput({"losetup", "-j", image});
     ASSERT_TRUE(attached.has_value());
     EXPECT_NE(attached->find(disk.loop_path()), std::string::npos) << *attached;
     EXPECT_NE(LoopsBackedUnder(DirOf(mountpoint)), "");
@@ -512,8 +514,7 @@ TEST(SlowDiskCliTest, FlagsSetInitialSettingsAndSignalsUnmount) {
     ASSERT_EQ(mkdir(mnt.c_str(), 0755), 0);
     pid_t pid = StartSlowDiskDaemon(
         {"--size-mib=8", "--read-delay-ms=7", "--write-delay-ms=8",
-         "--flush-delay-ms=9", "--slow-region=1M:4K",
-         "--error-region=2M:8K"},
+         "--flush-delay-ms=9", "--slow-region=1M:4K", "--error-region=2M:8K"},
         mnt, dir + "/log");
     ASSERT_GT(pid, 0);
     absl::Status mounted = WaitSlowDiskMounted(&pid, mnt);

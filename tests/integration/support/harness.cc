@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -44,7 +44,8 @@ pid_t Spawn(const std::vector<std::string>& argv, const char* out_path,
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
   if (posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) {
@@ -128,8 +129,9 @@ LoopDevice::LoopDevice(int size_mib, bool partitioned) {
   close(fd);
   if (partitioned) {
     // One partition from sector 2048 to the end.
-    if (RunCommand({"sh", "-c",
-                    "echo 'start=2048, type=83' | sfdisk --quiet " + backing_}) != 0) {
+    if (RunCommand(
+            {"sh", "-c",
+             "echo 'start=2048, type=83' | sfdisk --quiet " + backing_}) != 0) {
       return;
     }
   }
@@ -228,7 +230,8 @@ std::vector<nlohmann::json> Biosnoop::Events() const {
   return RecordsOfType("event");
 }
 
-std::vector<nlohmann::json> Biosnoop::RecordsOfType(const std::string& type) const {
+std::vector<nlohmann::json> Biosnoop::RecordsOfType(
+    const std::string& type) const {
   std::vector<nlohmann::json> out;
   for (nlohmann::json& r : Records()) {
     if (r.value("type", "") == type) out.push_back(std::move(r));
@@ -279,8 +282,9 @@ std::vector<nlohmann::json> Biosnoop::Records() const {
          << "waited " << (exited_ ? "until biosnoop exited" : "in vain")
          << " (bound " << timeout_ms << " ms) for " << count << " \"" << type
          << "\" record(s)" << (match ? " of the kind awaited" : "")
-         << "; found " << seen << "\nstdout:\n" << Stdout()
-         << "\nstderr:\n" << Stderr();
+         << "; found " << seen << "\nstdout:\n"
+         << Stdout() << "\nstderr:\n"
+         << Stderr();
 }
 
 ::testing::AssertionResult Biosnoop::WaitForStderr(const std::string& text,
@@ -302,12 +306,13 @@ std::vector<nlohmann::json> Biosnoop::Records() const {
   return ::testing::AssertionFailure()
          << "waited " << (exited_ ? "until biosnoop exited" : "in vain")
          << " (bound " << timeout_ms << " ms) for \"" << text
-         << "\" on stderr:\n" << Stderr();
+         << "\" on stderr:\n"
+         << Stderr();
 }
 
 bool WaitUntil(const std::function<bool()>& done, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(timeout_ms);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (!done()) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -373,13 +378,16 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
                                           const Biosnoop& b) {
   if (events > ios) {
     return ::testing::AssertionFailure()
-           << events << " events for " << ios << " I/Os\n" << b.Stderr();
+           << events << " events for " << ios << " I/Os\n"
+           << b.Stderr();
   }
   const double missed = b.Summary()["missed"];
   if (static_cast<double>(ios - events) > missed) {
     return ::testing::AssertionFailure()
-           << ios - events << " of " << ios << " I/Os neither logged nor counted "
-           << "as missed (missed=" << missed << ")\n" << b.Stderr();
+           << ios - events << " of " << ios
+           << " I/Os neither logged nor counted "
+           << "as missed (missed=" << missed << ")\n"
+           << b.Stderr();
   }
   return ::testing::AssertionSuccess();
 }

@@ -21,15 +21,15 @@ namespace biosnoop::testing {
 
 // Skips the test when not root, with the reason; under CI=true a missing
 // privilege is a failure instead, since CI runs as root.
-#define BIOSNOOP_REQUIRE_ROOT()                                              \
-  do {                                                                       \
-    if (!::biosnoop::testing::IsRoot()) {                                    \
-      if (::biosnoop::testing::InCi()) {                                     \
-        FAIL() << "privileged test needs root, and CI=true: not skipping";   \
-      }                                                                      \
-      GTEST_SKIP() << "needs root (loads the BPF program, creates loop "     \
+#define BIOSNOOP_REQUIRE_ROOT()                                            \
+  do {                                                                     \
+    if (!::biosnoop::testing::IsRoot()) {                                  \
+      if (::biosnoop::testing::InCi()) {                                   \
+        FAIL() << "privileged test needs root, and CI=true: not skipping"; \
+      }                                                                    \
+      GTEST_SKIP() << "needs root (loads the BPF program, creates loop "   \
                       "devices); run tools/test as root";                  \
-    }                                                                        \
+    }                                                                      \
   } while (0)
 
 bool IsRoot();
@@ -71,9 +71,9 @@ class LoopDevice {
 
   bool ok() const { return !path_.empty(); }
   const std::string& path() const { return path_; }  // /dev/loop3
-  std::string name() const;                           // loop3
-  std::string partition_path() const;                 // /dev/loop3p1
-  std::string partition_name() const;                 // loop3p1
+  std::string name() const;                          // loop3
+  std::string partition_path() const;                // /dev/loop3p1
+  std::string partition_name() const;                // loop3p1
   uint64_t partition_start_sector() const { return 2048; }
   // The file in /dev/shm behind it (the device keeps its size if the file
   // is cut shorter: reads past the file's end then come back short).

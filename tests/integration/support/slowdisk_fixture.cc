@@ -123,9 +123,8 @@ absl::Status WaitSlowDiskMounted(pid_t* pid, const std::string& mountpoint,
     }
     SleepMs(10);
   }
-  return absl::DeadlineExceededError(
-      absl::StrCat("slowdisk did not mount ", mountpoint, " within ",
-                   timeout_ms, " ms"));
+  return absl::DeadlineExceededError(absl::StrCat(
+      "slowdisk did not mount ", mountpoint, " within ", timeout_ms, " ms"));
 }
 
 bool IsMounted(const std::string& mountpoint) {
@@ -162,9 +161,9 @@ absl::Status SlowDisk::Setup() {
 
   std::string bin = SlowDiskBinary();
   if (access(bin.c_str(), X_OK) != 0) {
-    return absl::NotFoundError(absl::StrCat(
-        "slowdisk binary not found at ", bin,
-        " (build the slowdisk target, or set SLOWDISK_BIN)"));
+    return absl::NotFoundError(
+        absl::StrCat("slowdisk binary not found at ", bin,
+                     " (build the slowdisk target, or set SLOWDISK_BIN)"));
   }
   pid_ = StartSlowDiskDaemon({absl::StrCat("--size-mib=", options_.size_mib)},
                              mountpoint_, dir_ + "/slowdisk.log");
@@ -184,17 +183,17 @@ absl::Status SlowDisk::Setup() {
   cmd.push_back(image_path());
   std::optional<std::string> dev = CommandOutput(cmd);
   if (!dev.has_value() || dev->empty()) {
-    return absl::InternalError(absl::StrCat("losetup failed on ",
-                                            image_path()));
+    return absl::InternalError(
+        absl::StrCat("losetup failed on ", image_path()));
   }
   loop_path_ = *dev;
   ResetQueueSettings(loop_name());
-  std::string dio = std::string(absl::StripAsciiWhitespace(ReadWholeFile(
-      absl::StrCat("/sys/block/", loop_name(), "/loop/dio"))));
+  std::string dio = std::string(absl::StripAsciiWhitespace(
+      ReadWholeFile(absl::StrCat("/sys/block/", loop_name(), "/loop/dio"))));
   if (dio != "1") {
-    return absl::FailedPreconditionError(absl::StrCat(
-        loop_path_, " did not enable direct I/O (dio=", dio,
-        "): its requests would be served one at a time"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(loop_path_, " did not enable direct I/O (dio=", dio,
+                     "): its requests would be served one at a time"));
   }
   if (options_.partitioned) RETURN_IF_ERROR(AddPartitions());
   return ApplyInitialSettings();
@@ -236,7 +235,8 @@ absl::Status SlowDisk::AddPartitions() {
           absl::StrCat("partition ", partition_name(n), " did not appear"));
     }
     std::string node = partition_path(n);
-    for (int i = 0; i < 100 && access(node.c_str(), F_OK) != 0; ++i) SleepMs(10);
+    for (int i = 0; i < 100 && access(node.c_str(), F_OK) != 0; ++i)
+      SleepMs(10);
     if (access(node.c_str(), F_OK) != 0) {
       // No devtmpfs node: make one from sysfs's dev, removed at teardown.
       unsigned ma = 0, mi = 0;
@@ -251,12 +251,12 @@ absl::Status SlowDisk::AddPartitions() {
 }
 
 absl::Status SlowDisk::ApplyInitialSettings() {
-  return Set(absl::StrCat(
-      "read_delay_ms=", options_.read_delay_ms,
-      " write_delay_ms=", options_.write_delay_ms,
-      " flush_delay_ms=", options_.flush_delay_ms,
-      " slow_region=", options_.slow_region,
-      " error_region=", options_.error_region, " reset_counters"));
+  return Set(absl::StrCat("read_delay_ms=", options_.read_delay_ms,
+                          " write_delay_ms=", options_.write_delay_ms,
+                          " flush_delay_ms=", options_.flush_delay_ms,
+                          " slow_region=", options_.slow_region,
+                          " error_region=", options_.error_region,
+                          " reset_counters"));
 }
 
 void SlowDisk::Fail(absl::string_view what) {
@@ -277,8 +277,8 @@ absl::Status SlowDisk::Set(absl::string_view line) {
   close(fd);
   if (n != static_cast<ssize_t>(text.size())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("slowdisk control \"", line, "\": ",
-                     n < 0 ? strerror(err) : "short write"));
+        absl::StrCat("slowdisk control \"", line,
+                     "\": ", n < 0 ? strerror(err) : "short write"));
   }
   return absl::OkStatus();
 }
@@ -313,14 +313,10 @@ absl::StatusOr<SlowDiskCounters> SlowDisk::Counters() const {
   }
   SlowDiskCounters c;
   const std::pair<const char*, uint64_t*> fields[] = {
-      {"reads", &c.reads},
-      {"writes", &c.writes},
-      {"flushes", &c.flushes},
-      {"errors", &c.errors},
-      {"read_bytes", &c.read_bytes},
-      {"write_bytes", &c.write_bytes},
-      {"in_flight", &c.in_flight},
-      {"max_in_flight", &c.max_in_flight}};
+      {"reads", &c.reads},           {"writes", &c.writes},
+      {"flushes", &c.flushes},       {"errors", &c.errors},
+      {"read_bytes", &c.read_bytes}, {"write_bytes", &c.write_bytes},
+      {"in_flight", &c.in_flight},   {"max_in_flight", &c.max_in_flight}};
   for (const auto& [key, field] : fields) {
     auto it = kv.find(key);
     if (it == kv.end()) {
@@ -346,10 +342,9 @@ std::string SlowDisk::partition_name(int n) const {
 
 uint64_t SlowDisk::partition_start_sector(int n) const {
   uint64_t start = 0;
-  if (!absl::SimpleAtoi(
-          absl::StripAsciiWhitespace(ReadWholeFile(
-              absl::StrCat("/sys/class/block/", partition_name(n), "/start"))),
-          &start)) {
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadWholeFile(absl::StrCat(
+                            "/sys/class/block/", partition_name(n), "/start"))),
+                        &start)) {
     return 0;
   }
   return start;
@@ -402,9 +397,8 @@ void SlowDisk::DetachLoop() {
     SleepMs(10);
   }
   if (attached) {
-    ADD_FAILURE() << "SlowDisk teardown: " << loop_path_
-                  << " still backed by " << image_path()
-                  << " (is a descriptor of it still open?)";
+    ADD_FAILURE() << "SlowDisk teardown: " << loop_path_ << " still backed by "
+                  << image_path() << " (is a descriptor of it still open?)";
   }
   loop_path_.clear();
 }

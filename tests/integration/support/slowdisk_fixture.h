@@ -94,7 +94,7 @@ class SlowDisk {
   absl::StatusOr<SlowDiskCounters> Counters() const;
 
   const std::string& loop_path() const { return loop_path_; }  // /dev/loop3
-  std::string loop_name() const;                                // loop3
+  std::string loop_name() const;                               // loop3
   // Partition n (1-based) of a partitioned disk.
   std::string partition_path(int n = 1) const;  // /dev/loop3p1
   std::string partition_name(int n = 1) const;  // loop3p1
@@ -120,8 +120,8 @@ class SlowDisk {
 
   SlowDiskOptions options_;
   std::string error_;
-  std::string dir_;          // mkdtemp directory holding mnt/ and the log
-  std::string mountpoint_;   // dir_/mnt
+  std::string dir_;         // mkdtemp directory holding mnt/ and the log
+  std::string mountpoint_;  // dir_/mnt
   pid_t pid_ = -1;
   std::string loop_path_;
   std::vector<std::string> made_nodes_;  // partition nodes we mknod'ed

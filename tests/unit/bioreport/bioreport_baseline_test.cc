@@ -30,7 +30,7 @@ TEST(BioreportBaselineTest, PercentileIsTheUpperBoundOfTheRanksBucket) {
   h[3] = 98;  // 8..15 us
   h[10] = 2;  // 1024..2047 us
   EXPECT_EQ(EstimatePercentileUs(h, 500), 15u);
-  EXPECT_EQ(EstimatePercentileUs(h, 980), 15u);   // rank 98
+  EXPECT_EQ(EstimatePercentileUs(h, 980), 15u);    // rank 98
   EXPECT_EQ(EstimatePercentileUs(h, 990), 2047u);  // rank 99
   EXPECT_EQ(EstimatePercentileUs(h, 1000), 2047u);
   // Counts near 2^64 in several buckets: no overflow.
@@ -67,7 +67,8 @@ TEST(BioreportBaselineTest, FiltersSelectIntervalsByEndAndGroupsByDiskAndOp) {
   filter.until_ns = int64_t{1180} * 1'000'000'000;  // exclusive
   filter.disk = "vda";
   BaselineCollector b(filter);
-  for (int64_t end = 1000; end <= 1240; end += 60) b.Add(MakeSummary(end, 60, 10000));
+  for (int64_t end = 1000; end <= 1240; end += 60)
+    b.Add(MakeSummary(end, 60, 10000));
   EXPECT_EQ(b.records_seen(), 5u);
   ASSERT_EQ(b.intervals().size(), 2u);  // ends 1060 and 1120
   EXPECT_EQ(b.window_start_ns(), int64_t{1000} * 1'000'000'000);
@@ -137,8 +138,9 @@ TEST(BioreportBaselineTest, WindowWiderThanInt64NanosecondsIsMeasuredRight) {
   test_util::WriteFile(dir.Path("s.jsonl"), data);
   CliResult r = RunCli({"baseline", dir.Path("s.jsonl")});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("(120.0 s in 2 intervals)\nnot covered: 18446742940.0 s "),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("(120.0 s in 2 intervals)\nnot covered: 18446742940.0 s "),
+      std::string::npos)
       << r.out;
   r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
   EXPECT_NE(r.out.find("\"covered_s\":120.000,"), std::string::npos) << r.out;
@@ -158,10 +160,12 @@ TEST(BioreportBaselineTest, AbsurdIntervalIsACorruptRecord) {
   test_util::WriteFile(dir.Path("s.jsonl"), data);
   const CliResult r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"summary_records\":1,\"intervals\":1,"), std::string::npos)
+  EXPECT_NE(r.out.find("\"summary_records\":1,\"intervals\":1,"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\"covered_s\":60.000,"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("WARNING:   2 corrupt records skipped"), std::string::npos)
+  EXPECT_NE(r.err.find("WARNING:   2 corrupt records skipped"),
+            std::string::npos)
       << r.err;
 }
 
@@ -208,7 +212,8 @@ TEST(BioreportBaselineTest, SumsBeyond64BitsAreExact) {
 TEST(BioreportBaselineTest, CsvAndJsonHaveTheAllRowOfTheText) {
   const std::string golden = GoldenPath("events.jsonl");
   const std::string text = RunCli({"baseline", golden}).out;
-  ASSERT_NE(text.find("\nall      all       4003   403  10.07%"), std::string::npos)
+  ASSERT_NE(text.find("\nall      all       4003   403  10.07%"),
+            std::string::npos)
       << text;
   CliResult r = RunCli({"baseline", "--csv", golden});
   EXPECT_NE(r.out.find("\n2026-11-21T05:00:00.000000000Z,"
@@ -233,14 +238,15 @@ TEST(BioreportBaselineTest, SummaryRecordsGivenTwiceCountOnceWithAWarning) {
   test_util::TempDir dir;
   const std::string data = test_util::ReadFile(golden);
   // The second file overlaps the first: its last three summaries.
-  const size_t cut = data.find("\"type\":\"summary\",\"timestamp\":\"2026-11-21T05:00:01.17");
+  const size_t cut =
+      data.find("\"type\":\"summary\",\"timestamp\":\"2026-11-21T05:00:01.17");
   ASSERT_NE(cut, std::string::npos);
   test_util::WriteFile(dir.Path("tail.jsonl"),
                        data.substr(0, data.find('\n') + 1) +
                            data.substr(data.rfind('\n', cut) + 1));
   for (const std::vector<std::string>& inputs :
-       std::vector<std::vector<std::string>>{{golden, golden},
-                                             {golden, dir.Path("tail.jsonl")}}) {
+       std::vector<std::vector<std::string>>{
+           {golden, golden}, {golden, dir.Path("tail.jsonl")}}) {
     std::vector<std::string> args = {"baseline", "--csv"};
     args.insert(args.end(), inputs.begin(), inputs.end());
     CliResult r = RunCli(args);
@@ -255,16 +261,19 @@ TEST(BioreportBaselineTest, SummaryRecordsGivenTwiceCountOnceWithAWarning) {
         << r.err;
     args[1] = "--json";
     r = RunCli(args);
-    EXPECT_NE(r.out.find(absl::StrCat("{\"summary_records\":", inputs[1] == golden ? 8 : 7,
-                                      ",\"intervals\":4,")),
+    EXPECT_NE(r.out.find(absl::StrCat(
+                  "{\"summary_records\":", inputs[1] == golden ? 8 : 7,
+                  ",\"intervals\":4,")),
               std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find(absl::StrCat(",\"duplicate_records\":", n, ",\"rows\":[")),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find(absl::StrCat(",\"duplicate_records\":", n, ",\"rows\":[")),
+        std::string::npos)
         << r.out;
     args.erase(args.begin() + 1);
     r = RunCli(args);
-    EXPECT_NE(r.out.find(absl::StrCat(n, " summary records are in the input more than once")),
+    EXPECT_NE(r.out.find(absl::StrCat(
+                  n, " summary records are in the input more than once")),
               std::string::npos)
         << r.out;
   }
@@ -310,7 +319,8 @@ TEST(BioreportBaselineTest, EventsOnlyStreamSaysSo) {
 TEST(BioreportBaselineTest, SeveralThresholdsGetAColumnAndNoTotal) {
   test_util::TempDir dir;
   std::string data;
-  for (const auto& [end, min_us] : {std::pair{1795239900, 10000}, {1795239960, 5000}}) {
+  for (const auto& [end, min_us] :
+       {std::pair{1795239900, 10000}, {1795239960, 5000}}) {
     ParsedRecord rec;
     rec.kind = RecordKind::kSummary;
     rec.summary = MakeSummary(end, 60, min_us);
@@ -331,8 +341,9 @@ TEST(BioreportBaselineTest, SeveralThresholdsGetAColumnAndNoTotal) {
                        "400.0 KiB     127     127\n\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("  1.00% of reads on sda took 5 ms or more (1 of 100)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("  1.00% of reads on sda took 5 ms or more (1 of 100)\n"),
+      std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("all  "), std::string::npos) << r.out;
   // The stream has no stats: loss warnings are about events, not here.
@@ -354,8 +365,8 @@ TEST(BioreportBaselineTest, OptionsThatDoNotApplyAreUsageErrors) {
     EXPECT_EQ(r.code, kExitUsage) << absl::StrCat(args[0], " ", args[1]);
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   }
-  EXPECT_NE(RunCli({"baseline", "--pid", "1"}).err.find(
-                "--pid does not apply to baseline"),
+  EXPECT_NE(RunCli({"baseline", "--pid", "1"})
+                .err.find("--pid does not apply to baseline"),
             std::string::npos);
 }
 

@@ -25,8 +25,8 @@ std::string Event(int seq, const std::string& cgroup_fields,
   return absl::StrCat(
       R"({"type":"event","timestamp":"2026-11-21T05:00:0)", seq,
       R"(.000000000Z","host":"db7","disk":"vda","partition":null,"dev":"254:0",)"
-      R"("op":"read","rwbs":"R","sector":)", seq * 8,
-      R"(,"bytes":4096,"latency_us":)", latency_us, R"(,"device_us":)",
+      R"("op":"read","rwbs":"R","sector":)",
+      seq * 8, R"(,"bytes":4096,"latency_us":)", latency_us, R"(,"device_us":)",
       latency_us,
       R"(,"queue_us":1,"queue_depth":1,"pid":7,"tid":7,"comm":"dd",)"
       R"("error_code":0,"error":null,"seq":)",
@@ -55,7 +55,9 @@ std::string Stream() {
       Event(1, Cgroup("/system.slice/a.service", 10), 20000),
       Event(2, Cgroup("/system.slice/a.service", 10), 30000),
       Event(3, Cgroup("/system.slice2", 11), 90000),
-      Event(4, Cgroup("/system.slice/docker-" + kDocker + ".scope", 12, kDocker), 15000),
+      Event(4,
+            Cgroup("/system.slice/docker-" + kDocker + ".scope", 12, kDocker),
+            15000),
       Event(5,
             Cgroup("/kubepods.slice/p/cri-containerd-" + kCri + ".scope", 13,
                    kCri, kUid),

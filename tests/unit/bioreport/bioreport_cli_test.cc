@@ -82,7 +82,8 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
   for (const char* top : {"0", "-1", "1000001"}) {
     EXPECT_EQ(RunCli({"top", "--top", top}).err,
               absl::StrCat("bioreport: --top: expected a number from 1 to "
-                           "1000000, got \"", top, "\" (see bioreport --help)\n"));
+                           "1000000, got \"",
+                           top, "\" (see bioreport --help)\n"));
   }
   EXPECT_EQ(RunCli({"hist", "-D", "--by", "op"}).err,
             "bioreport: --by: the grouping is already set: give one of -D "
@@ -114,8 +115,9 @@ TEST(BioreportCliTest, NotABiosnoopStreamExits65) {
   test_util::WriteFile(dir.Path("page.html"), "<html><body>hi</body></html>\n");
   const CliResult r = RunCli({dir.Path("page.html")});
   EXPECT_EQ(r.code, kExitData);
-  EXPECT_NE(r.err.find("not a biosnoop stream: it starts with bytes 3c 68 74 6d"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("not a biosnoop stream: it starts with bytes 3c 68 74 6d"),
+      std::string::npos)
       << r.err;
 }
 
@@ -127,11 +129,14 @@ TEST(BioreportCliTest, StrictFailsOnDamageOtherwiseWarns) {
   test_util::WriteFile(path, data);
   CliResult r = RunCli({"json", path});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find(path + ":2: corrupt line skipped"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("WARNING:   1 corrupt records skipped"), std::string::npos);
+  EXPECT_NE(r.err.find(path + ":2: corrupt line skipped"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("WARNING:   1 corrupt records skipped"),
+            std::string::npos);
   EXPECT_NE(r.out.find("\"corrupt_records\":1"), std::string::npos);
   r = RunCli({"summary", path});
-  EXPECT_NE(r.out.find("WARNING:   1 corrupt records skipped"), std::string::npos);
+  EXPECT_NE(r.out.find("WARNING:   1 corrupt records skipped"),
+            std::string::npos);
   r = RunCli({"--strict", path});
   EXPECT_EQ(r.code, kExitData);
   EXPECT_TRUE(OneLine(r.err)) << r.err;
@@ -159,7 +164,8 @@ TEST(BioreportCliTest, NoStatsMeansLossUnknown) {
 }
 
 // Lines [from, to] (1-based, inclusive) of `lines`, newline-terminated.
-std::string Lines(const std::vector<std::string>& lines, size_t from, size_t to) {
+std::string Lines(const std::vector<std::string>& lines, size_t from,
+                  size_t to) {
   std::string out;
   for (size_t i = from; i <= to; ++i) absl::StrAppend(&out, lines[i - 1], "\n");
   return out;
@@ -210,11 +216,13 @@ TEST(BioreportCliTest, RotatedFilesNamedNewestFirstKeepTheRunsLatestCounters) {
     const CliResult r =
         RunCli({"json", dir.Path(order[0]), dir.Path(order[1])});
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_TRUE(Has(r.out, "\"runs\":1,\"runs_not_final\":0,\"loss_known\":true,"
-                           "\"lost\":3,"))
+    EXPECT_TRUE(Has(r.out,
+                    "\"runs\":1,\"runs_not_final\":0,\"loss_known\":true,"
+                    "\"lost\":3,"))
         << order[0] << " first: " << r.out;
-    EXPECT_TRUE(Has(r.out, "\"not_in_input\":0,\"before_input\":0,"
-                           "\"duplicate_events\":0"))
+    EXPECT_TRUE(Has(r.out,
+                    "\"not_in_input\":0,\"before_input\":0,"
+                    "\"duplicate_events\":0"))
         << r.out;
     const CliResult text = RunCli({dir.Path(order[0]), dir.Path(order[1])});
     EXPECT_TRUE(Has(text.out, "WARNING:   3 events lost in the kernel"))
@@ -230,7 +238,8 @@ TEST(BioreportCliTest, ARunWithoutItsFinalStatsRecordHasLossUnknownAfterIt) {
   test_util::WriteFile(dir.Path("cut.jsonl"), Lines(lines, 1, 306));
   const CliResult r = RunCli({"json", dir.Path("cut.jsonl")});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(Has(r.out, "\"runs\":1,\"runs_not_final\":1,\"loss_known\":false,"))
+  EXPECT_TRUE(
+      Has(r.out, "\"runs\":1,\"runs_not_final\":1,\"loss_known\":false,"))
       << r.out;
   const CliResult text = RunCli({dir.Path("cut.jsonl")});
   EXPECT_TRUE(Has(text.out,
@@ -317,8 +326,9 @@ TEST(BioreportCliTest, SumsBeyond64BitsAreExact) {
       << r.out;
   r = RunCli({"top", path});
   // The process's total and the disk's: 3 * 2^63.
-  EXPECT_NE(r.out.find("\n777  a\"b\\\\c\\n\\x7f      3  27670116110564327424  "),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("\n777  a\"b\\\\c\\n\\x7f      3  27670116110564327424  "),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\nloop3      3  27670116110564327424  "),
             std::string::npos)
@@ -363,8 +373,8 @@ TEST(BioreportCliTest, NamesFromTheInputCannotForgeLinesOrEscapes) {
 TEST(BioreportCliTest, ConvertRefusesToOverwrite) {
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("out.pb"), "x");
-  const CliResult r = RunCli({"convert", "--to", "proto", "-o", dir.Path("out.pb"),
-                              GoldenPath("events.jsonl")});
+  const CliResult r = RunCli({"convert", "--to", "proto", "-o",
+                              dir.Path("out.pb"), GoldenPath("events.jsonl")});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("exists and is not empty"), std::string::npos);
 }
@@ -376,13 +386,13 @@ TEST(BioreportCliTest, ConvertRefusesToOverwrite) {
 TEST(BioreportCliTest, ConvertRefusesOutputsThatCannotHoldAStream) {
   test_util::TempDir dir;
   for (const std::string& target : {dir.Path(""), std::string("/dev/zero")}) {
-    const CliResult r = RunCli({"convert", "--to", "jsonl", "-o", target,
-                                GoldenPath("events.pb")});
+    const CliResult r = RunCli(
+        {"convert", "--to", "jsonl", "-o", target, GoldenPath("events.pb")});
     EXPECT_EQ(r.code, kExitCantCreate) << r.err;
-    EXPECT_EQ(r.err.rfind("bioreport: cannot open output \"" + target +
-                              "\": it is a ",
-                          0),
-              0u)
+    EXPECT_EQ(
+        r.err.rfind(
+            "bioreport: cannot open output \"" + target + "\": it is a ", 0),
+        0u)
         << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }

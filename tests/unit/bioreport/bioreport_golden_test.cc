@@ -5,7 +5,8 @@
 // byte with tests/golden/expected/*.txt.
 //
 // To regenerate the expected files after an intended change:
-//   BIOREPORT_UPDATE_GOLDEN=1 build/tests/unit/bioreport_tests --gtest_filter='*BioreportGolden*'
+//   BIOREPORT_UPDATE_GOLDEN=1 build/tests/unit/bioreport_tests
+//   --gtest_filter='*BioreportGolden*'
 // then review the diff.
 
 #include <cstdlib>
@@ -25,7 +26,7 @@ using test_util::ReadFile;
 using test_util::RunCli;
 
 struct GoldenCase {
-  const char* name;  // expected/<name>.txt
+  const char* name;               // expected/<name>.txt
   std::vector<std::string> args;  // before the input file
 };
 
@@ -34,7 +35,8 @@ const GoldenCase kCases[] = {
     {"summary_ms", {"summary", "-m"}},
     {"summary_filtered",
      {"summary", "--disk", "nvme0n1", "--op", "read", "--min-us", "20000",
-      "--since", "2026-11-21T05:00:01.1Z", "--until", "2026-11-21T05:00:01.4Z"}},
+      "--since", "2026-11-21T05:00:01.1Z", "--until",
+      "2026-11-21T05:00:01.4Z"}},
     {"hist_us", {"hist"}},
     {"hist_ms", {"hist", "-m"}},
     {"hist_per_disk", {"hist", "-D"}},
@@ -50,7 +52,8 @@ const GoldenCase kCases[] = {
      {"baseline", "--disk", "nvme0n1", "--op", "read", "--since",
       "2026-11-21T05:00:01.1Z", "--until", "2026-11-21T05:00:01.3Z"}},
     {"baseline_csv", {"baseline", "--csv"}},
-    {"baseline_json", {"baseline", "--json", "--per-interval", "--op", "flush"}},
+    {"baseline_json",
+     {"baseline", "--json", "--per-interval", "--op", "flush"}},
 };
 
 class BioreportGoldenTest : public ::testing::TestWithParam<GoldenCase> {};
@@ -66,9 +69,9 @@ TEST_P(BioreportGoldenTest, MatchesExpectedOutput) {
     const CliResult r = RunCli(args);
     ASSERT_EQ(r.code, 0) << r.err;
     // The one place the format shows: the headings and JSON.
-    const std::string out =
-        absl::StrReplaceAll(r.out, {{"(proto)", "(jsonl)"},
-                                    {"\"formats\":\"proto\"", "\"formats\":\"jsonl\""}});
+    const std::string out = absl::StrReplaceAll(
+        r.out, {{"(proto)", "(jsonl)"},
+                {"\"formats\":\"proto\"", "\"formats\":\"jsonl\""}});
     if (std::getenv("BIOREPORT_UPDATE_GOLDEN") != nullptr) {
       test_util::WriteFile(expected_path, out);
       continue;
@@ -77,20 +80,25 @@ TEST_P(BioreportGoldenTest, MatchesExpectedOutput) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Forms, BioreportGoldenTest, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Forms, BioreportGoldenTest,
+                         ::testing::ValuesIn(kCases), [](const auto& info) {
+                           return std::string(info.param.name);
+                         });
 
 // Conversion is lossless: each fixture converts to exactly the other.
 TEST(BioreportGoldenConvert, JsonlAndProtoConvertToEachOther) {
   test_util::TempDir dir;
-  const CliResult to_proto = RunCli({"convert", "--to", "proto", "-o",
-                                     dir.Path("out.pb"), GoldenPath("events.jsonl")});
+  const CliResult to_proto =
+      RunCli({"convert", "--to", "proto", "-o", dir.Path("out.pb"),
+              GoldenPath("events.jsonl")});
   ASSERT_EQ(to_proto.code, 0) << to_proto.err;
   EXPECT_EQ(ReadFile(dir.Path("out.pb")), ReadFile(GoldenPath("events.pb")));
-  const CliResult to_jsonl = RunCli({"convert", "--to", "jsonl", "-o",
-                                     dir.Path("out.jsonl"), GoldenPath("events.pb")});
+  const CliResult to_jsonl =
+      RunCli({"convert", "--to", "jsonl", "-o", dir.Path("out.jsonl"),
+              GoldenPath("events.pb")});
   ASSERT_EQ(to_jsonl.code, 0) << to_jsonl.err;
-  EXPECT_EQ(ReadFile(dir.Path("out.jsonl")), ReadFile(GoldenPath("events.jsonl")));
+  EXPECT_EQ(ReadFile(dir.Path("out.jsonl")),
+            ReadFile(GoldenPath("events.jsonl")));
 }
 
 }  // namespace

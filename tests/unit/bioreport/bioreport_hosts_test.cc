@@ -43,8 +43,8 @@ void WriteStream(const std::string& path, const std::string& host,
   o.lost = lost;
   o.host = host;
   o.boot_id = boot_id;
-  auto file = OutputFile::Open(path, proto ? RecordFraming::kVarintDelimited
-                                           : RecordFraming::kLines);
+  auto file = OutputFile::Open(
+      path, proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
   ASSERT_TRUE(file.ok()) << file.status();
   std::unique_ptr<Sink> sink;
   if (proto) {
@@ -112,7 +112,8 @@ void ExpectRowsOfHost(const std::string& alone, const std::string& merged,
     std::vector<std::string> with_host = {host};
     with_host.insert(with_host.end(), row.begin(), row.end());
     EXPECT_TRUE(HasRow(merged, with_host))
-        << absl::StrJoin(with_host, " ") << "\nnot in:\n" << merged;
+        << absl::StrJoin(with_host, " ") << "\nnot in:\n"
+        << merged;
     ++checked;
   }
   EXPECT_GT(checked, 0) << "no " << header << " table in:\n" << alone;
@@ -122,18 +123,19 @@ TEST_F(BioreportHostsTest, SummaryHasRowsPerHostWithEachHostsFigures) {
   for (const std::string& web3 : {web3_, web3_pb_}) {
     const CliResult merged = RunCli({"summary", db7_, web3});
     ASSERT_EQ(merged.code, 0) << merged.err;
-    EXPECT_TRUE(absl::StrContains(merged.out, "hosts: db7 web3\n")) << merged.out;
+    EXPECT_TRUE(absl::StrContains(merged.out, "hosts: db7 web3\n"))
+        << merged.out;
     const CliResult db7 = RunCli({"summary", db7_});
     const CliResult w = RunCli({"summary", web3});
     // Every row of each host alone (its "all" row too), with its host.
     ExpectRowsOfHost(db7.out, merged.out, "db7", "disk");
     ExpectRowsOfHost(w.out, merged.out, "web3", "disk");
     EXPECT_TRUE(HasRow(merged.out, {"db7", "all", "all", "400", "49.6", "MiB",
-                                    "10012", "26120", "17117", "39053",
-                                    "92939", "1205356", "1205356", "8"}))
+                                    "10012", "26120", "17117", "39053", "92939",
+                                    "1205356", "1205356", "8"}))
         << merged.out;
-    const std::vector<std::string> all = Rows(merged.out).at(
-        Rows(merged.out).size() - 2);
+    const std::vector<std::string> all =
+        Rows(merged.out).at(Rows(merged.out).size() - 2);
     ASSERT_GE(all.size(), 4u);
     EXPECT_EQ(all[0], "all");
     EXPECT_EQ(all[3], "500");  // 400 + 100
@@ -150,8 +152,8 @@ TEST_F(BioreportHostsTest, SummaryHasRowsPerHostWithEachHostsFigures) {
 TEST_F(BioreportHostsTest, TopAndErrorsKeepTheSamePidAndDiskOfTwoHostsApart) {
   const CliResult merged = RunCli({"top", "--top", "100", db7_, web3_pb_});
   ASSERT_EQ(merged.code, 0) << merged.err;
-  ExpectRowsOfHost(RunCli({"top", "--top", "100", db7_}).out, merged.out,
-                   "db7", "pid");
+  ExpectRowsOfHost(RunCli({"top", "--top", "100", db7_}).out, merged.out, "db7",
+                   "pid");
   ExpectRowsOfHost(RunCli({"top", "--top", "100", web3_pb_}).out, merged.out,
                    "web3", "pid");
   ExpectRowsOfHost(RunCli({"top", "--top", "100", web3_pb_}).out, merged.out,
@@ -160,7 +162,8 @@ TEST_F(BioreportHostsTest, TopAndErrorsKeepTheSamePidAndDiskOfTwoHostsApart) {
   ASSERT_EQ(errors.code, 0) << errors.err;
   ExpectRowsOfHost(RunCli({"errors", db7_}).out, errors.out, "db7", "disk");
   ExpectRowsOfHost(RunCli({"errors", web3_}).out, errors.out, "web3", "disk");
-  EXPECT_TRUE(absl::StrContains(errors.out, "9 errors in 500 events")) << errors.out;
+  EXPECT_TRUE(absl::StrContains(errors.out, "9 errors in 500 events"))
+      << errors.out;
 }
 
 TEST_F(BioreportHostsTest, HistogramsCsvSizesAndJsonArePerHost) {
@@ -200,8 +203,9 @@ TEST_F(BioreportHostsTest, HistogramsCsvSizesAndJsonArePerHost) {
   ASSERT_EQ(json.code, 0) << json.err;
   EXPECT_TRUE(absl::StrContains(json.out, "\"events\":500,")) << json.out;
   EXPECT_TRUE(absl::StrContains(json.out, "\"lost\":4,")) << json.out;
-  EXPECT_TRUE(absl::StrContains(
-      json.out, "\"hosts\":[{\"host\":\"db7\",\"events\":400,")) << json.out;
+  EXPECT_TRUE(absl::StrContains(json.out,
+                                "\"hosts\":[{\"host\":\"db7\",\"events\":400,"))
+      << json.out;
   EXPECT_TRUE(absl::StrContains(json.out, "{\"host\":\"web3\",\"events\":100,"))
       << json.out;
   // Each host's loss is its own.
@@ -238,9 +242,11 @@ TEST_F(BioreportHostsTest, BaselineCoveredTimeIsPerHostAndNotSummed) {
   const CliResult text = RunCli({"baseline", db7_, web3_pb_});
   ASSERT_EQ(text.code, 0) << text.err;
   ExpectRowsOfHost(RunCli({"baseline", db7_}).out, text.out, "db7", "disk");
-  ExpectRowsOfHost(RunCli({"baseline", web3_pb_}).out, text.out, "web3", "disk");
-  EXPECT_TRUE(absl::StrContains(text.out, "(1.4 s covered by 6 intervals of 2 hosts)\n"
-                                          "  host db7: "))
+  ExpectRowsOfHost(RunCli({"baseline", web3_pb_}).out, text.out, "web3",
+                   "disk");
+  EXPECT_TRUE(absl::StrContains(text.out,
+                                "(1.4 s covered by 6 intervals of 2 hosts)\n"
+                                "  host db7: "))
       << text.out;
   EXPECT_TRUE(absl::StrContains(text.out, "of reads on loop3 of web3 took"))
       << text.out;
@@ -273,7 +279,8 @@ TEST_F(BioreportHostsTest, HostFilterKeepsOneHostsRowsAndLoss) {
   EXPECT_TRUE(absl::StrContains(json.out, "\"runs\":1,")) << json.out;
   EXPECT_TRUE(absl::StrContains(json.out, "\"lost\":1,")) << json.out;
   EXPECT_FALSE(absl::StrContains(json.out, "\"hosts\"")) << json.out;
-  const CliResult base = RunCli({"baseline", "--csv", "--host", "db7", db7_, web3_});
+  const CliResult base =
+      RunCli({"baseline", "--csv", "--host", "db7", db7_, web3_});
   EXPECT_EQ(base.out, RunCli({"baseline", "--csv", db7_}).out);
 
   // Bad usage: empty, or given twice.
@@ -310,18 +317,20 @@ TEST(BioreportHostsStuckTest, StuckRequestsOfTwoHostsAreTwoDisks) {
   auto stuck = [](const std::string& host, uint64_t inflight_us) {
     return absl::StrCat(
         R"({"type":"stuck","timestamp":"2026-11-24T23:40:01.123456789Z",)"
-        R"("host":")", host,
+        R"("host":")",
+        host,
         R"(","disk":"loop0","partition":null,"dev":"7:0","op":"read",)"
         R"("rwbs":"R","sector":2048,"bytes":4096,"inflight_us":)",
         inflight_us,
         R"(,"queue_us":3,"queue_depth":1,"pid":4242,"tid":4242,"comm":"dd"})");
   };
   TempDir dir;
-  WriteFile(dir.Path("a.jsonl"),
-            absl::StrCat(header("db7", "b-1"), "\n", stuck("db7", 1500000), "\n"));
+  WriteFile(dir.Path("a.jsonl"), absl::StrCat(header("db7", "b-1"), "\n",
+                                              stuck("db7", 1500000), "\n"));
   WriteFile(dir.Path("b.jsonl"), absl::StrCat(header("web3", "b-2"), "\n",
                                               stuck("web3", 2500000), "\n"));
-  const CliResult r = RunCli({"summary", dir.Path("a.jsonl"), dir.Path("b.jsonl")});
+  const CliResult r =
+      RunCli({"summary", dir.Path("a.jsonl"), dir.Path("b.jsonl")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "on 2 disks")) << r.out;
   EXPECT_TRUE(HasRow(r.out, {"db7", "loop0", "1", "1500000", "2026-11-24",
@@ -330,9 +339,9 @@ TEST(BioreportHostsStuckTest, StuckRequestsOfTwoHostsAreTwoDisks) {
   EXPECT_TRUE(HasRow(r.out, {"web3", "loop0", "1", "2500000", "2026-11-24",
                              "23:40:01.123", "2026-11-24", "23:40:01.123"}))
       << r.out;
-  EXPECT_TRUE(HasRow(r.out, {"2026-11-24", "23:40:01.123", "web3", "loop0",
-                             "read", "2048", "4.0", "KiB", "2500000", "4242",
-                             "dd"}))
+  EXPECT_TRUE(
+      HasRow(r.out, {"2026-11-24", "23:40:01.123", "web3", "loop0", "read",
+                     "2048", "4.0", "KiB", "2500000", "4242", "dd"}))
       << r.out;
   const CliResult notice =
       RunCli({"hist", dir.Path("a.jsonl"), dir.Path("b.jsonl")});
@@ -340,12 +349,16 @@ TEST(BioreportHostsStuckTest, StuckRequestsOfTwoHostsAreTwoDisks) {
       << notice.out;
   const CliResult json =
       RunCli({"json", dir.Path("a.jsonl"), dir.Path("b.jsonl")});
-  EXPECT_TRUE(absl::StrContains(json.out, R"("disks":[{"host":"db7","disk":"loop0","count":1,)"))
+  EXPECT_TRUE(absl::StrContains(
+      json.out, R"("disks":[{"host":"db7","disk":"loop0","count":1,)"))
       << json.out;
   const CliResult one = RunCli(
       {"json", "--host", "web3", dir.Path("a.jsonl"), dir.Path("b.jsonl")});
-  EXPECT_TRUE(absl::StrContains(one.out, R"("stuck":{"requests":1,)")) << one.out;
-  EXPECT_TRUE(absl::StrContains(one.out, R"("disks":[{"disk":"loop0","count":1,"max_inflight_us":2500000,)"))
+  EXPECT_TRUE(absl::StrContains(one.out, R"("stuck":{"requests":1,)"))
+      << one.out;
+  EXPECT_TRUE(absl::StrContains(
+      one.out,
+      R"("disks":[{"disk":"loop0","count":1,"max_inflight_us":2500000,)"))
       << one.out;
 }
 

@@ -91,12 +91,15 @@ TEST(BioreportDetectTest, FormatsByFirstBytes) {
   EXPECT_EQ(DetectFormat(""), StreamFormat::kEmpty);
   EXPECT_EQ(DetectFormat("{\"type\""), StreamFormat::kJsonLines);
   EXPECT_EQ(DetectFormat("  \n{\"a\""), StreamFormat::kJsonLines);
-  EXPECT_EQ(DetectFormat(std::string("\x05\x12\x03", 3)), StreamFormat::kProtobuf);
-  EXPECT_EQ(DetectFormat(std::string("\xac\x02\x0a", 3)), StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat(std::string("\x05\x12\x03", 3)),
+            StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat(std::string("\xac\x02\x0a", 3)),
+            StreamFormat::kProtobuf);
   EXPECT_EQ(DetectFormat(std::string("{\x12", 2)), StreamFormat::kProtobuf);
   // A summary first (tag 0x22): protobuf, unless the varint is '{' (then
   // "{\"" is a JSON line).
-  EXPECT_EQ(DetectFormat(std::string("\x05\x22\x03", 3)), StreamFormat::kProtobuf);
+  EXPECT_EQ(DetectFormat(std::string("\x05\x22\x03", 3)),
+            StreamFormat::kProtobuf);
   EXPECT_EQ(DetectFormat("{\"type\":\"summary\""), StreamFormat::kJsonLines);
   EXPECT_EQ(DetectFormat("<html>"), StreamFormat::kUnknown);
   EXPECT_EQ(DetectFormat(std::string("\x05\x08", 2)), StreamFormat::kUnknown);
@@ -130,14 +133,14 @@ TEST(BioreportReaderTest, ALineOverTheLimitIsRefusedEvenWhenReadWhole) {
   std::string event = kEvent;
   const std::string long_line = event.replace(
       event.find("\"dd\""), 4, "\"" + std::string(1500000, 'y') + "\"");
-  const ReadResult r = ReadBytes(absl::StrCat(kEvent, "\n", long_line, "\n",
-                                              kEvent, "\n"));
+  const ReadResult r =
+      ReadBytes(absl::StrCat(kEvent, "\n", long_line, "\n", kEvent, "\n"));
   EXPECT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.skipped, 1u);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "input:2: line longer than 1048576 bytes: skipped");
-  EXPECT_FALSE(ReadBytes(absl::StrCat(kEvent, "\n", long_line, "\n"), true)
-                   .status.ok());
+  EXPECT_FALSE(
+      ReadBytes(absl::StrCat(kEvent, "\n", long_line, "\n"), true).status.ok());
 }
 
 const char kStats[] =
@@ -197,12 +200,14 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
 
   // Any key order, whitespace, unknown keys (also inside a group, and
   // twice); the same reused record.
-  ASSERT_TRUE(ParseLine(
-      R"({ "groups" : [ {"x":{"y":[1]},"x":0,"disk":"a",)"
-      R"("size_log2":[],"slow":0,"bytes":0,"count":3,"op":"read",)"
-      R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5,)"
-      R"("interval_s":1,"timestamp":"2026-11-21T05:45:00Z"})",
-      &rec).ok());
+  ASSERT_TRUE(
+      ParseLine(
+          R"({ "groups" : [ {"x":{"y":[1]},"x":0,"disk":"a",)"
+          R"("size_log2":[],"slow":0,"bytes":0,"count":3,"op":"read",)"
+          R"("latency_us_log2":[ 1 , 2 ]} ],"new":1,"type":"summary","min_us":5,)"
+          R"("interval_s":1,"timestamp":"2026-11-21T05:45:00Z"})",
+          &rec)
+          .ok());
   ASSERT_EQ(rec.kind, RecordKind::kSummary);
   ASSERT_EQ(rec.summary.groups_size(), 1);
   EXPECT_EQ(rec.summary.groups(0).disk(), "a");
@@ -213,11 +218,13 @@ TEST(BioreportJsonTest, SummaryCarriesGroupsAndHistograms) {
   EXPECT_EQ(rec.summary.timestamp().seconds(), 1795239900);
 
   // Trailing zero buckets in the input survive a round trip (lossless).
-  ASSERT_TRUE(ParseLine(
-      R"({"type":"summary","timestamp":"2026-11-21T05:45:00Z","interval_s":1,)"
-      R"("min_us":0,"groups":[{"disk":"a","op":"read","count":1,"bytes":0,)"
-      R"("slow":0,"latency_us_log2":[1,0,0],"size_log2":[0]}]})",
-      &rec).ok());
+  ASSERT_TRUE(
+      ParseLine(
+          R"({"type":"summary","timestamp":"2026-11-21T05:45:00Z","interval_s":1,)"
+          R"("min_us":0,"groups":[{"disk":"a","op":"read","count":1,"bytes":0,)"
+          R"("slow":0,"latency_us_log2":[1,0,0],"size_log2":[0]}]})",
+          &rec)
+          .ok());
   json.clear();
   AppendRecordJson(rec, &json);
   EXPECT_NE(json.find(R"("latency_us_log2":[1,0,0],"size_log2":[0])"),
@@ -237,8 +244,10 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
   for (int i = 1; i < 65; ++i) long_hist += ",1";
   long_hist += "]";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {with("\"groups\":[", "\"groups\":null,\"x\":["), "expected an array of objects"},
-      {with("[{\"disk\":\"sda\"", "[1,{\"disk\":\"sda\""), "\"groups\": group 1: at column"},
+      {with("\"groups\":[", "\"groups\":null,\"x\":["),
+       "expected an array of objects"},
+      {with("[{\"disk\":\"sda\"", "[1,{\"disk\":\"sda\""),
+       "\"groups\": group 1: at column"},
       {with("\"count\":0", "\"count\":-1"), "\"groups\": group 2: \"count\":"},
       {with("[1,0,0,4,0,2]", "[1,0,0,4,0,2.5]"), "\"latency_us_log2\":"},
       {with("[1,0,0,4,0,2]", "[1,0,0,4,0,]"), "\"latency_us_log2\":"},
@@ -276,7 +285,8 @@ TEST(BioreportJsonTest, RejectsMalformedSummaries) {
   ParsedRecord rec;
   EXPECT_TRUE(ParseLine(with("[1,0,0,4,0,2]", max_hist), &rec).ok());
   // 0 s (an interval cut short at once) and 100 years are the bounds.
-  EXPECT_TRUE(ParseLine(with("\"interval_s\":60.5", "\"interval_s\":0"), &rec).ok());
+  EXPECT_TRUE(
+      ParseLine(with("\"interval_s\":60.5", "\"interval_s\":0"), &rec).ok());
   EXPECT_TRUE(
       ParseLine(with("\"interval_s\":60.5", "\"interval_s\":3155760000"), &rec)
           .ok());
@@ -297,16 +307,19 @@ TEST(BioreportProtoTest, SummaryRecordsAreValidatedLikeJson) {
   EXPECT_EQ(rec.summary.groups(0).latency_us_log2_size(), 64);
   g->add_latency_us_log2(1);  // 65 buckets
   absl::Status st = parser.Parse(record.SerializeAsString(), &rec);
-  EXPECT_NE(st.message().find("more than 64 buckets"), absl::string_view::npos) << st;
+  EXPECT_NE(st.message().find("more than 64 buckets"), absl::string_view::npos)
+      << st;
   g->mutable_latency_us_log2()->RemoveLast();
   s->set_interval_s(std::numeric_limits<double>::infinity());
   st = parser.Parse(record.SerializeAsString(), &rec);
   EXPECT_NE(st.message().find("interval_s is not a finite number"),
-            absl::string_view::npos) << st;
+            absl::string_view::npos)
+      << st;
   s->set_interval_s(-0.5);
   st = parser.Parse(record.SerializeAsString(), &rec);
   EXPECT_NE(st.message().find("interval_s -0.5 is not a plausible interval"),
-            absl::string_view::npos) << st;
+            absl::string_view::npos)
+      << st;
   s->set_interval_s(1e300);
   EXPECT_FALSE(parser.Parse(record.SerializeAsString(), &rec).ok());
   s->set_interval_s(1);
@@ -339,11 +352,12 @@ TEST(BioreportJsonTest, KeysInAnyOrderTypeOptionalUnknownKeysSkipped) {
   ParsedRecord rec;
   std::vector<std::string> stats = MembersAfterType(kStats);
   std::reverse(stats.begin(), stats.end());
-  const std::string shuffled = absl::StrCat(
-      "{", absl::StrJoin(stats.begin(), stats.begin() + 6, ","),
-      R"(,"extra":{"a":[1,2,{"b":null}]},"type":"stats",)",
-      absl::StrJoin(stats.begin() + 6, stats.end(), ","), "}");
-  ASSERT_TRUE(ParseLine(shuffled, &rec).ok()) << shuffled << ": " << ParseLine(shuffled, &rec);
+  const std::string shuffled =
+      absl::StrCat("{", absl::StrJoin(stats.begin(), stats.begin() + 6, ","),
+                   R"(,"extra":{"a":[1,2,{"b":null}]},"type":"stats",)",
+                   absl::StrJoin(stats.begin() + 6, stats.end(), ","), "}");
+  ASSERT_TRUE(ParseLine(shuffled, &rec).ok())
+      << shuffled << ": " << ParseLine(shuffled, &rec);
   EXPECT_EQ(rec.kind, RecordKind::kStats);
   EXPECT_EQ(rec.stats.lost(), 1u);
   EXPECT_TRUE(rec.stats.final());
@@ -353,7 +367,8 @@ TEST(BioreportJsonTest, KeysInAnyOrderTypeOptionalUnknownKeysSkipped) {
   std::vector<std::string> members = MembersAfterType(kEvent);
   std::reverse(members.begin(), members.end());
   const std::string untyped = "{" + absl::StrJoin(members, ",") + "}";
-  ASSERT_TRUE(ParseLine(untyped, &rec).ok()) << untyped << ": " << ParseLine(untyped, &rec);
+  ASSERT_TRUE(ParseLine(untyped, &rec).ok())
+      << untyped << ": " << ParseLine(untyped, &rec);
   EXPECT_EQ(rec.kind, RecordKind::kEvent);
   EXPECT_EQ(rec.event.disk(), "sda");
   EXPECT_EQ(rec.event.latency_us(), 15000u);
@@ -393,7 +408,8 @@ TEST(BioreportJsonTest, EventWithoutARequiredKeyIsRefusedByName) {
     if (nullable.count(key)) {
       EXPECT_TRUE(s.ok()) << key << ": " << s;
     } else {
-      EXPECT_EQ(s.message(), absl::StrCat("event without \"", key, "\"")) << line;
+      EXPECT_EQ(s.message(), absl::StrCat("event without \"", key, "\""))
+          << line;
     }
   }
   // Every missing key is named, in schema order.
@@ -430,14 +446,16 @@ TEST(BioreportJsonTest, StatsWithoutACounterIsRefusedByName) {
       EXPECT_TRUE(s.ok()) << s;
       EXPECT_EQ(rec.stats.unfinished(), 0u);
     } else {
-      EXPECT_EQ(s.message(), absl::StrCat("stats record without \"", key, "\"")) << line;
+      EXPECT_EQ(s.message(), absl::StrCat("stats record without \"", key, "\""))
+          << line;
     }
   }
   ParsedRecord rec;
-  EXPECT_EQ(ParseLine(R"({"type":"stats","lost":0,"final":true})", &rec).message(),
-            "stats record without \"timestamp\", \"elapsed_s\", \"completions\", "
-            "\"emitted\", \"orphans\", \"below_threshold\", \"filtered\", "
-            "\"decode_errors\", \"expired\", \"written\", \"dropped\", \"missed\"");
+  EXPECT_EQ(
+      ParseLine(R"({"type":"stats","lost":0,"final":true})", &rec).message(),
+      "stats record without \"timestamp\", \"elapsed_s\", \"completions\", "
+      "\"emitted\", \"orphans\", \"below_threshold\", \"filtered\", "
+      "\"decode_errors\", \"expired\", \"written\", \"dropped\", \"missed\"");
   // Protobuf cannot tell an absent counter from 0; a stats record with no
   // time is still refused.
   JsonRecordParser json;
@@ -446,8 +464,9 @@ TEST(BioreportJsonTest, StatsWithoutACounterIsRefusedByName) {
   *record.mutable_stats() = rec.stats;
   record.mutable_stats()->clear_timestamp();
   ProtoRecordParser proto;
-  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
-                "stats record without a timestamp"),
+  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec)
+                .message()
+                .find("stats record without a timestamp"),
             std::string::npos);
 }
 
@@ -515,14 +534,16 @@ TEST(BioreportJsonTest, HeaderSummaryOrGroupWithoutAKeyIsRefusedByName) {
   v1::Record record;
   *record.mutable_header() = rec.header;
   record.mutable_header()->clear_start_time();
-  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
-                "header without a start_time"),
+  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec)
+                .message()
+                .find("header without a start_time"),
             std::string::npos);
   ASSERT_TRUE(ParseLine(kSummary, &rec).ok());
   *record.mutable_summary() = rec.summary;
   record.mutable_summary()->clear_timestamp();
-  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec).message().find(
-                "summary without a timestamp"),
+  EXPECT_NE(proto.Parse(record.SerializeAsString(), &rec)
+                .message()
+                .find("summary without a timestamp"),
             std::string::npos);
 }
 
@@ -536,7 +557,8 @@ TEST(BioreportJsonTest, HeaderOfAnotherFormatVersionIsRefused) {
   ASSERT_EQ(rec.header.format_version(), 1u);
   v1::Record record;
   *record.mutable_header() = rec.header;
-  header.replace(header.find("\"format_version\":1"), 18, "\"format_version\":99");
+  header.replace(header.find("\"format_version\":1"), 18,
+                 "\"format_version\":99");
   EXPECT_EQ(ParseLine(header, &rec).message(),
             "format_version 99 not supported (this bioreport reads 1)");
   ProtoRecordParser proto;
@@ -579,7 +601,8 @@ TEST(BioreportProtoTest, EventWithoutTimeDiskOrOperationIsRefused) {
     v1::Event e = whole;
     c.cut(&e);
     const absl::Status s = parse(e);
-    EXPECT_NE(s.message().find(c.message), std::string::npos) << c.message << " -> " << s;
+    EXPECT_NE(s.message().find(c.message), std::string::npos)
+        << c.message << " -> " << s;
   }
   // Nullable fields and zeros biosnoop does write are fine.
   v1::Event e = whole;
@@ -619,7 +642,8 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
       {with("\"comm\":\"dd\"", "\"comm\":\"a\x01\""), "control character"},
       {with("\"comm\":\"dd\"", "\"comm\":\"a\xff\""), "not valid UTF-8"},
       {with("\"comm\":\"dd\"", "\"comm\":\"\\u12\""), "4 hex digits"},
-      {with("2026-11-21T05:44:01.123456789Z", "2026-13-21T05:44:01Z"), "no such date"},
+      {with("2026-11-21T05:44:01.123456789Z", "2026-13-21T05:44:01Z"),
+       "no such date"},
       {with("\"type\":\"event\"", "\"type\":\"bogus\""), "unknown record type"},
       {with("\"seq\":1", "\"seq\":1,\"type\":\"stats\""), "two different"},
       {with("\"partition\":null", "\"partition\":nul"), "expected a string"},
@@ -631,7 +655,8 @@ TEST(BioreportJsonTest, RejectsMalformedLinesWithAClearMessage) {
       // JSON has no space inside a number: "- 5" is not -5.
       {with("\"error_code\":0", "\"error_code\":- 5"),
        "\"error_code\": at column 275: expected a digit after '-'"},
-      {with("\"error_code\":0", "\"error_code\":-"), "expected a digit after '-'"},
+      {with("\"error_code\":0", "\"error_code\":-"),
+       "expected a digit after '-'"},
   };
   for (const Case& c : cases) {
     ParsedRecord rec;
@@ -674,11 +699,14 @@ bool ReadPastDamage(const ReadResult& r, size_t records, uint64_t skipped,
 }
 
 TEST(BioreportReaderTest, CorruptLineIsReportedWithLineNumberAndSkipped) {
-  const std::string data = std::string(kEvent) + "\n{\"type\":\"event\",\"bytes\":x}\n\n" +
-                           kEvent + "\n";
+  const std::string data = std::string(kEvent) +
+                           "\n{\"type\":\"event\",\"bytes\":x}\n\n" + kEvent +
+                           "\n";
   ReadResult r = ReadBytes(data);
   ASSERT_TRUE(ReadPastDamage(r, 2, 1, 1));
-  EXPECT_EQ(r.warnings[0].rfind("input:2: corrupt line skipped: \"bytes\": at column", 0), 0u)
+  EXPECT_EQ(r.warnings[0].rfind(
+                "input:2: corrupt line skipped: \"bytes\": at column", 0),
+            0u)
       << r.warnings[0];
   // --strict: an error instead.
   ReadResult strict = ReadBytes(data, /*strict=*/true);
@@ -691,11 +719,14 @@ TEST(BioreportReaderTest, CorruptLineIsReportedWithLineNumberAndSkipped) {
 // more follow; all are counted, and --strict still stops at the first.
 TEST(BioreportReaderTest, OnlyTheFirstHundredCorruptRecordsAreNamed) {
   std::string data;
-  for (int i = 0; i < 250; ++i) absl::StrAppend(&data, R"({"type":"event","x":1})", "\n");
+  for (int i = 0; i < 250; ++i)
+    absl::StrAppend(&data, R"({"type":"event","x":1})", "\n");
   data += std::string(kEvent) + "\n";
   ReadResult r = ReadBytes(data);
   ASSERT_TRUE(ReadPastDamage(r, 1, 250, 101));
-  EXPECT_EQ(r.warnings[99].rfind("input:100: corrupt line skipped: event without", 0), 0u)
+  EXPECT_EQ(
+      r.warnings[99].rfind("input:100: corrupt line skipped: event without", 0),
+      0u)
       << r.warnings[99];
   EXPECT_EQ(r.warnings[100],
             "input: more corrupt records: only the first 100 are named (the "
@@ -718,7 +749,8 @@ TEST(BioreportReaderTest, OnlyTheFirstHundredCorruptRecordsAreNamed) {
   ASSERT_LT(bad.size(), 128u);
   r = ReadBytes(pb);
   ASSERT_TRUE(ReadPastDamage(r, 0, 150, 101));
-  EXPECT_NE(r.warnings[100].find("only the first 100 are named"), std::string::npos);
+  EXPECT_NE(r.warnings[100].find("only the first 100 are named"),
+            std::string::npos);
 }
 
 TEST(BioreportReaderTest, TruncatedJsonLinesYieldEveryWholeLine) {
@@ -726,9 +758,11 @@ TEST(BioreportReaderTest, TruncatedJsonLinesYieldEveryWholeLine) {
   const ReadResult whole = ReadBytes(golden);
   ASSERT_TRUE(whole.status.ok());
   ASSERT_EQ(whole.records.size(), kGoldenRecords);
-  for (size_t cut : {size_t{1}, size_t{200}, golden.size() / 2, golden.size() - 2}) {
+  for (size_t cut :
+       {size_t{1}, size_t{200}, golden.size() / 2, golden.size() - 2}) {
     const std::string data = golden.substr(0, cut);
-    const size_t line_start = data.rfind('\n') == std::string::npos ? 0 : data.rfind('\n') + 1;
+    const size_t line_start =
+        data.rfind('\n') == std::string::npos ? 0 : data.rfind('\n') + 1;
     const size_t whole_lines = std::count(data.begin(), data.end(), '\n');
     ReadResult r = ReadBytes(data);
     EXPECT_TRUE(r.status.ok());
@@ -765,21 +799,25 @@ TEST(BioreportReaderTest, TruncatedProtobufYieldsEveryWholeRecord) {
     ends.push_back(pos);
   }
   ASSERT_EQ(ends.size(), kGoldenRecords);
-  for (size_t cut : {ends[0] + 1, ends[10] + 5, ends[200] - 1, golden.size() - 1}) {
+  for (size_t cut :
+       {ends[0] + 1, ends[10] + 5, ends[200] - 1, golden.size() - 1}) {
     const size_t whole_records =
         std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin();
-    const size_t partial_start = whole_records == 0 ? 0 : ends[whole_records - 1];
+    const size_t partial_start =
+        whole_records == 0 ? 0 : ends[whole_records - 1];
     ReadResult r = ReadBytes(golden.substr(0, cut));
     EXPECT_TRUE(r.status.ok());
     EXPECT_EQ(r.records.size(), whole_records);
     EXPECT_TRUE(r.damaged);
     ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_NE(r.warnings[0].find(absl::StrCat("at byte offset ", partial_start)),
-              std::string::npos)
+    EXPECT_NE(
+        r.warnings[0].find(absl::StrCat("at byte offset ", partial_start)),
+        std::string::npos)
         << r.warnings[0];
     // The records are the stream's first ones, intact.
     for (size_t k = 0; k < r.records.size(); ++k) {
-      ASSERT_TRUE(MessageDifferencer::Equals(r.records[k].event, whole.records[k].event));
+      ASSERT_TRUE(MessageDifferencer::Equals(r.records[k].event,
+                                             whole.records[k].event));
     }
   }
 }
@@ -796,12 +834,14 @@ TEST(BioreportReaderTest, CorruptProtobufRecordIsSkippedAndBadLengthStops) {
   EXPECT_EQ(r.records.size(), kGoldenRecords - 1);
   EXPECT_EQ(r.skipped, 1u);
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find(absl::StrCat("byte ", header_len, ": corrupt record 2")),
+  EXPECT_NE(r.warnings[0].find(
+                absl::StrCat("byte ", header_len, ": corrupt record 2")),
             std::string::npos)
       << r.warnings[0];
 
   // An impossible length: the framing is lost, the rest is not read.
-  std::string bad = golden.substr(0, header_len) + std::string("\xff\xff\xff\x7f", 4) +
+  std::string bad = golden.substr(0, header_len) +
+                    std::string("\xff\xff\xff\x7f", 4) +
                     golden.substr(header_len);
   r = ReadBytes(bad);
   EXPECT_EQ(r.records.size(), 1u);
@@ -819,8 +859,8 @@ TEST(BioreportReaderTest, GzipIsDetectedByMagicIncludingConcatenatedMembers) {
     ASSERT_TRUE(gz.status.ok());
     EXPECT_EQ(ToProto(gz.records), ToProto(want.records));
     // Two members: `cat a.gz b.gz`.
-    const size_t half = plain == &jsonl ? jsonl.find('\n', jsonl.size() / 2) + 1
-                                        : 0;
+    const size_t half =
+        plain == &jsonl ? jsonl.find('\n', jsonl.size() / 2) + 1 : 0;
     if (half > 0) {
       ReadResult two = ReadBytes(test_util::Gzip(plain->substr(0, half)) +
                                  test_util::Gzip(plain->substr(half)));
@@ -835,7 +875,8 @@ TEST(BioreportReaderTest, GzipIsDetectedByMagicIncludingConcatenatedMembers) {
     EXPECT_LT(cut.records.size(), kGoldenRecords);
     EXPECT_TRUE(cut.damaged);
     ASSERT_FALSE(cut.warnings.empty());
-    EXPECT_NE(cut.warnings[0].find("gzip data ends mid-stream"), std::string::npos)
+    EXPECT_NE(cut.warnings[0].find("gzip data ends mid-stream"),
+              std::string::npos)
         << cut.warnings[0];
   }
 }
@@ -851,16 +892,19 @@ TEST(BioreportReaderTest, GzipTrailingZerosAreIgnoredOtherBytesNamed) {
   EXPECT_FALSE(padded.damaged);
   // Padding between members too.
   const size_t half = jsonl.find('\n', jsonl.size() / 2) + 1;
-  padded = ReadBytes(test_util::Gzip(jsonl.substr(0, half)) + std::string(512, '\0') +
-                     test_util::Gzip(jsonl.substr(half)));
+  padded =
+      ReadBytes(test_util::Gzip(jsonl.substr(0, half)) +
+                std::string(512, '\0') + test_util::Gzip(jsonl.substr(half)));
   ASSERT_TRUE(ReadPastDamage(padded, kGoldenRecords, 0, 0));
 
   ReadResult garbage = ReadBytes(gz + std::string("\0\0junk\n", 7));
   ASSERT_TRUE(ReadPastDamage(garbage, kGoldenRecords, 0, 1));
   EXPECT_TRUE(garbage.damaged);
-  EXPECT_EQ(garbage.warnings[0],
-            absl::StrCat("input: the bytes after the gzip data, from compressed "
-                         "byte ", gz.size() + 2, ", are not gzip: ignored"));
+  EXPECT_EQ(
+      garbage.warnings[0],
+      absl::StrCat("input: the bytes after the gzip data, from compressed "
+                   "byte ",
+                   gz.size() + 2, ", are not gzip: ignored"));
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("x.gz"), gz + "junk");
   const test_util::CliResult r = RunCli({"summary", dir.Path("x.gz")});
@@ -900,9 +944,10 @@ TEST(BioreportReaderTest, SeveralFilesAreReadInTimeOrder) {
   test_util::WriteFile(dir.Path("slow.jsonl.2.gz"), test_util::Gzip(part2));
   test_util::WriteFile(dir.Path("slow.jsonl.1"), ToProto(p1.records));
   test_util::WriteFile(dir.Path("slow.jsonl"), part0);
-  const test_util::CliResult r = RunCli(
-      {"convert", "--to", "jsonl", "-o", dir.Path("all.jsonl"), dir.Path("slow.jsonl"),
-       dir.Path("slow.jsonl.2.gz"), dir.Path("slow.jsonl.1")});
+  const test_util::CliResult r =
+      RunCli({"convert", "--to", "jsonl", "-o", dir.Path("all.jsonl"),
+              dir.Path("slow.jsonl"), dir.Path("slow.jsonl.2.gz"),
+              dir.Path("slow.jsonl.1")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(dir.Path("all.jsonl")), jsonl);
 }

@@ -42,7 +42,10 @@ void FillEveryField(Message* m) {
         break;
       }
       case FieldDescriptor::CPPTYPE_UINT32:
-        if (f->is_repeated()) refl->AddUInt32(m, f, n); else refl->SetUInt32(m, f, n);
+        if (f->is_repeated())
+          refl->AddUInt32(m, f, n);
+        else
+          refl->SetUInt32(m, f, n);
         break;
       case FieldDescriptor::CPPTYPE_UINT64:
         if (f->is_repeated()) {
@@ -53,13 +56,22 @@ void FillEveryField(Message* m) {
         }
         break;
       case FieldDescriptor::CPPTYPE_INT32:
-        if (f->is_repeated()) refl->AddInt32(m, f, n); else refl->SetInt32(m, f, n);
+        if (f->is_repeated())
+          refl->AddInt32(m, f, n);
+        else
+          refl->SetInt32(m, f, n);
         break;
       case FieldDescriptor::CPPTYPE_INT64:
-        if (f->is_repeated()) refl->AddInt64(m, f, n); else refl->SetInt64(m, f, n);
+        if (f->is_repeated())
+          refl->AddInt64(m, f, n);
+        else
+          refl->SetInt64(m, f, n);
         break;
       case FieldDescriptor::CPPTYPE_BOOL:
-        if (f->is_repeated()) refl->AddBool(m, f, true); else refl->SetBool(m, f, true);
+        if (f->is_repeated())
+          refl->AddBool(m, f, true);
+        else
+          refl->SetBool(m, f, true);
         break;
       case FieldDescriptor::CPPTYPE_DOUBLE:
         if (f->is_repeated()) {
@@ -89,9 +101,9 @@ void FillEveryField(Message* m) {
 // The five kinds, each with every field set.
 std::vector<ParsedRecord> EveryKind() {
   std::vector<ParsedRecord> recs;
-  for (RecordKind kind : {RecordKind::kHeader, RecordKind::kEvent,
-                          RecordKind::kStats, RecordKind::kSummary,
-                          RecordKind::kStuck}) {
+  for (RecordKind kind :
+       {RecordKind::kHeader, RecordKind::kEvent, RecordKind::kStats,
+        RecordKind::kSummary, RecordKind::kStuck}) {
     ParsedRecord& rec = recs.emplace_back();
     rec.kind = kind;
     FillEveryField(&rec.header);
@@ -106,11 +118,16 @@ std::vector<ParsedRecord> EveryKind() {
 
 const Message& Member(const ParsedRecord& rec) {
   switch (rec.kind) {
-    case RecordKind::kHeader: return rec.header;
-    case RecordKind::kStats: return rec.stats;
-    case RecordKind::kSummary: return rec.summary;
-    case RecordKind::kStuck: return rec.stuck;
-    case RecordKind::kEvent: break;
+    case RecordKind::kHeader:
+      return rec.header;
+    case RecordKind::kStats:
+      return rec.stats;
+    case RecordKind::kSummary:
+      return rec.summary;
+    case RecordKind::kStuck:
+      return rec.stuck;
+    case RecordKind::kEvent:
+      break;
   }
   return rec.event;
 }
@@ -126,9 +143,10 @@ TEST(BioreportSchemaRoundTripTest, EveryFieldThroughJsonLines) {
     const absl::Status s = parser.Parse(line, &back);
     ASSERT_TRUE(s.ok()) << s << "\n" << line;
     EXPECT_EQ(back.kind, rec.kind);
-    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
-        Member(back), Member(rec)))
-        << Member(back).DebugString() << "\nvs\n" << Member(rec).DebugString();
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(Member(back),
+                                                                   Member(rec)))
+        << Member(back).DebugString() << "\nvs\n"
+        << Member(rec).DebugString();
   }
 }
 
@@ -145,9 +163,10 @@ TEST(BioreportSchemaRoundTripTest, EveryFieldThroughProtobuf) {
         parser.Parse(absl::string_view(bytes).substr(i + 1), &back);
     ASSERT_TRUE(s.ok()) << s;
     EXPECT_EQ(back.kind, rec.kind);
-    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
-        Member(back), Member(rec)))
-        << Member(back).DebugString() << "\nvs\n" << Member(rec).DebugString();
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(Member(back),
+                                                                   Member(rec)))
+        << Member(back).DebugString() << "\nvs\n"
+        << Member(rec).DebugString();
   }
 }
 

@@ -33,11 +33,12 @@ TEST(SeqRangesTest, CountsDistinctNumbersAndTheirBoundsLikeASet) {
     for (int i = 0; i < 400; ++i) {
       const uint64_t r = rng() % 100;
       uint64_t seq = next++;
-      if (r < 10) next += 1 + rng() % 4;               // a gap
-      if (r >= 10 && r < 20) seq = 1 + rng() % next;   // any earlier number
-      if (r == 20) next = 1 + rng() % 50;              // a file out of order
+      if (r < 10) next += 1 + rng() % 4;              // a gap
+      if (r >= 10 && r < 20) seq = 1 + rng() % next;  // any earlier number
+      if (r == 20) next = 1 + rng() % 50;             // a file out of order
       const bool added = ranges.Add(seq);
-      EXPECT_EQ(added, want.insert(seq).second) << round << " " << i << " " << seq;
+      EXPECT_EQ(added, want.insert(seq).second)
+          << round << " " << i << " " << seq;
     }
     ASSERT_FALSE(ranges.empty());
     EXPECT_EQ(ranges.count(), want.size());
@@ -103,7 +104,8 @@ std::string ExpectFigures(const std::vector<std::string>& files,
       std::string path = jsonl;
       if (proto) {
         path = dir.Path(absl::StrCat(i, ".pb"));
-        const CliResult c = RunCli({"convert", "--to", "proto", "-o", path, jsonl});
+        const CliResult c =
+            RunCli({"convert", "--to", "proto", "-o", path, jsonl});
         EXPECT_EQ(c.code, 0) << c.err;
       }
       paths.push_back(path);
@@ -111,12 +113,14 @@ std::string ExpectFigures(const std::vector<std::string>& files,
     std::vector<std::string> args = {"json"};
     args.insert(args.end(), paths.begin(), paths.end());
     const CliResult r = RunCli(args);
-    const std::string ctx = absl::StrCat(what, proto ? " (protobuf)" : " (jsonl)");
+    const std::string ctx =
+        absl::StrCat(what, proto ? " (protobuf)" : " (jsonl)");
     EXPECT_EQ(r.code, 0) << ctx << ": " << r.err;
-    EXPECT_NE(r.out.find(absl::StrCat("\"not_in_input\":", want.not_in_input,
-                                      ",\"before_input\":", want.before_input,
-                                      ",\"duplicate_events\":", want.duplicates)),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find(absl::StrCat("\"not_in_input\":", want.not_in_input,
+                                ",\"before_input\":", want.before_input,
+                                ",\"duplicate_events\":", want.duplicates)),
+        std::string::npos)
         << ctx << ": " << r.out;
     if (!proto) {
       args[0] = "summary";
@@ -142,20 +146,23 @@ TEST(BioreportSeqTest, AWholeStreamHasNothingMissing) {
 // and after the last one that the final stats record counts as written.
 TEST(BioreportSeqTest, EventsDroppedOnTheWayAreCountedWhereverTheyWere) {
   std::string w = ExpectFigures(
-      {Without([](uint64_t seq) { return seq >= 100 && seq < 110; })}, {10, 0, 0},
-      "ten in the middle");
-  EXPECT_TRUE(Has(w, "WARNING:   10 events biosnoop wrote are not in the input")) << w;
+      {Without([](uint64_t seq) { return seq >= 100 && seq < 110; })},
+      {10, 0, 0}, "ten in the middle");
+  EXPECT_TRUE(
+      Has(w, "WARNING:   10 events biosnoop wrote are not in the input"))
+      << w;
   ExpectFigures({Without([](uint64_t seq) { return seq > 395; })}, {5, 0, 0},
                 "the last five");
-  ExpectFigures({Without([](uint64_t seq) { return seq % 2 == 0; })}, {200, 0, 0},
-                "every other one");
+  ExpectFigures({Without([](uint64_t seq) { return seq % 2 == 0; })},
+                {200, 0, 0}, "every other one");
   // No event at all: the stats records say 400 were written, and the file
   // starts with the run's header: all 400 are missing (the first stats
   // record, 150, is not right after the header, as the one SIGHUP writes
   // in a new file is, so it does not say those are in an earlier file).
   const std::string w_all = ExpectFigures(
       {Without([](uint64_t) { return true; })}, {400, 0, 0}, "all of them");
-  EXPECT_TRUE(Has(w_all, "WARNING:   400 events biosnoop wrote are not in the input"))
+  EXPECT_TRUE(
+      Has(w_all, "WARNING:   400 events biosnoop wrote are not in the input"))
       << w_all;
   EXPECT_FALSE(Has(w_all, "earlier events")) << w_all;
 }
@@ -172,8 +179,10 @@ TEST(BioreportSeqTest, OlderLogFilesNotGivenAreEarlierEventsNotLoss) {
     if (Has(l, "\"written\":300,")) rotated = true;
   }
   ASSERT_TRUE(rotated);
-  const std::string w = ExpectFigures({Join(newer)}, {0, 300, 0}, "newest only");
-  EXPECT_TRUE(Has(w, "WARNING:   300 earlier events of these runs are not in the input"))
+  const std::string w =
+      ExpectFigures({Join(newer)}, {0, 300, 0}, "newest only");
+  EXPECT_TRUE(Has(
+      w, "WARNING:   300 earlier events of these runs are not in the input"))
       << w;
   EXPECT_FALSE(Has(w, "biosnoop wrote are not in the input")) << w;
   EXPECT_FALSE(Has(ExpectFigures({Join(older), Join(newer)}, {}, "both"),
@@ -187,12 +196,14 @@ TEST(BioreportSeqTest, OlderLogFilesNotGivenAreEarlierEventsNotLoss) {
   // its header (written 300 so far). Alone, with no event since, it holds
   // 300 earlier events and misses none; with events 301..310 dropped on
   // the way, those 10 are missing.
-  const std::string opening = R"({"type":"stats","timestamp":"2026-11-21T05:00:01.271820144Z",)"
-                              R"("elapsed_s":1.27,"completions":3000,"emitted":300,"lost":0,)"
-                              R"("orphans":0,"below_threshold":2700,"filtered":0,)"
-                              R"("decode_errors":0,"expired":0,"written":300,"dropped":0,)"
-                              R"("final":false,"missed":0,"unfinished":0})";
-  ExpectFigures({Join({lines[0], opening, opening})}, {0, 300, 0}, "quiet new file");
+  const std::string opening =
+      R"({"type":"stats","timestamp":"2026-11-21T05:00:01.271820144Z",)"
+      R"("elapsed_s":1.27,"completions":3000,"emitted":300,"lost":0,)"
+      R"("orphans":0,"below_threshold":2700,"filtered":0,)"
+      R"("decode_errors":0,"expired":0,"written":300,"dropped":0,)"
+      R"("final":false,"missed":0,"unfinished":0})";
+  ExpectFigures({Join({lines[0], opening, opening})}, {0, 300, 0},
+                "quiet new file");
   std::vector<std::string> opened = {lines[0], opening};
   for (size_t i = 1; i < newer.size(); ++i) {
     const uint64_t seq = SeqOf(newer[i]);
@@ -204,9 +215,9 @@ TEST(BioreportSeqTest, OlderLogFilesNotGivenAreEarlierEventsNotLoss) {
 TEST(BioreportSeqTest, TheSameLogTwiceIsSaid) {
   const std::string whole = Join(GoldenLines());
   const std::string w = ExpectFigures({whole, whole}, {0, 0, 400}, "twice");
-  EXPECT_TRUE(Has(w, "WARNING:   400 events are in the input more than once")) << w;
+  EXPECT_TRUE(Has(w, "WARNING:   400 events are in the input more than once"))
+      << w;
 }
-
 
 // The stats record biosnoop writes after the header of a file SIGHUP
 // opened, `written` events so far.
@@ -268,15 +279,15 @@ TEST(BioreportSeqTest, ACopyTruncatedFileStartingWithEventsBeforeItsHeader) {
   const CutFiles f = CopyTruncate();
   // Both files: one run, the 5 lost to the copy missing, nothing earlier.
   std::string w = ExpectFigures({f.old_file, f.cut_file}, {5, 0, 0}, "both");
-  EXPECT_TRUE(Has(w, "WARNING:   5 events biosnoop wrote are not in the input")) << w;
+  EXPECT_TRUE(Has(w, "WARNING:   5 events biosnoop wrote are not in the input"))
+      << w;
   EXPECT_FALSE(Has(w, "no stats records")) << w;
   EXPECT_FALSE(Has(w, "earlier events")) << w;
   // Named in any order.
   ExpectFigures({f.cut_file, f.old_file}, {5, 0, 0}, "both, newest first");
   std::string j = JsonOf({f.old_file, f.cut_file});
   EXPECT_TRUE(Has(j, R"("events":395,)")) << j;
-  EXPECT_TRUE(Has(j, R"("runs":1,"runs_not_final":0,"loss_known":true,)"))
-      << j;
+  EXPECT_TRUE(Has(j, R"("runs":1,"runs_not_final":0,"loss_known":true,)")) << j;
   // The cut file alone: events 1..200 are earlier (in files not given), none
   // of its own missing.
   w = ExpectFigures({f.cut_file}, {0, 200, 0}, "cut file alone");
@@ -317,15 +328,17 @@ TEST(BioreportSeqTest, ACutFileStartingWithAPartialLineOrNulBytesIsRead) {
     test_util::WriteFile(path, content);
     CliResult r = RunCli({"json", old_path, path});
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_TRUE(Has(r.err, absl::StrCat("bioreport: ", path.substr(0, path.size() - 10),
-                                        damage)))
+    EXPECT_TRUE(Has(
+        r.err,
+        absl::StrCat("bioreport: ", path.substr(0, path.size() - 10), damage)))
         << r.err;
     const bool cut = content == partial;
     EXPECT_TRUE(Has(r.out, absl::StrCat(R"("events":)", cut ? 394 : 395, ",")))
         << r.out;
-    EXPECT_TRUE(Has(r.out, absl::StrCat(R"("not_in_input":)", cut ? 6 : 5,
-                                        R"(,"before_input":0,"duplicate_events":0,)",
-                                        R"("mixed_runs":0,"corrupt_records":1,)")))
+    EXPECT_TRUE(
+        Has(r.out, absl::StrCat(R"("not_in_input":)", cut ? 6 : 5,
+                                R"(,"before_input":0,"duplicate_events":0,)",
+                                R"("mixed_runs":0,"corrupt_records":1,)")))
         << r.out;
     EXPECT_TRUE(Has(r.out, R"("runs":1,)")) << r.out;
     // --strict still refuses the damage.
@@ -365,31 +378,34 @@ TEST(BioreportSeqTest, TwoRunsAppendingToOneFileAreToldApart) {
     s.replace(s.find(R"("final":false)"), 13, R"("final":true)");
     return s;
   };
-  const std::string file = Join(
-      {header_a, event(1), event(2), event(3), header_b, event(4), event(1),
-       event(5), event(2), final_stats(5, "aaaaaaaaaaaaaaaa"),
-       final_stats(2, "bbbbbbbbbbbbbbbb")});
+  const std::string file =
+      Join({header_a, event(1), event(2), event(3), header_b, event(4),
+            event(1), event(5), event(2), final_stats(5, "aaaaaaaaaaaaaaaa"),
+            final_stats(2, "bbbbbbbbbbbbbbbb")});
   const std::string j = JsonOf({file});
   EXPECT_TRUE(Has(j, R"("events":7,)")) << j;
-  EXPECT_TRUE(Has(j, R"("runs":2,"runs_not_final":0,"loss_known":true,)"))
-      << j;
-  EXPECT_TRUE(Has(j, R"("not_in_input":0,"before_input":0,"duplicate_events":0,)"
-                    R"("mixed_runs":2,)"))
+  EXPECT_TRUE(Has(j, R"("runs":2,"runs_not_final":0,"loss_known":true,)")) << j;
+  EXPECT_TRUE(Has(j,
+                  R"("not_in_input":0,"before_input":0,"duplicate_events":0,)"
+                  R"("mixed_runs":2,)"))
       << j;
   test_util::TempDir dir;
   test_util::WriteFile(dir.Path("two.jsonl"), file);
   const std::string out = RunCli({"summary", dir.Path("two.jsonl")}).out;
-  EXPECT_TRUE(Has(out, "WARNING:   2 runs wrote into one file at the same time "
-                       "(two biosnoops appending to it): their events are all "
-                       "counted, but not checked against their seq numbers"))
+  EXPECT_TRUE(Has(out,
+                  "WARNING:   2 runs wrote into one file at the same time "
+                  "(two biosnoops appending to it): their events are all "
+                  "counted, but not checked against their seq numbers"))
       << out;
   EXPECT_FALSE(Has(out, "no stats records")) << out;
   EXPECT_FALSE(Has(out, "more than once")) << out;
   // Files of earlier versions (no run_id) still read as before: one run
   // per header.
   std::string old = file;
-  for (const char* id : {R"(,"run_id":"aaaaaaaaaaaaaaaa")", R"(,"run_id":"bbbbbbbbbbbbbbbb")"}) {
-    for (size_t at; (at = old.find(id)) != std::string::npos;) old.erase(at, strlen(id));
+  for (const char* id :
+       {R"(,"run_id":"aaaaaaaaaaaaaaaa")", R"(,"run_id":"bbbbbbbbbbbbbbbb")"}) {
+    for (size_t at; (at = old.find(id)) != std::string::npos;)
+      old.erase(at, strlen(id));
   }
   EXPECT_TRUE(Has(JsonOf({old}), R"("runs":2,)"));
 }

@@ -52,8 +52,8 @@ const char kHeader[] =
 std::string EventLine(const std::string& time, const std::string& disk,
                       int seq) {
   return absl::StrCat(
-      R"({"type":"event","timestamp":")", time,
-      R"(","host":"db7","disk":")", disk,
+      R"({"type":"event","timestamp":")", time, R"(","host":"db7","disk":")",
+      disk,
       R"(","partition":null,"dev":"7:3","op":"read","rwbs":"R",)"
       R"("sector":64,"bytes":4096,"latency_us":20000,"device_us":20000,)"
       R"("queue_us":5,"queue_depth":1,"pid":1,"tid":1,"comm":"dd",)"
@@ -70,13 +70,12 @@ const char kFinalStats[] =
 // A whole run: its two events (seq 1 and 2) with both stuck records
 // between them, as biosnoop writes them.
 std::string Stream() {
-  return absl::StrJoin(
-             {std::string(kHeader),
-              EventLine("2026-11-24T23:40:00.500000000Z", "loop3", 1),
-              std::string(kStuck), std::string(kStuckRaw),
-              EventLine("2026-11-24T23:40:03.000000000Z", "loop3", 2),
-              std::string(kFinalStats)},
-             "\n") +
+  return absl::StrJoin({std::string(kHeader),
+                        EventLine("2026-11-24T23:40:00.500000000Z", "loop3", 1),
+                        std::string(kStuck), std::string(kStuckRaw),
+                        EventLine("2026-11-24T23:40:03.000000000Z", "loop3", 2),
+                        std::string(kFinalStats)},
+                       "\n") +
          "\n";
 }
 
@@ -110,9 +109,7 @@ std::string With(std::string line, const std::string& from,
 std::vector<ParsedRecord> ReadAll(const std::string& data,
                                   std::vector<std::string>* warnings) {
   ReaderOptions options;
-  options.warn = [warnings](absl::string_view w) {
-    warnings->emplace_back(w);
-  };
+  options.warn = [warnings](absl::string_view w) { warnings->emplace_back(w); };
   RecordReader reader("input", MemoryInput(data), options);
   std::vector<ParsedRecord> out;
   ParsedRecord rec;
@@ -190,8 +187,7 @@ TEST(BioreportStuckTest, JsonWithoutARequiredKeyIsRefusedByName) {
     if (key == "partition" || key == "queue_us") {
       EXPECT_TRUE(s.ok()) << key << ": " << s;
     } else {
-      EXPECT_EQ(s.message(),
-                absl::StrCat("stuck record without \"", key, "\""))
+      EXPECT_EQ(s.message(), absl::StrCat("stuck record without \"", key, "\""))
           << cut;
     }
   }
@@ -205,9 +201,9 @@ TEST(BioreportStuckTest, JsonWithoutARequiredKeyIsRefusedByName) {
   EXPECT_EQ(ParseLine(With(kStuck, R"("disk":"loop3")", R"("disk":"")"), &rec)
                 .message(),
             "stuck record with no \"disk\"");
-  EXPECT_EQ(ParseLine(With(kStuck, R"("rwbs":"R")", R"("rwbs":"")"), &rec)
-                .message(),
-            "stuck record with no \"rwbs\"");
+  EXPECT_EQ(
+      ParseLine(With(kStuck, R"("rwbs":"R")", R"("rwbs":"")"), &rec).message(),
+      "stuck record with no \"rwbs\"");
   EXPECT_NE(ParseLine(With(kStuck, "2026-11-24T23:40:01.123456789Z",
                            "1970-01-01T00:00:00Z"),
                       &rec)
@@ -233,7 +229,8 @@ TEST(BioreportStuckTest, JsonMalformedValuesAndDuplicateKeysAreRefused) {
        "\"inflight_us\": "},
       {R"("inflight_us":1500123)", R"("inflight_us":-1)", "\"inflight_us\": "},
       {R"("inflight_us":1500123)", R"("inflight_us":1.5)", "\"inflight_us\": "},
-      {R"("inflight_us":1500123)", R"("inflight_us":null)", "\"inflight_us\": "},
+      {R"("inflight_us":1500123)", R"("inflight_us":null)",
+       "\"inflight_us\": "},
       {R"("bytes":4096)", R"("bytes":4294967296)", "\"bytes\": "},
       {R"("pid":4242)", R"("pid":true)", "\"pid\": "},
       {R"("comm":"dd")", R"("comm":5)", "\"comm\": "},
@@ -281,7 +278,8 @@ TEST(BioreportStuckTest, ProtoReadsTheSameRecord) {
   // The general path (a Record that is not one member alone): an unknown
   // field before the member.
   const std::string general = std::string("\xf8\x07\x01", 3) + bytes;
-  ASSERT_TRUE(parser.Parse(general, &back).ok()) << parser.Parse(general, &back);
+  ASSERT_TRUE(parser.Parse(general, &back).ok())
+      << parser.Parse(general, &back);
   EXPECT_EQ(back.kind, RecordKind::kStuck);
   EXPECT_EQ(ToJson(back), std::string(kStuckRaw) + "\n");
 }
@@ -335,8 +333,7 @@ TEST(BioreportStuckTest, TruncatedProtobufStreamYieldsTheWholeRecords) {
   // A stream that starts with a stuck record is protobuf too.
   EXPECT_EQ(DetectFormat(ToProto(recs[2])), StreamFormat::kProtobuf);
   // Cut inside the first stuck record (the third record).
-  const size_t before_stuck =
-      ToProto(recs[0]).size() + ToProto(recs[1]).size();
+  const size_t before_stuck = ToProto(recs[0]).size() + ToProto(recs[1]).size();
   warnings.clear();
   const std::vector<ParsedRecord> cut =
       ReadAll(proto.substr(0, before_stuck + 10), &warnings);
@@ -357,17 +354,18 @@ TEST(BioreportStuckTest, HeaderStuckAfterIsReadAndOptional) {
       With(kHeader, R"(,"stuck_after_us":1000000})", "}");
   ASSERT_TRUE(ParseLine(old_header, &rec).ok()) << ParseLine(old_header, &rec);
   EXPECT_EQ(rec.header.stuck_after_us(), 0u);
-  EXPECT_EQ(ToJson(rec),
-            With(kHeader, R"("stuck_after_us":1000000)", R"("stuck_after_us":0)") +
-                "\n");
+  EXPECT_EQ(ToJson(rec), With(kHeader, R"("stuck_after_us":1000000)",
+                              R"("stuck_after_us":0)") +
+                             "\n");
   // Given, it is checked like any other field.
   EXPECT_NE(ParseLine(With(kHeader, "1000000}", "\"1s\"}"), &rec)
                 .message()
                 .find("\"stuck_after_us\": "),
             std::string::npos);
-  EXPECT_EQ(ParseLine(With(kHeader, "1000000}", "1,\"stuck_after_us\":2}"), &rec)
-                .message(),
-            "header with \"stuck_after_us\" twice");
+  EXPECT_EQ(
+      ParseLine(With(kHeader, "1000000}", "1,\"stuck_after_us\":2}"), &rec)
+          .message(),
+      "header with \"stuck_after_us\" twice");
 }
 
 // JSON Lines -> protobuf -> JSON Lines gives the same bytes, for a stream
@@ -423,13 +421,18 @@ TEST(BioreportStuckTest, SummaryShowsTheSectionAndCountsNoStuckAsEvent) {
       "disks (not events: a request that completed later is also an event)\n"
       "\n"
       "disk   stuck  max_inflight_us  first (UTC)              last (UTC)\n"
-      "loop3      1          1500123  2026-11-24 23:40:01.123  2026-11-24 23:40:01.123\n"
-      "vda        1          2500000  2026-11-24 23:40:02.000  2026-11-24 23:40:02.000\n"
+      "loop3      1          1500123  2026-11-24 23:40:01.123  2026-11-24 "
+      "23:40:01.123\n"
+      "vda        1          2500000  2026-11-24 23:40:02.000  2026-11-24 "
+      "23:40:02.000\n"
       "\n"
       "longest in flight:\n"
-      "found (UTC)              disk   op     sector    bytes  inflight_us   pid  comm\n"
-      "2026-11-24 23:40:02.000  vda    write    4096  8.0 KiB      2500000    77  pg\xef\xbf\xbd\n"
-      "2026-11-24 23:40:01.123  loop3  read     2048  4.0 KiB      1500123  4242  dd\n"
+      "found (UTC)              disk   op     sector    bytes  inflight_us   "
+      "pid  comm\n"
+      "2026-11-24 23:40:02.000  vda    write    4096  8.0 KiB      2500000    "
+      "77  pg\xef\xbf\xbd\n"
+      "2026-11-24 23:40:01.123  loop3  read     2048  4.0 KiB      1500123  "
+      "4242  dd\n"
       "\n";
   EXPECT_NE(r.out.find(section), std::string::npos) << r.out;
   // Before the latency table, whose rows count the two events only.
@@ -508,7 +511,7 @@ TEST(BioreportStuckTest, EventFiltersSelectStuckRecordsButMinUs) {
   };
   EXPECT_EQ(requests({}), "2");
   EXPECT_EQ(requests({"--disk", "loop3"}), "1");
-  EXPECT_EQ(requests({"--disk", "vda1"}), "1");   // the partition
+  EXPECT_EQ(requests({"--disk", "vda1"}), "1");  // the partition
   EXPECT_EQ(requests({"--disk", "vda2"}), "0");
   EXPECT_EQ(requests({"--op", "write"}), "1");
   EXPECT_EQ(requests({"--pid", "4242"}), "1");

@@ -78,7 +78,8 @@ inline CliResult RunCli(const std::vector<std::string>& args) {
   FILE* out = open_memstream(&out_buf, &out_len);
   FILE* err = open_memstream(&err_buf, &err_len);
   CliResult r;
-  r.code = RunBioreport(static_cast<int>(storage.size()), argv.data(), out, err);
+  r.code =
+      RunBioreport(static_cast<int>(storage.size()), argv.data(), out, err);
   std::fclose(out);
   std::fclose(err);
   r.out.assign(out_buf, out_len);

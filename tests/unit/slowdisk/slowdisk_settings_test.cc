@@ -1,11 +1,10 @@
 // Unit tests for slowdisk's control syntax and flags: pure, no privilege.
 
-#include "settings.h"
-
 #include <vector>
 
 #include "cli.h"
 #include "gtest/gtest.h"
+#include "settings.h"
 
 namespace biosnoop::slowdisk {
 namespace {
@@ -24,8 +23,8 @@ TEST(SlowDiskSettingsTest, ByteCountsTakeBinarySuffixes) {
 TEST(SlowDiskSettingsTest, RegionsNeedOffsetAndNonZeroLength) {
   EXPECT_EQ(*ParseRegion("1M:64K"), (Region{1 << 20, 64 << 10}));
   EXPECT_EQ(*ParseRegion("0:1"), (Region{0, 1}));
-  for (const char* bad : {"1M", "1M:", ":1", "1M:0", "1:2:3",
-                          "18446744073709551615:2"}) {
+  for (const char* bad :
+       {"1M", "1M:", ":1", "1M:0", "1:2:3", "18446744073709551615:2"}) {
     EXPECT_FALSE(ParseRegion(bad).ok()) << bad;
   }
 }
@@ -65,8 +64,8 @@ TEST(SlowDiskSettingsTest, ControlWordsApplyAndRegionsClear) {
 
 TEST(SlowDiskSettingsTest, BadWordsAreRejectedWithTheirName) {
   for (const char* bad : {"read_delay_ms", "read_delay_ms=", "read_delay_ms=x",
-                          "read_delay_ms=-1", "read_delay_ms=3600001",
-                          "nope=1", "slow_region=1M", "=5"}) {
+                          "read_delay_ms=-1", "read_delay_ms=3600001", "nope=1",
+                          "slow_region=1M", "=5"}) {
     absl::StatusOr<ControlRequest> r = ApplyControlText(bad, Settings{});
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
@@ -119,10 +118,14 @@ TEST(SlowDiskCliParseTest, BadUsageNamesTheFlag) {
   EXPECT_EQ(o.status().message().find("write_delay_ms"),
             absl::string_view::npos)
       << o.status();
-  for (std::vector<const char*> bad :
-       std::vector<std::vector<const char*>>{
-           {}, {"/a", "/b"}, {"--bogus", "/a"}, {"-s"}, {"-s", "0", "/a"},
-           {"--threads=0", "/a"}, {"--slow-region=", "/a"},
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {},
+           {"/a", "/b"},
+           {"--bogus", "/a"},
+           {"-s"},
+           {"-s", "0", "/a"},
+           {"--threads=0", "/a"},
+           {"--slow-region=", "/a"},
            {"--error-region=1M:1M x", "/a"}}) {
     EXPECT_FALSE(Parse(bad).ok()) << (bad.empty() ? "(none)" : bad[0]);
   }

@@ -19,9 +19,7 @@ std::string Decimal(Sum v) {
   return std::string(p, buf + sizeof(buf));
 }
 
-int Log2Bucket(uint64_t v) {
-  return v < 2 ? 0 : 63 - std::countl_zero(v);
-}
+int Log2Bucket(uint64_t v) { return v < 2 ? 0 : 63 - std::countl_zero(v); }
 
 uint64_t BucketLow(int b) { return b == 0 ? 0 : uint64_t{1} << b; }
 
@@ -203,7 +201,8 @@ void Aggregator::AddNamed(NamedMap& m, const std::string& host,
   // As the process key: the host's length first.
   named_key_.clear();
   const uint32_t host_size = static_cast<uint32_t>(host.size());
-  named_key_.append(reinterpret_cast<const char*>(&host_size), sizeof(host_size));
+  named_key_.append(reinterpret_cast<const char*>(&host_size),
+                    sizeof(host_size));
   named_key_.append(host);
   named_key_.append(name.data(), name.size());
   auto it = m.find(named_key_);

@@ -3,14 +3,14 @@
 
 #include "baseline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <algorithm>
 #include <map>
 #include <set>
-#include <utility>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "record.h"
@@ -113,9 +113,10 @@ void BaselineCollector::AddResolved(const v1::Summary& s) {
   uint64_t interval_bits = 0;
   static_assert(sizeof(interval_bits) == sizeof(interval_s));
   std::memcpy(&interval_bits, &interval_s, sizeof(interval_bits));
-  if (!seen_.insert(absl::StrCat(host_.size(), "/", host_, "/", run_, "/",
-                                 ToNs(s.timestamp()), "/", interval_bits, "/",
-                                 s.min_us()))
+  if (!seen_
+           .insert(absl::StrCat(host_.size(), "/", host_, "/", run_, "/",
+                                ToNs(s.timestamp()), "/", interval_bits, "/",
+                                s.min_us()))
            .second) {
     ++duplicates_;
     return;
@@ -214,8 +215,9 @@ BaselineWindow Window(const std::vector<BaselineInterval>& intervals,
 }  // namespace
 
 BaselineWindow BaselineCollector::WindowOf(const std::string& host) const {
-  return Window(intervals_,
-                [&host](const BaselineInterval& iv) { return iv.host == host; });
+  return Window(intervals_, [&host](const BaselineInterval& iv) {
+    return iv.host == host;
+  });
 }
 
 double BaselineCollector::covered_s() const {

@@ -137,12 +137,12 @@ class BaselineCollector {
   Filter filter_;
   uint64_t records_seen_ = 0;
   uint64_t duplicates_ = 0;
-  std::string run_;  // the current header's boot id and start time
-  std::string host_;         // of the summaries now
+  std::string run_;   // the current header's boot id and start time
+  std::string host_;  // of the summaries now
   // In this input.  Summaries given with no input started (a collector fed
   // directly) have no host.
   bool host_known_ = true;
-  std::vector<v1::Summary> pending_;  // before the input's host is known
+  std::vector<v1::Summary> pending_;       // before the input's host is known
   absl::flat_hash_set<std::string> seen_;  // run, end and length of each
   std::vector<BaselineInterval> intervals_;
   int64_t window_start_ns_ = 0;

@@ -30,7 +30,8 @@ bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
   if (f.pid && m.pid() != *f.pid) return false;
   if (f.comm && m.comm() != *f.comm) return false;
   if (!f.op.empty() && m.op() != f.op) return false;
-  if (!f.cgroup.empty() && !(m.has_cgroup() && InSubtree(m.cgroup(), f.cgroup))) {
+  if (!f.cgroup.empty() &&
+      !(m.has_cgroup() && InSubtree(m.cgroup(), f.cgroup))) {
     return false;
   }
   if (!f.container.empty() &&

@@ -1,12 +1,12 @@
 #pragma once
 
 // Which events a report counts: --since/--until, --host, --disk, --pid,
-// --comm, --cgroup, --container, --op, --min-us.  Stuck records (requests still in flight) are selected
-// by the same filters but --min-us: they have no latency (the request has
-// not completed), and a hung disk must not vanish from a report because
-// its requests have not hung for N microseconds yet.  Headers and stats
-// are never filtered (loss figures are those of whole runs: --host picks
-// the runs, Aggregator::Loss()); summary records are selected by the
+// --comm, --cgroup, --container, --op, --min-us.  Stuck records (requests still
+// in flight) are selected by the same filters but --min-us: they have no
+// latency (the request has not completed), and a hung disk must not vanish from
+// a report because its requests have not hung for N microseconds yet.  Headers
+// and stats are never filtered (loss figures are those of whole runs: --host
+// picks the runs, Aggregator::Loss()); summary records are selected by the
 // baseline report's own rules (baseline.h).
 
 #include <cstdint>
@@ -30,8 +30,8 @@ struct Filter {
   // (null, or a stream from before cgroups) never matches.
   std::string cgroup;
   std::string container;  // container_id starts with it; "" = any
-  std::string op;                   // "read", "write", ...; "" = any
-  uint64_t min_us = 0;              // latency_us >= min_us
+  std::string op;         // "read", "write", ...; "" = any
+  uint64_t min_us = 0;    // latency_us >= min_us
 
   // `ns` is the event's timestamp in ns (already validated by the reader).
   bool Matches(const v1::Event& e, int64_t ns) const;

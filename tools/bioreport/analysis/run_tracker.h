@@ -55,8 +55,8 @@ class SeqRanges {
 struct LossSummary {
   uint64_t runs = 0;
   uint64_t runs_without_stats = 0;  // their loss is unknown
-  uint64_t runs_not_final = 0;  // with stats, none marked final: loss
-                                // after their last one is unknown
+  uint64_t runs_not_final = 0;      // with stats, none marked final: loss
+                                    // after their last one is unknown
   // Runs that wrote into one file at the same time (see above): their
   // events are counted, their seq numbers not checked.
   uint64_t mixed_runs = 0;
@@ -134,12 +134,12 @@ class RunTracker {
   std::map<std::string, std::string> run_ids_;  // run_id -> key in runs_
   // The run the last input of each host ended in, by key.
   std::map<std::string, std::string> last_run_of_host_;
-  Run* current_ = nullptr;       // in runs_; null before the input's header
+  Run* current_ = nullptr;  // in runs_; null before the input's header
   std::string current_key_;
-  std::optional<Run> prefix_;    // records before the input's first header
-  std::string prefix_run_id_;    // a run_id its stats records named
-  bool after_header_ = false;    // no record since the header (or input start)
-  bool header_seen_ = false;     // in this input
+  std::optional<Run> prefix_;  // records before the input's first header
+  std::string prefix_run_id_;  // a run_id its stats records named
+  bool after_header_ = false;  // no record since the header (or input start)
+  bool header_seen_ = false;   // in this input
   uint64_t inputs_ = 0;
 };
 

@@ -45,8 +45,9 @@ void StuckCollector::Add(const v1::Stuck& k, int64_t ns) {
   row.pid = k.pid();
   row.tid = k.tid();
   row.comm = k.comm();
-  longest_.insert(std::upper_bound(longest_.begin(), longest_.end(), row, Before),
-                  std::move(row));
+  longest_.insert(
+      std::upper_bound(longest_.begin(), longest_.end(), row, Before),
+      std::move(row));
   if (longest_.size() > kLongest) longest_.pop_back();
 }
 

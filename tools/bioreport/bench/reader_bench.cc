@@ -24,8 +24,8 @@ std::string MakeStream(bool proto, uint64_t events) {
   close(fd);
   unlink(path);
   {
-    auto file = OutputFile::Open(path, proto ? RecordFraming::kVarintDelimited
-                                             : RecordFraming::kLines);
+    auto file = OutputFile::Open(
+        path, proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
     std::unique_ptr<Sink> sink;
     if (proto) {
       sink = std::make_unique<ProtoSink>(std::move(*file), "db7");
@@ -40,7 +40,8 @@ std::string MakeStream(bool proto, uint64_t events) {
   std::string data;
   FILE* f = std::fopen(path, "rb");
   char buf[65536];
-  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) data.append(buf, n);
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;)
+    data.append(buf, n);
   std::fclose(f);
   unlink(path);
   return data;
@@ -55,7 +56,8 @@ void ReadStream(benchmark::State& state, bool proto) {
     while (*reader.Next(&rec)) ++records;
   }
   state.SetItemsProcessed(static_cast<int64_t>(records));
-  state.SetBytesProcessed(static_cast<int64_t>(data.size() * state.iterations()));
+  state.SetBytesProcessed(
+      static_cast<int64_t>(data.size() * state.iterations()));
 }
 
 void BM_ReadJsonLines(benchmark::State& state) { ReadStream(state, false); }

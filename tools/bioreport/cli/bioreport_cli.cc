@@ -48,15 +48,19 @@ int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
                                     : RecordFraming::kLines;
   if (o.output == "-") {
     if (o.to == StreamFormat::kProtobuf && isatty(STDOUT_FILENO)) {
-      absl::FPrintF(err, "bioreport: refusing to write protobuf to a terminal; "
-                         "redirect stdout or use --output\n");
+      absl::FPrintF(err,
+                    "bioreport: refusing to write protobuf to a terminal; "
+                    "redirect stdout or use --output\n");
       return kExitUsage;
     }
   } else {
     struct stat st;
-    if (stat(o.output.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      absl::FPrintF(err, "bioreport: %s exists and is not empty; "
-                         "remove it or choose another --output\n", o.output);
+    if (stat(o.output.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size > 0) {
+      absl::FPrintF(err,
+                    "bioreport: %s exists and is not empty; "
+                    "remove it or choose another --output\n",
+                    o.output);
       return kExitUsage;
     }
   }
@@ -66,7 +70,8 @@ int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
   // (Ctrl-C ends the wait).
   absl::StatusOr<std::unique_ptr<OutputFile>> out =
       OutputFile::OpenWaitingForReader(
-          o.output, framing, [] { return false; }, [&] {
+          o.output, framing, [] { return false; },
+          [&] {
             absl::FPrintF(err,
                           "bioreport: waiting for a process to open the FIFO "
                           "%s for reading\n",
@@ -118,7 +123,8 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   std::vector<std::string> inputs = o.inputs;
   if (inputs.empty()) inputs.push_back("-");
   const size_t input_count = inputs.size();
-  absl::StatusOr<StreamSet> set = StreamSet::Open(std::move(inputs), reader_options);
+  absl::StatusOr<StreamSet> set =
+      StreamSet::Open(std::move(inputs), reader_options);
   if (!set.ok()) {
     absl::FPrintF(err, "bioreport: %s\n", set.status().message());
     return ExitCodeFor(set.status());
@@ -216,7 +222,8 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (std::fwrite(text.data(), 1, text.size(), out) != text.size() ||
       std::fflush(out) != 0) {
     if (errno == EPIPE) return kExitOk;
-    absl::FPrintF(err, "bioreport: writing the report: %s\n", std::strerror(errno));
+    absl::FPrintF(err, "bioreport: writing the report: %s\n",
+                  std::strerror(errno));
     return kExitIo;
   }
   return kExitOk;

@@ -13,12 +13,12 @@ namespace biosnoop::report {
 
 // Exit codes (sysexits.h values).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 64;    // bad usage
-inline constexpr int kExitData = 65;     // not a biosnoop stream; --strict
-inline constexpr int kExitNoInput = 66;  // an input cannot be opened
+inline constexpr int kExitUsage = 64;       // bad usage
+inline constexpr int kExitData = 65;        // not a biosnoop stream; --strict
+inline constexpr int kExitNoInput = 66;     // an input cannot be opened
 inline constexpr int kExitCantCreate = 73;  // output cannot be opened or is
                                             // no place for a stream
-inline constexpr int kExitIo = 74;       // reading or writing failed
+inline constexpr int kExitIo = 74;          // reading or writing failed
 
 // Runs bioreport: reports go to `out`, warnings and errors to `err`.
 // Convert writes to stdout or --output.  Returns the exit code.

@@ -10,9 +10,9 @@
 #include <limits>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "time_format.h"
 
@@ -113,9 +113,8 @@ const struct option kLongOptions[] = {
 };
 
 bool IsReport(absl::string_view s) {
-  for (const char* r :
-       {"summary", "hist", "csv", "json", "top", "sizes", "errors", "convert",
-        "baseline"}) {
+  for (const char* r : {"summary", "hist", "csv", "json", "top", "sizes",
+                        "errors", "convert", "baseline"}) {
     if (s == r) return true;
   }
   return false;
@@ -151,14 +150,15 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   std::vector<int> filters_seen;
   for (;;) {
     int long_index = -1;
-    const int c = getopt_long(n, args.data(), ":d:p:c:mDo:h", kLongOptions,
-                              &long_index);
+    const int c =
+        getopt_long(n, args.data(), ":d:p:c:mDo:h", kLongOptions, &long_index);
     if (c == -1) break;
-    const std::string name = OptionName(c == ':' || c == '?' ? optopt : c,
-                                        long_index);
+    const std::string name =
+        OptionName(c == ':' || c == '?' ? optopt : c, long_index);
     const absl::string_view arg = optarg != nullptr ? optarg : "";
     // One message for every value out of [min, max], "-1" as "0".
-    auto number = [&](uint64_t min, uint64_t max, uint64_t* out) -> absl::Status {
+    auto number = [&](uint64_t min, uint64_t max,
+                      uint64_t* out) -> absl::Status {
       if (!absl::SimpleAtoi(arg, out) || *out < min || *out > max) {
         return Usage(absl::StrCat(name, ": expected a number from ", min,
                                   " to ", max, ", got \"", arg, "\""));
@@ -170,12 +170,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     if ((c == 'd' || c == 'c' || c == kHost || c == kCgroup ||
          c == kContainer) &&
         arg.empty()) {
-      return Usage(absl::StrCat(name, ": empty value: expected ",
-                                c == 'd'        ? "a disk name such as vda"
-                                : c == 'c'      ? "a process name such as dd"
-                                : c == kCgroup  ? "a cgroup path such as /system.slice"
-                                : c == kContainer ? "a container id (or its start)"
-                                                : "a host name such as db7"));
+      return Usage(
+          absl::StrCat(name, ": empty value: expected ",
+                       c == 'd'          ? "a disk name such as vda"
+                       : c == 'c'        ? "a process name such as dd"
+                       : c == kCgroup    ? "a cgroup path such as /system.slice"
+                       : c == kContainer ? "a container id (or its start)"
+                                         : "a host name such as db7"));
     }
     // A filter takes one value.  Given twice it reads as "this or that"
     // (or, for --since, --until and --min-us, as "both bounds"), which the
@@ -187,8 +188,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
           filters_seen.end()) {
         return Usage(absl::StrCat(
-            name, " given more than once: each filter takes one value (run "
-                  "one report per value)"));
+            name,
+            " given more than once: each filter takes one value (run "
+            "one report per value)"));
       }
       filters_seen.push_back(c);
     }
@@ -197,7 +199,8 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       case kSince:
       case kUntil: {
         absl::StatusOr<int64_t> t = ParseRfc3339(arg);
-        if (!t.ok()) return Usage(absl::StrCat(name, ": ", t.status().message()));
+        if (!t.ok())
+          return Usage(absl::StrCat(name, ": ", t.status().message()));
         (c == kSince ? o.filter.since_ns : o.filter.until_ns) = *t;
         break;
       }
@@ -205,12 +208,15 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.filter.disk = std::string(arg);
         if (absl::StartsWith(o.filter.disk, "/dev/")) o.filter.disk.erase(0, 5);
         if (o.filter.disk.empty()) {
-          return Usage(absl::StrCat(name, ": expected a disk name such as vda, "
-                                          "got \"", arg, "\""));
+          return Usage(absl::StrCat(name,
+                                    ": expected a disk name such as vda, "
+                                    "got \"",
+                                    arg, "\""));
         }
         break;
       case 'p':
-        if (absl::Status s = number(0, std::numeric_limits<uint32_t>::max(), &v);
+        if (absl::Status s =
+                number(0, std::numeric_limits<uint32_t>::max(), &v);
             !s.ok()) {
           return s;
         }
@@ -224,8 +230,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         break;
       case kCgroup:
         if (arg[0] != '/') {
-          return Usage(absl::StrCat(name, ": expected a path from the cgroup "
-                                          "v2 root such as /system.slice, got \"",
+          return Usage(absl::StrCat(name,
+                                    ": expected a path from the cgroup "
+                                    "v2 root such as /system.slice, got \"",
                                     arg, "\""));
         }
         o.filter.cgroup = std::string(arg);
@@ -239,16 +246,18 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         break;
       case kOp:
         if (arg != "read" && arg != "write" && arg != "flush" &&
-            arg != "discard" && arg != "secure_erase" && arg != "write_zeroes" &&
-            arg != "zone_append" && arg != "other") {
+            arg != "discard" && arg != "secure_erase" &&
+            arg != "write_zeroes" && arg != "zone_append" && arg != "other") {
           return Usage(absl::StrCat(
               "--op: expected read, write, flush, discard, secure_erase, "
-              "write_zeroes, zone_append or other, got \"", arg, "\""));
+              "write_zeroes, zone_append or other, got \"",
+              arg, "\""));
         }
         o.filter.op = std::string(arg);
         break;
       case kMinUs:
-        if (absl::Status s = number(0, UINT64_MAX, &o.filter.min_us); !s.ok()) return s;
+        if (absl::Status s = number(0, UINT64_MAX, &o.filter.min_us); !s.ok())
+          return s;
         break;
       case 'm':
         o.report_options.ms = true;
@@ -269,8 +278,8 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         } else if (arg == "disk-op") {
           o.report_options.by = HistGroup::kDiskOp;
         } else {
-          return Usage(absl::StrCat("--by: expected disk, op or disk-op, got \"",
-                                    arg, "\""));
+          return Usage(absl::StrCat(
+              "--by: expected disk, op or disk-op, got \"", arg, "\""));
         }
         break;
       case kTop:
@@ -278,7 +287,8 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.report_options.top = static_cast<size_t>(v);
         break;
       case kTailUs:
-        if (absl::Status s = number(0, UINT64_MAX, &o.tail_us); !s.ok()) return s;
+        if (absl::Status s = number(0, UINT64_MAX, &o.tail_us); !s.ok())
+          return s;
         break;
       case kStrict:
         o.strict = true;
@@ -289,8 +299,8 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         } else if (arg == "proto" || arg == "protobuf") {
           o.to = StreamFormat::kProtobuf;
         } else {
-          return Usage(absl::StrCat("--to: expected jsonl or proto, got \"", arg,
-                                    "\""));
+          return Usage(
+              absl::StrCat("--to: expected jsonl or proto, got \"", arg, "\""));
         }
         break;
       case 'o':
@@ -332,7 +342,8 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   if (o.report == "convert" && o.to == StreamFormat::kUnknown) {
     return Usage("convert: --to jsonl|proto is required");
   }
-  if (o.report != "convert" && (o.to != StreamFormat::kUnknown || o.output != "-")) {
+  if (o.report != "convert" &&
+      (o.to != StreamFormat::kUnknown || o.output != "-")) {
     return Usage("--to and --output are only for convert");
   }
   if (by_set && o.report != "hist") {
@@ -344,15 +355,16 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   }
   if (o.report == "baseline") {
     // Summary records count per disk and operation: nothing else selects.
-    const char* bad = o.filter.pid               ? "--pid"
-                      : o.filter.comm            ? "--comm"
-                      : o.filter.min_us > 0      ? "--min-us"
-                      : !o.filter.cgroup.empty() ? "--cgroup"
+    const char* bad = o.filter.pid                  ? "--pid"
+                      : o.filter.comm               ? "--comm"
+                      : o.filter.min_us > 0         ? "--min-us"
+                      : !o.filter.cgroup.empty()    ? "--cgroup"
                       : !o.filter.container.empty() ? "--container"
                                                     : nullptr;
     if (bad != nullptr) {
-      return Usage(absl::StrCat(bad, " does not apply to baseline: summary "
-                                     "records are per disk and operation"));
+      return Usage(absl::StrCat(bad,
+                                " does not apply to baseline: summary "
+                                "records are per disk and operation"));
     }
   }
   if (o.filter.since_ns && o.filter.until_ns &&

@@ -94,7 +94,9 @@ class PrefixedSource : public ByteSource {
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::string name, std::unique_ptr<ByteSource> inner)
-      : name_(std::move(name)), inner_(std::move(inner)), in_(kCompressedChunk, '\0') {
+      : name_(std::move(name)),
+        inner_(std::move(inner)),
+        in_(kCompressedChunk, '\0') {
     std::memset(&z_, 0, sizeof(z_));
     ok_ = inflateInit2(&z_, 15 + 16) == Z_OK;  // 16: gzip wrapper only
   }
@@ -111,8 +113,9 @@ class GzipSource : public ByteSource {
         if (!got.ok()) return got.status();
         if (*got == 0) {
           if (in_member_) {
-            note_ = absl::StrCat("gzip data ends mid-stream at compressed byte ",
-                                 consumed_, " (truncated .gz)");
+            note_ =
+                absl::StrCat("gzip data ends mid-stream at compressed byte ",
+                             consumed_, " (truncated .gz)");
           }
           done_ = true;
           break;
@@ -128,8 +131,10 @@ class GzipSource : public ByteSource {
         }
         if (z_.avail_in == 0) continue;
         if (*z_.next_in != 0x1f) {  // not the gzip magic
-          note_ = absl::StrCat("the bytes after the gzip data, from compressed "
-                               "byte ", consumed_, ", are not gzip: ignored");
+          note_ = absl::StrCat(
+              "the bytes after the gzip data, from compressed "
+              "byte ",
+              consumed_, ", are not gzip: ignored");
           damage_ = "has bytes after its gzip data that are not gzip (ignored)";
           done_ = true;
           break;
@@ -188,7 +193,8 @@ absl::StatusOr<std::unique_ptr<ByteSource>> Sniff(
     have += *got;
   }
   prefix.resize(have);
-  const bool gzip = have == 2 && static_cast<unsigned char>(prefix[0]) == 0x1f &&
+  const bool gzip = have == 2 &&
+                    static_cast<unsigned char>(prefix[0]) == 0x1f &&
                     static_cast<unsigned char>(prefix[1]) == 0x8b;
   std::unique_ptr<ByteSource> source =
       std::make_unique<PrefixedSource>(std::move(prefix), std::move(raw));

@@ -1,13 +1,13 @@
 // JSON Lines record parser.  Keys, field numbers and the keys a line must
 // carry come from the schema (the generated descriptors and constants).
-// The hot path is an event line as biosnoop writes it: keys in schema order (the lookup tries the next expected key
-// first), strings without escapes (views, no copies), a timestamp whose
-// seconds were seen on the previous line (cached).
+// The hot path is an event line as biosnoop writes it: keys in schema order
+// (the lookup tries the next expected key first), strings without escapes
+// (views, no copies), a timestamp whose seconds were seen on the previous line
+// (cached).
 
 #include <cstdint>
 #include <limits>
 #include <optional>
-
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -45,7 +45,7 @@ constexpr uint64_t FieldBit(int field) {
 // proto/biosnoop.proto: its keys, in schema order (the lookup tries the
 // next expected key first), and those a line must carry.
 struct Schema {
-  absl::string_view what;  // for messages: "event", "stats record"
+  absl::string_view what;      // for messages: "event", "stats record"
   absl::Span<const Key> keys;  // into `storage`
   std::vector<Key> storage;
   // Every field but the `optional` ones (partition, queue_us, comm_raw,
@@ -73,7 +73,8 @@ Schema SchemaOf(absl::string_view what, const Descriptor* d) {
 
 struct Schemas {
   Schemas() {
-    for (Schema* s : {&event, &header, &stuck, &stats, &summary, &summary_group}) {
+    for (Schema* s :
+         {&event, &header, &stuck, &stats, &summary, &summary_group}) {
       s->keys = s->storage;
     }
   }
@@ -95,11 +96,16 @@ const Schemas& AllSchemas() {
 const Schema& SchemaOf(RecordKind kind) {
   const Schemas& all = AllSchemas();
   switch (kind) {
-    case RecordKind::kHeader: return all.header;
-    case RecordKind::kStats: return all.stats;
-    case RecordKind::kSummary: return all.summary;
-    case RecordKind::kStuck: return all.stuck;
-    case RecordKind::kEvent: break;
+    case RecordKind::kHeader:
+      return all.header;
+    case RecordKind::kStats:
+      return all.stats;
+    case RecordKind::kSummary:
+      return all.summary;
+    case RecordKind::kStuck:
+      return all.stuck;
+    case RecordKind::kEvent:
+      break;
   }
   return all.event;
 }
@@ -156,7 +162,9 @@ class ValueReader {
   // `key_scratch` holds the keys of nested objects (summary groups).
   ValueReader(JsonLexer* lex, Rfc3339Parser* times, std::string* scratch,
               std::string* key_scratch)
-      : lex_(*lex), times_(*times), scratch_(*scratch),
+      : lex_(*lex),
+        times_(*times),
+        scratch_(*scratch),
         key_scratch_(*key_scratch) {}
 
   absl::Status Str(std::string* out) { return lex_.StringInto(out); }
@@ -323,25 +331,55 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case v1::Event::kTimestampFieldNumber: return r.Time(e->mutable_timestamp());
-    case v1::Event::kHostFieldNumber: return r.Str(e->mutable_host());
-    case v1::Event::kDiskFieldNumber: return r.Str(e->mutable_disk());
+    case v1::Event::kTimestampFieldNumber:
+      return r.Time(e->mutable_timestamp());
+    case v1::Event::kHostFieldNumber:
+      return r.Str(e->mutable_host());
+    case v1::Event::kDiskFieldNumber:
+      return r.Str(e->mutable_disk());
     case v1::Event::kPartitionFieldNumber:
       return r.NullableStr([e] { e->clear_partition(); },
                            [e] { return e->mutable_partition(); });
-    case v1::Event::kDevFieldNumber: return r.Str(e->mutable_dev());
-    case v1::Event::kOpFieldNumber: return r.Str(e->mutable_op());
-    case v1::Event::kRwbsFieldNumber: return r.Str(e->mutable_rwbs());
-    case v1::Event::kSectorFieldNumber: s = r.U64(kU64, &u); e->set_sector(u); return s;
-    case v1::Event::kBytesFieldNumber: s = r.U64(kU32, &u); e->set_bytes(static_cast<uint32_t>(u)); return s;
-    case v1::Event::kLatencyUsFieldNumber: s = r.U64(kU64, &u); e->set_latency_us(u); return s;
-    case v1::Event::kDeviceUsFieldNumber: s = r.U64(kU64, &u); e->set_device_us(u); return s;
-    case v1::Event::kQueueUsFieldNumber: return QueueUs(r, e);
-    case v1::Event::kQueueDepthFieldNumber: s = r.U64(kU32, &u); e->set_queue_depth(static_cast<uint32_t>(u)); return s;
-    case v1::Event::kPidFieldNumber: s = r.U64(kU32, &u); e->set_pid(static_cast<uint32_t>(u)); return s;
-    case v1::Event::kTidFieldNumber: s = r.U64(kU32, &u); e->set_tid(static_cast<uint32_t>(u)); return s;
-    case v1::Event::kCommFieldNumber: return r.Str(e->mutable_comm());
-    case v1::Event::kCommRawFieldNumber: return CommRaw(r, e);
+    case v1::Event::kDevFieldNumber:
+      return r.Str(e->mutable_dev());
+    case v1::Event::kOpFieldNumber:
+      return r.Str(e->mutable_op());
+    case v1::Event::kRwbsFieldNumber:
+      return r.Str(e->mutable_rwbs());
+    case v1::Event::kSectorFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_sector(u);
+      return s;
+    case v1::Event::kBytesFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_bytes(static_cast<uint32_t>(u));
+      return s;
+    case v1::Event::kLatencyUsFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_latency_us(u);
+      return s;
+    case v1::Event::kDeviceUsFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_device_us(u);
+      return s;
+    case v1::Event::kQueueUsFieldNumber:
+      return QueueUs(r, e);
+    case v1::Event::kQueueDepthFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_queue_depth(static_cast<uint32_t>(u));
+      return s;
+    case v1::Event::kPidFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_pid(static_cast<uint32_t>(u));
+      return s;
+    case v1::Event::kTidFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_tid(static_cast<uint32_t>(u));
+      return s;
+    case v1::Event::kCommFieldNumber:
+      return r.Str(e->mutable_comm());
+    case v1::Event::kCommRawFieldNumber:
+      return CommRaw(r, e);
     case v1::Event::kErrorCodeFieldNumber: {
       int64_t v = 0;
       s = r.lex().Int(std::numeric_limits<int32_t>::min(),
@@ -352,7 +390,10 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
     case v1::Event::kErrorFieldNumber:
       return r.NullableStr([e] { e->clear_error(); },
                            [e] { return e->mutable_error(); });
-    case v1::Event::kSeqFieldNumber: s = r.U64(kU64, &u); e->set_seq(u); return s;
+    case v1::Event::kSeqFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_seq(u);
+      return s;
   }
   return UnlistedField(field, r, e);
 }
@@ -362,24 +403,51 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case v1::Stuck::kTimestampFieldNumber: return r.Time(k->mutable_timestamp());
-    case v1::Stuck::kHostFieldNumber: return r.Str(k->mutable_host());
-    case v1::Stuck::kDiskFieldNumber: return r.Str(k->mutable_disk());
+    case v1::Stuck::kTimestampFieldNumber:
+      return r.Time(k->mutable_timestamp());
+    case v1::Stuck::kHostFieldNumber:
+      return r.Str(k->mutable_host());
+    case v1::Stuck::kDiskFieldNumber:
+      return r.Str(k->mutable_disk());
     case v1::Stuck::kPartitionFieldNumber:
       return r.NullableStr([k] { k->clear_partition(); },
                            [k] { return k->mutable_partition(); });
-    case v1::Stuck::kDevFieldNumber: return r.Str(k->mutable_dev());
-    case v1::Stuck::kOpFieldNumber: return r.Str(k->mutable_op());
-    case v1::Stuck::kRwbsFieldNumber: return r.Str(k->mutable_rwbs());
-    case v1::Stuck::kSectorFieldNumber: s = r.U64(kU64, &u); k->set_sector(u); return s;
-    case v1::Stuck::kBytesFieldNumber: s = r.U64(kU32, &u); k->set_bytes(static_cast<uint32_t>(u)); return s;
-    case v1::Stuck::kInflightUsFieldNumber: s = r.U64(kU64, &u); k->set_inflight_us(u); return s;
-    case v1::Stuck::kQueueUsFieldNumber: return QueueUs(r, k);
-    case v1::Stuck::kQueueDepthFieldNumber: s = r.U64(kU32, &u); k->set_queue_depth(static_cast<uint32_t>(u)); return s;
-    case v1::Stuck::kPidFieldNumber: s = r.U64(kU32, &u); k->set_pid(static_cast<uint32_t>(u)); return s;
-    case v1::Stuck::kTidFieldNumber: s = r.U64(kU32, &u); k->set_tid(static_cast<uint32_t>(u)); return s;
-    case v1::Stuck::kCommFieldNumber: return r.Str(k->mutable_comm());
-    case v1::Stuck::kCommRawFieldNumber: return CommRaw(r, k);
+    case v1::Stuck::kDevFieldNumber:
+      return r.Str(k->mutable_dev());
+    case v1::Stuck::kOpFieldNumber:
+      return r.Str(k->mutable_op());
+    case v1::Stuck::kRwbsFieldNumber:
+      return r.Str(k->mutable_rwbs());
+    case v1::Stuck::kSectorFieldNumber:
+      s = r.U64(kU64, &u);
+      k->set_sector(u);
+      return s;
+    case v1::Stuck::kBytesFieldNumber:
+      s = r.U64(kU32, &u);
+      k->set_bytes(static_cast<uint32_t>(u));
+      return s;
+    case v1::Stuck::kInflightUsFieldNumber:
+      s = r.U64(kU64, &u);
+      k->set_inflight_us(u);
+      return s;
+    case v1::Stuck::kQueueUsFieldNumber:
+      return QueueUs(r, k);
+    case v1::Stuck::kQueueDepthFieldNumber:
+      s = r.U64(kU32, &u);
+      k->set_queue_depth(static_cast<uint32_t>(u));
+      return s;
+    case v1::Stuck::kPidFieldNumber:
+      s = r.U64(kU32, &u);
+      k->set_pid(static_cast<uint32_t>(u));
+      return s;
+    case v1::Stuck::kTidFieldNumber:
+      s = r.U64(kU32, &u);
+      k->set_tid(static_cast<uint32_t>(u));
+      return s;
+    case v1::Stuck::kCommFieldNumber:
+      return r.Str(k->mutable_comm());
+    case v1::Stuck::kCommRawFieldNumber:
+      return CommRaw(r, k);
   }
   return UnlistedField(field, r, k);
 }
@@ -388,26 +456,50 @@ absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case v1::StreamHeader::kFormatVersionFieldNumber: s = r.U64(kU32, &u); h->set_format_version(static_cast<uint32_t>(u)); return s;
-    case v1::StreamHeader::kHostFieldNumber: return r.Str(h->mutable_host());
-    case v1::StreamHeader::kBootIdFieldNumber: return r.Str(h->mutable_boot_id());
-    case v1::StreamHeader::kStartTimeFieldNumber: return r.Time(h->mutable_start_time());
-    case v1::StreamHeader::kBiosnoopVersionFieldNumber: return r.Str(h->mutable_biosnoop_version());
-    case v1::StreamHeader::kKernelReleaseFieldNumber: return r.Str(h->mutable_kernel_release());
-    case v1::StreamHeader::kMinUsFieldNumber: s = r.U64(kU64, &u); h->set_min_us(u); return s;
+    case v1::StreamHeader::kFormatVersionFieldNumber:
+      s = r.U64(kU32, &u);
+      h->set_format_version(static_cast<uint32_t>(u));
+      return s;
+    case v1::StreamHeader::kHostFieldNumber:
+      return r.Str(h->mutable_host());
+    case v1::StreamHeader::kBootIdFieldNumber:
+      return r.Str(h->mutable_boot_id());
+    case v1::StreamHeader::kStartTimeFieldNumber:
+      return r.Time(h->mutable_start_time());
+    case v1::StreamHeader::kBiosnoopVersionFieldNumber:
+      return r.Str(h->mutable_biosnoop_version());
+    case v1::StreamHeader::kKernelReleaseFieldNumber:
+      return r.Str(h->mutable_kernel_release());
+    case v1::StreamHeader::kMinUsFieldNumber:
+      s = r.U64(kU64, &u);
+      h->set_min_us(u);
+      return s;
     case v1::StreamHeader::kQueuedFieldNumber: {
       bool b = false;
       s = r.lex().Bool(&b);
       h->set_queued(b);
       return s;
     }
-    case v1::StreamHeader::kDiskFilterFieldNumber: return r.Str(h->mutable_disk_filter());
-    case v1::StreamHeader::kPidFilterFieldNumber: s = r.U64(kU32, &u); h->set_pid_filter(static_cast<uint32_t>(u)); return s;
-    case v1::StreamHeader::kCommFilterFieldNumber: return r.Str(h->mutable_comm_filter());
-    case v1::StreamHeader::kOpFilterFieldNumber: return r.Str(h->mutable_op_filter());
-    case v1::StreamHeader::kRingbufKibFieldNumber: s = r.U64(kU32, &u); h->set_ringbuf_kib(static_cast<uint32_t>(u)); return s;
-    case v1::StreamHeader::kStuckAfterUsFieldNumber: s = r.U64(kU64, &u); h->set_stuck_after_us(u); return s;
-    case v1::StreamHeader::kRunIdFieldNumber: return r.Str(h->mutable_run_id());
+    case v1::StreamHeader::kDiskFilterFieldNumber:
+      return r.Str(h->mutable_disk_filter());
+    case v1::StreamHeader::kPidFilterFieldNumber:
+      s = r.U64(kU32, &u);
+      h->set_pid_filter(static_cast<uint32_t>(u));
+      return s;
+    case v1::StreamHeader::kCommFilterFieldNumber:
+      return r.Str(h->mutable_comm_filter());
+    case v1::StreamHeader::kOpFilterFieldNumber:
+      return r.Str(h->mutable_op_filter());
+    case v1::StreamHeader::kRingbufKibFieldNumber:
+      s = r.U64(kU32, &u);
+      h->set_ringbuf_kib(static_cast<uint32_t>(u));
+      return s;
+    case v1::StreamHeader::kStuckAfterUsFieldNumber:
+      s = r.U64(kU64, &u);
+      h->set_stuck_after_us(u);
+      return s;
+    case v1::StreamHeader::kRunIdFieldNumber:
+      return r.Str(h->mutable_run_id());
   }
   return UnlistedField(field, r, h);
 }
@@ -417,7 +509,8 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case S::kTimestampFieldNumber: return r.Time(st->mutable_timestamp());
+    case S::kTimestampFieldNumber:
+      return r.Time(st->mutable_timestamp());
     case S::kElapsedSFieldNumber: {
       double d = 0;
       s = r.lex().Double(&d);
@@ -430,19 +523,56 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
       st->set_final(b);
       return s;
     }
-    case S::kRunIdFieldNumber: return r.Str(st->mutable_run_id());
-    case S::kCompletionsFieldNumber: s = r.U64(kU64, &u); st->set_completions(u); return s;
-    case S::kEmittedFieldNumber: s = r.U64(kU64, &u); st->set_emitted(u); return s;
-    case S::kLostFieldNumber: s = r.U64(kU64, &u); st->set_lost(u); return s;
-    case S::kOrphansFieldNumber: s = r.U64(kU64, &u); st->set_orphans(u); return s;
-    case S::kBelowThresholdFieldNumber: s = r.U64(kU64, &u); st->set_below_threshold(u); return s;
-    case S::kFilteredFieldNumber: s = r.U64(kU64, &u); st->set_filtered(u); return s;
-    case S::kDecodeErrorsFieldNumber: s = r.U64(kU64, &u); st->set_decode_errors(u); return s;
-    case S::kExpiredFieldNumber: s = r.U64(kU64, &u); st->set_expired(u); return s;
-    case S::kWrittenFieldNumber: s = r.U64(kU64, &u); st->set_written(u); return s;
-    case S::kDroppedFieldNumber: s = r.U64(kU64, &u); st->set_dropped(u); return s;
-    case S::kMissedFieldNumber: s = r.U64(kU64, &u); st->set_missed(u); return s;
-    case S::kUnfinishedFieldNumber: s = r.U64(kU64, &u); st->set_unfinished(u); return s;
+    case S::kRunIdFieldNumber:
+      return r.Str(st->mutable_run_id());
+    case S::kCompletionsFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_completions(u);
+      return s;
+    case S::kEmittedFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_emitted(u);
+      return s;
+    case S::kLostFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_lost(u);
+      return s;
+    case S::kOrphansFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_orphans(u);
+      return s;
+    case S::kBelowThresholdFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_below_threshold(u);
+      return s;
+    case S::kFilteredFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_filtered(u);
+      return s;
+    case S::kDecodeErrorsFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_decode_errors(u);
+      return s;
+    case S::kExpiredFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_expired(u);
+      return s;
+    case S::kWrittenFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_written(u);
+      return s;
+    case S::kDroppedFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_dropped(u);
+      return s;
+    case S::kMissedFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_missed(u);
+      return s;
+    case S::kUnfinishedFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_unfinished(u);
+      return s;
   }
   return UnlistedField(field, r, st);
 }
@@ -455,8 +585,8 @@ absl::Status HistogramArray(JsonLexer& lex,
   if (lex.Consume(']')) return absl::OkStatus();
   do {
     if (out->size() == kMaxSummaryBuckets) {
-      return lex.Error(absl::StrCat("more than ", kMaxSummaryBuckets,
-                                    " histogram buckets"));
+      return lex.Error(
+          absl::StrCat("more than ", kMaxSummaryBuckets, " histogram buckets"));
     }
     uint64_t v = 0;
     if (absl::Status s = lex.Uint(kU64, &v); !s.ok()) return s;
@@ -470,14 +600,30 @@ absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case v1::SummaryGroup::kDiskFieldNumber: return r.Str(g->mutable_disk());
-    case v1::SummaryGroup::kOpFieldNumber: return r.Str(g->mutable_op());
-    case v1::SummaryGroup::kCountFieldNumber: s = r.U64(kU64, &u); g->set_count(u); return s;
-    case v1::SummaryGroup::kBytesFieldNumber: s = r.U64(kU64, &u); g->set_bytes(u); return s;
-    case v1::SummaryGroup::kSlowFieldNumber: s = r.U64(kU64, &u); g->set_slow(u); return s;
-    case v1::SummaryGroup::kErrorsFieldNumber: s = r.U64(kU64, &u); g->set_errors(u); return s;
-    case v1::SummaryGroup::kLatencyUsLog2FieldNumber: return HistogramArray(r.lex(), g->mutable_latency_us_log2());
-    case v1::SummaryGroup::kSizeLog2FieldNumber: return HistogramArray(r.lex(), g->mutable_size_log2());
+    case v1::SummaryGroup::kDiskFieldNumber:
+      return r.Str(g->mutable_disk());
+    case v1::SummaryGroup::kOpFieldNumber:
+      return r.Str(g->mutable_op());
+    case v1::SummaryGroup::kCountFieldNumber:
+      s = r.U64(kU64, &u);
+      g->set_count(u);
+      return s;
+    case v1::SummaryGroup::kBytesFieldNumber:
+      s = r.U64(kU64, &u);
+      g->set_bytes(u);
+      return s;
+    case v1::SummaryGroup::kSlowFieldNumber:
+      s = r.U64(kU64, &u);
+      g->set_slow(u);
+      return s;
+    case v1::SummaryGroup::kErrorsFieldNumber:
+      s = r.U64(kU64, &u);
+      g->set_errors(u);
+      return s;
+    case v1::SummaryGroup::kLatencyUsLog2FieldNumber:
+      return HistogramArray(r.lex(), g->mutable_latency_us_log2());
+    case v1::SummaryGroup::kSizeLog2FieldNumber:
+      return HistogramArray(r.lex(), g->mutable_size_log2());
   }
   return UnlistedField(field, r, g);
 }
@@ -514,14 +660,18 @@ absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
   uint64_t u = 0;
   absl::Status s;
   switch (field) {
-    case v1::Summary::kTimestampFieldNumber: return r.Time(su->mutable_timestamp());
+    case v1::Summary::kTimestampFieldNumber:
+      return r.Time(su->mutable_timestamp());
     case v1::Summary::kIntervalSFieldNumber: {
       double d = 0;
       s = r.lex().Double(&d);
       su->set_interval_s(d);
       return s;
     }
-    case v1::Summary::kMinUsFieldNumber: s = r.U64(kU64, &u); su->set_min_us(u); return s;
+    case v1::Summary::kMinUsFieldNumber:
+      s = r.U64(kU64, &u);
+      su->set_min_us(u);
+      return s;
     case v1::Summary::kGroupsFieldNumber: {
       JsonLexer& lex = r.lex();
       su->clear_groups();
@@ -529,8 +679,8 @@ absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
       if (lex.Consume(']')) return absl::OkStatus();
       do {
         if (s = SummaryGroupObject(r, su->add_groups()); !s.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "group ", su->groups_size(), ": ", s.message()));
+          return absl::InvalidArgumentError(
+              absl::StrCat("group ", su->groups_size(), ": ", s.message()));
         }
       } while (lex.Consume(','));
       if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");

@@ -31,7 +31,8 @@ absl::Status CheckTimestamp(const char* record, const char* field,
   }
   absl::StatusOr<int64_t> ns = TimestampToNs(t);
   if (!ns.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": ", ns.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": ", ns.status().message()));
   }
   return absl::OkStatus();
 }
@@ -123,10 +124,9 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       // absent field: biosnoop has always written it.)
       const uint32_t version = rec->header.format_version();
       if (version != kStreamFormatVersion) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("format_version ", version,
-                         " not supported (this bioreport reads ",
-                         kStreamFormatVersion, ")"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "format_version ", version, " not supported (this bioreport reads ",
+            kStreamFormatVersion, ")"));
       }
       return CheckTimestamp("header", "start_time", rec->header.start_time());
     }
@@ -150,9 +150,9 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       for (const v1::SummaryGroup& g : su.groups()) {
         if (g.latency_us_log2_size() > kMaxSummaryBuckets ||
             g.size_log2_size() > kMaxSummaryBuckets) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "a summary histogram has more than ", kMaxSummaryBuckets,
-              " buckets"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("a summary histogram has more than ",
+                           kMaxSummaryBuckets, " buckets"));
         }
       }
       return CheckTimestamp("summary", "timestamp", su.timestamp());
@@ -170,9 +170,8 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t n = bytes.size();
   bool parsed = false;
-  if (n >= 2 &&
-      (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a || p[0] == 0x22 ||
-       p[0] == 0x2a)) {
+  if (n >= 2 && (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a || p[0] == 0x22 ||
+                 p[0] == 0x2a)) {
     uint64_t len = 0;
     size_t i = 1;
     int shift = 0;

@@ -16,19 +16,19 @@ namespace biosnoop::report {
 // One JSON Lines line (without its '\n') -> a record.
 //
 // The line is one JSON object.  Its "type" ("event", "header", "stats",
-// "summary", "stuck") names the Record member; a line without "type" is an event (the format
-// before typed lines).  Every other key is a field of that message, in any
-// order, each at most once (a known key or "type" given twice is an
-// error: which value was meant is unknown); unknown keys are skipped
-// (after checking they are valid JSON), so newer streams stay readable.  Values must have their field's JSON type:
-// strings (timestamps as RFC 3339; comm_raw as hex), integers in the
-// field's range (no fraction, no exponent), true/false, and null for
-// the `optional` fields (partition, queue_us, comm_raw, error), meaning
-// unset; every key of the record's message in proto/biosnoop.proto must be
-// there, but those `optional` ones and the fields marked `added_later` (a
-// header's stuck_after_us and run_id, a stats record's unfinished and
-// run_id, a summary group's errors), which read as 0 or "" when absent
-// (keys, field numbers and these rules come from the generated
+// "summary", "stuck") names the Record member; a line without "type" is an
+// event (the format before typed lines).  Every other key is a field of that
+// message, in any order, each at most once (a known key or "type" given twice
+// is an error: which value was meant is unknown); unknown keys are skipped
+// (after checking they are valid JSON), so newer streams stay readable.  Values
+// must have their field's JSON type: strings (timestamps as RFC 3339; comm_raw
+// as hex), integers in the field's range (no fraction, no exponent),
+// true/false, and null for the `optional` fields (partition, queue_us,
+// comm_raw, error), meaning unset; every key of the record's message in
+// proto/biosnoop.proto must be there, but those `optional` ones and the fields
+// marked `added_later` (a header's stuck_after_us and run_id, a stats record's
+// unfinished and run_id, a summary group's errors), which read as 0 or "" when
+// absent (keys, field numbers and these rules come from the generated
 // descriptors);
 // a summary's "groups" is an array of objects (SummaryGroup fields, unknown
 // keys skipped) and its histograms arrays of at most kMaxSummaryBuckets

@@ -51,10 +51,14 @@ std::string HexBytes(absl::string_view data) {
 
 const char* StreamFormatName(StreamFormat format) {
   switch (format) {
-    case StreamFormat::kUnknown: return "unknown";
-    case StreamFormat::kEmpty: return "empty";
-    case StreamFormat::kJsonLines: return "jsonl";
-    case StreamFormat::kProtobuf: return "proto";
+    case StreamFormat::kUnknown:
+      return "unknown";
+    case StreamFormat::kEmpty:
+      return "empty";
+    case StreamFormat::kJsonLines:
+      return "jsonl";
+    case StreamFormat::kProtobuf:
+      return "proto";
   }
   return "unknown";
 }
@@ -75,9 +79,8 @@ StreamFormat DetectFormat(absl::string_view head) {
   // taken as JSON, which is what every biosnoop file starts with (a
   // protobuf file starts with its header, tag 0x0a).  "{\n" does not begin
   // a JSON Lines object.
-  if (head[0] == '{' &&
-      (head.size() < 2 || head[1] == '"' ||
-       !IsRecordTag(static_cast<unsigned char>(head[1])))) {
+  if (head[0] == '{' && (head.size() < 2 || head[1] == '"' ||
+                         !IsRecordTag(static_cast<unsigned char>(head[1])))) {
     return StreamFormat::kJsonLines;
   }
   uint64_t length = 0;
@@ -100,8 +103,9 @@ absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(
     absl::string_view path, ReaderOptions options) {
   absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenInput(path);
   if (!source.ok()) return source.status();
-  return std::make_unique<RecordReader>(path == "-" ? "stdin" : std::string(path),
-                                        std::move(*source), std::move(options));
+  return std::make_unique<RecordReader>(
+      path == "-" ? "stdin" : std::string(path), std::move(*source),
+      std::move(options));
 }
 
 absl::Status RecordReader::Fill() {
@@ -114,7 +118,8 @@ absl::Status RecordReader::Fill() {
   }
   if (buf_.empty()) buf_.resize(kChunk);
   if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
-  absl::StatusOr<size_t> got = source_->Read(buf_.data() + end_, buf_.size() - end_);
+  absl::StatusOr<size_t> got =
+      source_->Read(buf_.data() + end_, buf_.size() - end_);
   if (!got.ok()) return got.status();
   if (*got == 0) {
     eof_ = true;
@@ -156,7 +161,8 @@ absl::Status RecordReader::Detect() {
     const absl::string_view now(buf_.data() + begin_, end_ - begin_);
     return absl::InvalidArgumentError(absl::StrCat(
         name_, ": not a biosnoop stream: it starts with bytes ", HexBytes(now),
-        ", neither '{' (JSON Lines) nor a length-delimited biosnoop.v1.Record"));
+        ", neither '{' (JSON Lines) nor a length-delimited "
+        "biosnoop.v1.Record"));
   }
   if (nuls > 0) return NulsSkipped(0, nuls);
   return absl::OkStatus();
@@ -180,7 +186,8 @@ absl::StatusOr<bool> RecordReader::StartsWithPartialLine() {
   }
   if (nl == absl::string_view::npos) return false;
   absl::string_view next(buf_.data() + begin_ + nl + 1, end_ - begin_ - nl - 1);
-  if (next_end != absl::string_view::npos) next = next.substr(0, next_end - nl - 1);
+  if (next_end != absl::string_view::npos)
+    next = next.substr(0, next_end - nl - 1);
   ParsedRecord trial;
   return json_.Parse(next, &trial).ok();
 }
@@ -256,9 +263,8 @@ absl::StatusOr<bool> RecordReader::Next(ParsedRecord* rec) {
     finished_ = true;
     return false;
   }
-  absl::StatusOr<bool> got = format_ == StreamFormat::kJsonLines
-                                 ? NextLine(rec)
-                                 : NextMessage(rec);
+  absl::StatusOr<bool> got =
+      format_ == StreamFormat::kJsonLines ? NextLine(rec) : NextMessage(rec);
   if (got.ok() && *got) ++records_read_;
   if (!got.ok()) finished_ = true;
   return got;
@@ -335,9 +341,9 @@ absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
       }
       continue;
     }
-    if (absl::Status s = Skipped(absl::StrCat(name_, ":", line_number_,
-                                              ": corrupt line skipped: ",
-                                              parsed.message()));
+    if (absl::Status s =
+            Skipped(absl::StrCat(name_, ":", line_number_,
+                                 ": corrupt line skipped: ", parsed.message()));
         !s.ok()) {
       return s;
     }
@@ -366,8 +372,7 @@ absl::StatusOr<bool> RecordReader::NextMessage(ParsedRecord* rec) {
       absl::Status s = Problem(absl::StrFormat(
           "%s: byte %d: corrupt stream: implausible record length%s; the rest "
           "of this input cannot be read",
-          name_, Offset(begin_),
-          n < 0 ? "" : absl::StrCat(" ", length)));
+          name_, Offset(begin_), n < 0 ? "" : absl::StrCat(" ", length)));
       if (!s.ok()) return s;
       return false;
     }
@@ -387,9 +392,9 @@ absl::StatusOr<bool> RecordReader::NextMessage(ParsedRecord* rec) {
     ++line_number_;  // record number
     const absl::Status parsed = proto_.Parse(payload, rec);
     if (parsed.ok()) return true;
-    if (absl::Status s = Skipped(absl::StrFormat(
-            "%s: byte %d: corrupt record %d skipped: %s", name_, offset,
-            line_number_, parsed.message()));
+    if (absl::Status s = Skipped(
+            absl::StrFormat("%s: byte %d: corrupt record %d skipped: %s", name_,
+                            offset, line_number_, parsed.message()));
         !s.ok()) {
       return s;
     }

@@ -118,8 +118,8 @@ class RecordReader {
   StreamFormat format_ = StreamFormat::kUnknown;
 
   std::string buf_;
-  size_t begin_ = 0;  // first unconsumed byte
-  size_t end_ = 0;    // end of valid bytes
+  size_t begin_ = 0;          // first unconsumed byte
+  size_t end_ = 0;            // end of valid bytes
   uint64_t base_offset_ = 0;  // stream offset of buf_[0]
   bool eof_ = false;
   bool finished_ = false;

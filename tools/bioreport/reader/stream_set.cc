@@ -17,11 +17,16 @@ namespace {
 
 int64_t RecordTime(const ParsedRecord& rec) {
   switch (rec.kind) {
-    case RecordKind::kHeader: return ToNs(rec.header.start_time());
-    case RecordKind::kEvent: return ToNs(rec.event.timestamp());
-    case RecordKind::kStats: return ToNs(rec.stats.timestamp());
-    case RecordKind::kSummary: return ToNs(rec.summary.timestamp());
-    case RecordKind::kStuck: return ToNs(rec.stuck.timestamp());
+    case RecordKind::kHeader:
+      return ToNs(rec.header.start_time());
+    case RecordKind::kEvent:
+      return ToNs(rec.event.timestamp());
+    case RecordKind::kStats:
+      return ToNs(rec.stats.timestamp());
+    case RecordKind::kSummary:
+      return ToNs(rec.summary.timestamp());
+    case RecordKind::kStuck:
+      return ToNs(rec.stuck.timestamp());
   }
   return 0;
 }
@@ -77,11 +82,13 @@ absl::StatusOr<StreamSet> StreamSet::Open(std::vector<std::string> paths,
     }
     items.push_back({first, i, std::move(paths[i])});
   }
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    if (a.first.has_value() != b.first.has_value()) return !a.first.has_value();
-    if (!a.first.has_value()) return false;
-    return *a.first < *b.first;
-  });
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item& a, const Item& b) {
+                     if (a.first.has_value() != b.first.has_value())
+                       return !a.first.has_value();
+                     if (!a.first.has_value()) return false;
+                     return *a.first < *b.first;
+                   });
   std::vector<std::string> ordered;
   for (Item& item : items) ordered.push_back(std::move(item.path));
   return StreamSet(std::move(ordered), std::move(options));
@@ -106,7 +113,8 @@ absl::Status StreamSet::ForEach(
     if (r.format() == StreamFormat::kJsonLines) saw_jsonl_ = true;
     if (r.format() == StreamFormat::kProtobuf) saw_proto_ = true;
     damage_.records_skipped += r.records_skipped();
-    if (r.damaged_end()) damage_.damaged_inputs.push_back({r.name(), r.damage()});
+    if (r.damaged_end())
+      damage_.damaged_inputs.push_back({r.name(), r.damage()});
   }
   return absl::OkStatus();
 }

@@ -25,7 +25,7 @@ struct DamagedInput {
 };
 
 struct InputDamage {
-  uint64_t records_skipped = 0;  // corrupt records, all inputs
+  uint64_t records_skipped = 0;              // corrupt records, all inputs
   std::vector<DamagedInput> damaged_inputs;  // ended inside a record, etc.
 };
 

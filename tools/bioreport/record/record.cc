@@ -6,11 +6,16 @@ namespace biosnoop::report {
 
 const char* RecordKindName(RecordKind kind) {
   switch (kind) {
-    case RecordKind::kHeader: return "header";
-    case RecordKind::kEvent: return "event";
-    case RecordKind::kStats: return "stats";
-    case RecordKind::kSummary: return "summary";
-    case RecordKind::kStuck: return "stuck";
+    case RecordKind::kHeader:
+      return "header";
+    case RecordKind::kEvent:
+      return "event";
+    case RecordKind::kStats:
+      return "stats";
+    case RecordKind::kSummary:
+      return "summary";
+    case RecordKind::kStuck:
+      return "stuck";
   }
   return "event";
 }

@@ -129,9 +129,8 @@ absl::StatusOr<int64_t> TimestampToNs(const google::protobuf::Timestamp& ts) {
         absl::StrCat("timestamp nanos out of range: ", ts.nanos()));
   }
   if (ts.seconds() < kMinSeconds || ts.seconds() > kMaxSeconds) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("timestamp outside the years 1678..2261: seconds=",
-                     ts.seconds()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timestamp outside the years 1678..2261: seconds=", ts.seconds()));
   }
   return ts.seconds() * kNsPerSecond + ts.nanos();
 }

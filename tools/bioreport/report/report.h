@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-
 #include "aggregator.h"
 #include "baseline.h"
 #include "stream_set.h"
@@ -27,19 +26,19 @@ namespace biosnoop::report {
 enum class HistGroup { kAll, kDisk, kOp, kDiskOp };
 
 struct ReportOptions {
-  bool ms = false;               // latencies in milliseconds
+  bool ms = false;  // latencies in milliseconds
   HistGroup by = HistGroup::kAll;
-  size_t top = 10;               // rows per top table
-  bool per_interval = false;     // baseline: a row per interval and group
+  size_t top = 10;            // rows per top table
+  bool per_interval = false;  // baseline: a row per interval and group
 };
 
 struct ReportInput {
   const Aggregator* agg = nullptr;
   const InputDamage* damage = nullptr;
   size_t inputs = 0;
-  std::string formats;  // "jsonl", "proto", ...
+  std::string formats;                          // "jsonl", "proto", ...
   const BaselineCollector* baseline = nullptr;  // for the baseline forms
-  const StuckCollector* stuck = nullptr;  // stuck records (may be null)
+  const StuckCollector* stuck = nullptr;        // stuck records (may be null)
 };
 
 // The warning block of the event forms (report_warnings.cc).

@@ -127,7 +127,8 @@ std::string LatencyText(std::optional<uint64_t> us, bool ms) {
 
 // "10 ms", "1500 us".
 std::string Threshold(uint64_t min_us) {
-  if (min_us > 0 && min_us % 1000 == 0) return absl::StrCat(min_us / 1000, " ms");
+  if (min_us > 0 && min_us % 1000 == 0)
+    return absl::StrCat(min_us / 1000, " ms");
   return absl::StrCat(min_us, " us");
 }
 
@@ -186,7 +187,8 @@ std::string BaselineEmptyReason(const ReportInput& in) {
     if (!iv.groups.empty()) return "";
   }
   std::string what;
-  if (!b.filter().disk.empty()) absl::StrAppend(&what, " --disk ", b.filter().disk);
+  if (!b.filter().disk.empty())
+    absl::StrAppend(&what, " --disk ", b.filter().disk);
   if (!b.filter().op.empty()) absl::StrAppend(&what, " --op ", b.filter().op);
   if (what.empty()) return "no groups in the summary records (no completions)";
   return absl::StrCat("no summary groups match", Printable(what),
@@ -199,8 +201,8 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
   const BaselineCollector& b = *in.baseline;
   std::string out = BaselineWarningBlock(in);
   absl::StrAppend(&out, "inputs: ", in.inputs, " (", in.formats,
-                  "), summary records: ", b.records_seen(), ", in the window: ",
-                  b.intervals().size(), "\n");
+                  "), summary records: ", b.records_seen(),
+                  ", in the window: ", b.intervals().size(), "\n");
   const std::string empty = BaselineEmptyReason(in);
   if (b.intervals().empty()) return absl::StrCat(out, "\n", empty, "\n");
 
@@ -217,9 +219,9 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     // over hosts.
     absl::StrAppend(&out, "window: ", FormatShortTimeMs(b.window_start_ns()),
                     " .. ", FormatShortTimeMs(b.window_end_ns()), " UTC (",
-                    absl::StrFormat("%.1f", b.covered_s()),
-                    " s covered by ", b.intervals().size(), " intervals of ",
-                    hosts.size(), " hosts)\n");
+                    absl::StrFormat("%.1f", b.covered_s()), " s covered by ",
+                    b.intervals().size(), " intervals of ", hosts.size(),
+                    " hosts)\n");
     for (const std::string& host : hosts) {
       const BaselineWindow w = b.WindowOf(host);
       absl::StrAppend(&out, "  host ", HostName(host), ": ",
@@ -229,7 +231,8 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                       w.intervals, " intervals)\n");
     }
   }
-  const double window_s = SecondsBetween(b.window_start_ns(), b.window_end_ns());
+  const double window_s =
+      SecondsBetween(b.window_start_ns(), b.window_end_ns());
   if (b.covered_s() < 0.99 * window_s) {
     absl::StrAppend(&out, "not covered: ",
                     absl::StrFormat("%.1f", window_s - b.covered_s()),
@@ -261,8 +264,9 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     header.push_back("min_us");
     align += "r";
   }
-  header.insert(header.end(), {"count", "slow", "slow_%", "errors", "bytes",
-                               absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
+  header.insert(header.end(),
+                {"count", "slow", "slow_%", "errors", "bytes",
+                 absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
   align += "rrrrrrr";
   Table table(header, align);
   auto add = [&](const Row& row) {
@@ -297,16 +301,14 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
                   " UTC:\n");
   for (const BaselineGroup& g : set.merged) {
     if (g.count == 0) continue;
-    absl::StrAppend(&out, "  ", PercentText(g), " of ", OpPlural(g.op), " on ",
-                    Printable(g.disk),
-                    multi ? absl::StrCat(" of ", HostName(g.host)) : "",
-                    " took ", Threshold(g.min_us),
-                    " or more (", Decimal(g.slow), " of ", Decimal(g.count),
-                    ")",
-                    g.errors == 0
-                        ? std::string()
-                        : absl::StrCat("; ", Decimal(g.errors), " failed"),
-                    "\n");
+    absl::StrAppend(
+        &out, "  ", PercentText(g), " of ", OpPlural(g.op), " on ",
+        Printable(g.disk), multi ? absl::StrCat(" of ", HostName(g.host)) : "",
+        " took ", Threshold(g.min_us), " or more (", Decimal(g.slow), " of ",
+        Decimal(g.count), ")",
+        g.errors == 0 ? std::string()
+                      : absl::StrCat("; ", Decimal(g.errors), " failed"),
+        "\n");
   }
   return out;
 }
@@ -323,16 +325,14 @@ std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
     const std::optional<double> pct = SlowPercent(g);
     const std::optional<uint64_t> p50 = EstimatePercentileUs(g.latency, kP50);
     const std::optional<uint64_t> p99 = EstimatePercentileUs(g.latency, kP99);
-    absl::StrAppend(&out, FormatRfc3339(row.start_ns), ",",
-                    FormatRfc3339(row.end_ns), ",",
-                    multi ? absl::StrCat(CsvField(g.host), ",") : "",
-                    CsvField(g.disk), ",",
-                    CsvField(g.op), ",", g.min_us, ",", Decimal(g.count), ",",
-                    Decimal(g.bytes), ",", Decimal(g.slow), ",",
-                    pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
-                    p50 ? absl::StrCat(*p50) : std::string(), ",",
-                    p99 ? absl::StrCat(*p99) : std::string(), ",",
-                    Decimal(g.errors), "\n");
+    absl::StrAppend(
+        &out, FormatRfc3339(row.start_ns), ",", FormatRfc3339(row.end_ns), ",",
+        multi ? absl::StrCat(CsvField(g.host), ",") : "", CsvField(g.disk), ",",
+        CsvField(g.op), ",", g.min_us, ",", Decimal(g.count), ",",
+        Decimal(g.bytes), ",", Decimal(g.slow), ",",
+        pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
+        p50 ? absl::StrCat(*p50) : std::string(), ",",
+        p99 ? absl::StrCat(*p99) : std::string(), ",", Decimal(g.errors), "\n");
   }
   return out;
 }
@@ -341,19 +341,20 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
   const BaselineCollector& b = *in.baseline;
   const bool any = !b.intervals().empty();
   auto time_or_null = [any](int64_t ns) {
-    return any ? absl::StrCat("\"", FormatRfc3339(ns), "\"") : std::string("null");
+    return any ? absl::StrCat("\"", FormatRfc3339(ns), "\"")
+               : std::string("null");
   };
   auto number_or_null = [](const auto& v) {
     return v ? absl::StrCat(*v) : std::string("null");
   };
-  std::string out = absl::StrCat(
-      "{\"summary_records\":", b.records_seen(),
-      ",\"intervals\":", b.intervals().size(),
-      ",\"window_start\":", time_or_null(b.window_start_ns()),
-      ",\"window_end\":", time_or_null(b.window_end_ns()),
-      ",\"covered_s\":", JsonFixed(b.covered_s(), 3),
-      ",\"per_interval\":", opt.per_interval ? "true" : "false",
-      ",\"duplicate_records\":", b.duplicates());
+  std::string out =
+      absl::StrCat("{\"summary_records\":", b.records_seen(),
+                   ",\"intervals\":", b.intervals().size(),
+                   ",\"window_start\":", time_or_null(b.window_start_ns()),
+                   ",\"window_end\":", time_or_null(b.window_end_ns()),
+                   ",\"covered_s\":", JsonFixed(b.covered_s(), 3),
+                   ",\"per_interval\":", opt.per_interval ? "true" : "false",
+                   ",\"duplicate_records\":", b.duplicates());
   const bool multi = MultiHost(in);
   if (multi) {
     // Each host's window and time covered (covered_s above is their union).
@@ -393,11 +394,11 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
     absl::StrAppend(
         &out, ",\"min_us\":", g.min_us, ",\"count\":", Decimal(g.count),
         ",\"bytes\":", Decimal(g.bytes), ",\"slow\":", Decimal(g.slow),
-        ",\"slow_pct\":",
-        pct ? JsonFixed(*pct, 4) : std::string("null"),
-        ",\"errors\":", Decimal(g.errors),
-        ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP50)),
-        ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g.latency, kP99)),
+        ",\"slow_pct\":", pct ? JsonFixed(*pct, 4) : std::string("null"),
+        ",\"errors\":", Decimal(g.errors), ",\"p50_us_est\":",
+        number_or_null(EstimatePercentileUs(g.latency, kP50)),
+        ",\"p99_us_est\":",
+        number_or_null(EstimatePercentileUs(g.latency, kP99)),
         ",\"latency_us_log2\":");
     AppendSumArray(g.latency, &out);
     out += "}";

@@ -35,7 +35,8 @@ std::string CsvField(const std::string& name) {
 
 std::string HumanBytes(Sum bytes) {
   if (bytes < 1024) return absl::StrCat(Decimal(bytes), " B");
-  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
   double v = static_cast<double>(bytes) / 1024;
   int u = 0;
   while (v >= 1024 && u < 5) {

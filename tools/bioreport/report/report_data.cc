@@ -32,16 +32,18 @@ void AppendCsvRows(const Log2Hist& hist, const std::string& prefix,
 }
 
 std::string TimeOrNull(bool have, int64_t ns) {
-  return have ? absl::StrCat("\"", FormatRfc3339(ns), "\"") : std::string("null");
+  return have ? absl::StrCat("\"", FormatRfc3339(ns), "\"")
+              : std::string("null");
 }
 
 // "null" or {"min", "mean", "p50", "p90", "p99", "p99_9", "max"}.
-std::string LatencyJson(const LatencyStats& s, std::vector<uint64_t> latencies) {
+std::string LatencyJson(const LatencyStats& s,
+                        std::vector<uint64_t> latencies) {
   if (s.count == 0) return "null";
   const std::vector<uint64_t> p = Percentiles(&latencies, {500, 900, 990, 999});
-  return absl::StrCat("{\"min\":", s.min_us, ",\"mean\":",
-                      JsonFixed(s.mean_us(), 1), ",\"p50\":", p[0],
-                      ",\"p90\":", p[1], ",\"p99\":", p[2],
+  return absl::StrCat("{\"min\":", s.min_us,
+                      ",\"mean\":", JsonFixed(s.mean_us(), 1),
+                      ",\"p50\":", p[0], ",\"p90\":", p[1], ",\"p99\":", p[2],
                       ",\"p99_9\":", p[3], ",\"max\":", s.max_us, "}");
 }
 
@@ -79,10 +81,10 @@ void AppendHostsJson(const Aggregator& a, std::string* out) {
     const HostTotals& h = it != a.host_totals().end() ? it->second : kNone;
     out->append("{\"host\":");
     AppendJsonString(host, out);
-    absl::StrAppend(out, ",\"events\":", h.overall.count,
-                    ",\"tail_events\":", h.tail_events,
-                    ",\"errors\":", h.overall.errors, ",\"latency_us\":",
-                    LatencyJson(h.overall, a.LatenciesOf(host)));
+    absl::StrAppend(
+        out, ",\"events\":", h.overall.count,
+        ",\"tail_events\":", h.tail_events, ",\"errors\":", h.overall.errors,
+        ",\"latency_us\":", LatencyJson(h.overall, a.LatenciesOf(host)));
     AppendLossJson(a.Loss(host), out);
     out->push_back('}');
   }
@@ -111,8 +113,8 @@ std::string JsonReport(const ReportInput& in) {
   const bool have_records = a.records() > 0;
   std::string out = absl::StrCat(
       "{\"inputs\":", in.inputs, ",\"formats\":\"", in.formats,
-      "\",\"records\":", a.records(), ",\"first_record\":",
-      TimeOrNull(have_records, a.first_record_ns()),
+      "\",\"records\":", a.records(),
+      ",\"first_record\":", TimeOrNull(have_records, a.first_record_ns()),
       ",\"last_record\":", TimeOrNull(have_records, a.last_record_ns()),
       ",\"duration_s\":",
       JsonFixed(have_records
@@ -130,11 +132,12 @@ std::string JsonReport(const ReportInput& in) {
     out += "null";
   } else {
     absl::StrAppend(&out, "{\"bucket\":", hi, ",\"lo_us\":", BucketLow(hi),
-                    ",\"hi_us\":", BucketHigh(hi), ",\"count\":", hist[hi], "}");
+                    ",\"hi_us\":", BucketHigh(hi), ",\"count\":", hist[hi],
+                    "}");
   }
-  absl::StrAppend(&out, ",\"latency_us\":",
-                  LatencyJson(a.overall(), a.AllLatencies()),
-                  ",\"errors\":", a.overall().errors);
+  absl::StrAppend(
+      &out, ",\"latency_us\":", LatencyJson(a.overall(), a.AllLatencies()),
+      ",\"errors\":", a.overall().errors);
   AppendLossJson(a.Loss(), &out);
   const uint64_t skipped = in.damage ? in.damage->records_skipped : 0;
   const size_t truncated = in.damage ? in.damage->damaged_inputs.size() : 0;

@@ -74,26 +74,27 @@ std::string StuckSection(const ReportInput& in, const ReportOptions& opt) {
                      "first (UTC)", "last (UTC)"}),
               multi ? "llrrll" : "lrrll");
   for (const auto& [key, d] : s.disks()) {
-    disks.Add(Cells(multi, key.first,
-                    {Printable(key.second), absl::StrCat(d.count),
-                     Inflight(d.max_inflight_us, opt.ms),
-                     FormatShortTimeMs(d.first_ns),
-                     FormatShortTimeMs(d.last_ns)}));
+    disks.Add(
+        Cells(multi, key.first,
+              {Printable(key.second), absl::StrCat(d.count),
+               Inflight(d.max_inflight_us, opt.ms),
+               FormatShortTimeMs(d.first_ns), FormatShortTimeMs(d.last_ns)}));
   }
   out += disks.Render();
   absl::StrAppend(&out, "\nlongest in flight:\n");
   // The host after the time, before the disk it qualifies.
-  std::vector<std::string> header = {"found (UTC)", "disk", "op", "sector",
-                                     "bytes", absl::StrCat("inflight_", u),
-                                     "pid", "comm"};
+  std::vector<std::string> header = {
+      "found (UTC)", "disk",  "op",
+      "sector",      "bytes", absl::StrCat("inflight_", u),
+      "pid",         "comm"};
   if (multi) header.insert(header.begin() + 1, "host");
   Table longest(header, multi ? "llllrrrrl" : "lllrrrrl");
   for (const StuckRow& r : s.Longest()) {
     std::vector<std::string> cells = {
-        FormatShortTimeMs(r.ns), Printable(r.disk), Printable(r.op),
-        absl::StrCat(r.sector), HumanBytes(r.bytes),
-        Inflight(r.inflight_us, opt.ms), absl::StrCat(r.pid),
-        Printable(r.comm)};
+        FormatShortTimeMs(r.ns), Printable(r.disk),
+        Printable(r.op),         absl::StrCat(r.sector),
+        HumanBytes(r.bytes),     Inflight(r.inflight_us, opt.ms),
+        absl::StrCat(r.pid),     Printable(r.comm)};
     if (multi) cells.insert(cells.begin() + 1, HostName(r.host));
     longest.Add(std::move(cells));
   }
@@ -113,9 +114,9 @@ std::string StuckNotice(const ReportInput& in) {
       names.push_back("...");
       break;
     }
-    names.push_back(multi ? absl::StrCat(HostName(key.first), ":",
-                                         Printable(key.second))
-                          : Printable(key.second));
+    names.push_back(
+        multi ? absl::StrCat(HostName(key.first), ":", Printable(key.second))
+              : Printable(key.second));
   }
   return absl::StrCat(
       "STUCK: ", Plural(s.count(), "request", "requests"), " still in flight ",
@@ -127,8 +128,7 @@ std::string StuckNotice(const ReportInput& in) {
 void AppendStuckJson(const ReportInput& in, std::string* out) {
   static const StuckCollector kNone;
   const StuckCollector& s = in.stuck != nullptr ? *in.stuck : kNone;
-  absl::StrAppend(out, "{\"requests\":", s.count(),
-                  ",\"stuck_after_us\":[",
+  absl::StrAppend(out, "{\"requests\":", s.count(), ",\"stuck_after_us\":[",
                   absl::StrJoin(s.stuck_after_us(), ","), "],\"disks\":[");
   const bool multi = MultiHost(in);
   bool first = true;
@@ -144,9 +144,9 @@ void AppendStuckJson(const ReportInput& in, std::string* out) {
     out->append("\"disk\":");
     AppendJsonString(key.second, out);
     absl::StrAppend(out, ",\"count\":", d.count,
-                    ",\"max_inflight_us\":", d.max_inflight_us,
-                    ",\"first\":\"", FormatRfc3339(d.first_ns),
-                    "\",\"last\":\"", FormatRfc3339(d.last_ns), "\"}");
+                    ",\"max_inflight_us\":", d.max_inflight_us, ",\"first\":\"",
+                    FormatRfc3339(d.first_ns), "\",\"last\":\"",
+                    FormatRfc3339(d.last_ns), "\"}");
   }
   out->append("],\"longest\":[");
   first = true;

@@ -39,12 +39,12 @@ void AddSummaryRow(const std::string* host, const std::string& disk,
   const std::vector<uint64_t> p = Percentiles(&latencies, kPermilles);
   std::vector<std::string> cells;
   if (host != nullptr) cells.push_back(*host);
-  cells.insert(cells.end(),
-               {Printable(disk), Printable(op), absl::StrCat(s.count),
-                HumanBytes(s.bytes), Latency(s.min_us, ms),
-                Mean(s.mean_us(), ms), Latency(p[0], ms), Latency(p[1], ms),
-                Latency(p[2], ms), Latency(p[3], ms), Latency(s.max_us, ms),
-                absl::StrCat(s.errors)});
+  cells.insert(
+      cells.end(),
+      {Printable(disk), Printable(op), absl::StrCat(s.count),
+       HumanBytes(s.bytes), Latency(s.min_us, ms), Mean(s.mean_us(), ms),
+       Latency(p[0], ms), Latency(p[1], ms), Latency(p[2], ms),
+       Latency(p[3], ms), Latency(s.max_us, ms), absl::StrCat(s.errors)});
   table->Add(std::move(cells));
 }
 
@@ -60,9 +60,9 @@ std::string WithHostAlign(bool multi_host, const std::string& align) {
 
 std::string Heading(const ReportInput& in) {
   const Aggregator& a = *in.agg;
-  std::string out = absl::StrCat("inputs: ", in.inputs, " (", in.formats,
-                                 "), records: ", a.records(),
-                                 ", events: ", a.events());
+  std::string out =
+      absl::StrCat("inputs: ", in.inputs, " (", in.formats,
+                   "), records: ", a.records(), ", events: ", a.events());
   // Stuck records are not events either: their own count.
   if (in.stuck != nullptr && in.stuck->count() > 0) {
     absl::StrAppend(&out, ", stuck requests: ", in.stuck->count());
@@ -74,16 +74,16 @@ std::string Heading(const ReportInput& in) {
   }
   out += "\n";
   if (a.records() > 0) {
-    absl::StrAppend(
-        &out, "span: ", FormatShortTime(a.first_record_ns()), " .. ",
-        FormatShortTime(a.last_record_ns()), " UTC (",
-        absl::StrFormat(
-            "%.1f", SecondsBetween(a.first_record_ns(), a.last_record_ns())),
-        " s)\n");
+    absl::StrAppend(&out, "span: ", FormatShortTime(a.first_record_ns()),
+                    " .. ", FormatShortTime(a.last_record_ns()), " UTC (",
+                    absl::StrFormat("%.1f", SecondsBetween(a.first_record_ns(),
+                                                           a.last_record_ns())),
+                    " s)\n");
   }
   std::vector<std::string> hosts = a.Hosts();
   for (std::string& host : hosts) host = Printable(host);
-  if (!hosts.empty()) absl::StrAppend(&out, "hosts: ", absl::StrJoin(hosts, " "), "\n");
+  if (!hosts.empty())
+    absl::StrAppend(&out, "hosts: ", absl::StrJoin(hosts, " "), "\n");
   return out;
 }
 
@@ -105,26 +105,26 @@ std::string GroupTitle(HistGroup by, const GroupKey& key, bool multi_host) {
 
 std::string SummaryReport(const ReportInput& in, const ReportOptions& opt) {
   const Aggregator& a = *in.agg;
-  std::string out = WarningBlock(in) + Heading(in) + "\n" +
-                    StuckSection(in, opt);
+  std::string out =
+      WarningBlock(in) + Heading(in) + "\n" + StuckSection(in, opt);
   if (a.events() == 0) return out + "no events\n";
   const char* u = Unit(opt.ms);
   const bool multi = a.MultiHost();
-  Table table(WithHost(multi, {"disk", "op", "count", "bytes",
-                               absl::StrCat("min_", u), absl::StrCat("mean_", u),
-                               absl::StrCat("p50_", u), absl::StrCat("p90_", u),
-                               absl::StrCat("p99_", u),
-                               absl::StrCat("p99.9_", u),
-                               absl::StrCat("max_", u), "errors"}),
-              WithHostAlign(multi, "llrrrrrrrrrr"));
+  Table table(
+      WithHost(multi,
+               {"disk", "op", "count", "bytes", absl::StrCat("min_", u),
+                absl::StrCat("mean_", u), absl::StrCat("p50_", u),
+                absl::StrCat("p90_", u), absl::StrCat("p99_", u),
+                absl::StrCat("p99.9_", u), absl::StrCat("max_", u), "errors"}),
+      WithHostAlign(multi, "llrrrrrrrrrr"));
   // With several hosts: each host's rows, then its "all" row; the "all"
   // row of every host last.
   const auto& groups = a.groups();
   for (auto it = groups.begin(); it != groups.end(); ++it) {
     const auto& [key, s] = *it;
     const std::string host = HostName(key.host);
-    AddSummaryRow(multi ? &host : nullptr, key.disk, key.op, s,
-                  s.latencies_us, opt.ms, &table);
+    AddSummaryRow(multi ? &host : nullptr, key.disk, key.op, s, s.latencies_us,
+                  opt.ms, &table);
     const auto next = std::next(it);
     if (multi && (next == groups.end() || next->first.host != key.host)) {
       AddSummaryRow(&host, "all", "all", a.host_totals().at(key.host).overall,
@@ -242,12 +242,14 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
     }
     absl::StrAppend(&out, "\n", title, "\n", t.Render());
   };
-  disk_table("top disks by slow I/O count:", [](const DiskRow& x, const DiskRow& y) {
-    return x.second.count > y.second.count;
-  });
-  disk_table("top disks by total latency:", [](const DiskRow& x, const DiskRow& y) {
-    return x.second.sum_us > y.second.sum_us;
-  });
+  disk_table("top disks by slow I/O count:",
+             [](const DiskRow& x, const DiskRow& y) {
+               return x.second.count > y.second.count;
+             });
+  disk_table("top disks by total latency:",
+             [](const DiskRow& x, const DiskRow& y) {
+               return x.second.sum_us > y.second.sum_us;
+             });
   // Cgroups and containers: only when the events name any (streams from
   // before them, or from a machine without containers, keep their layout).
   auto named_tables = [&](const char* what, std::vector<NamedTotals> rows,
@@ -321,16 +323,17 @@ std::string ErrorsReport(const ReportInput& in, const ReportOptions& opt) {
     return absl::StrCat(out, "no I/O errors in ", a.events(), " events\n");
   }
   const bool multi = a.MultiHost();
-  Table t(WithHost(multi, {"disk", "error", "count", "first (UTC)", "last (UTC)"}),
-          WithHostAlign(multi, "llrll"));
+  Table t(
+      WithHost(multi, {"disk", "error", "count", "first (UTC)", "last (UTC)"}),
+      WithHostAlign(multi, "llrll"));
   uint64_t total = 0;
   for (const auto& [key, e] : a.errors()) {
     std::vector<std::string> cells;
     if (multi) cells.push_back(HostName(key.host));
-    cells.insert(cells.end(),
-                 {Printable(key.disk), Printable(key.error),
-                  absl::StrCat(e.count), FormatShortTime(e.first_ns),
-                  FormatShortTime(e.last_ns)});
+    cells.insert(
+        cells.end(),
+        {Printable(key.disk), Printable(key.error), absl::StrCat(e.count),
+         FormatShortTime(e.first_ns), FormatShortTime(e.last_ns)});
     t.Add(std::move(cells));
     total += e.count;
   }

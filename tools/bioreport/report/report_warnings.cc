@@ -84,8 +84,8 @@ std::string WarningBlock(const ReportInput& in) {
 void AppendDamageLines(const ReportInput& in, std::vector<std::string>* lines) {
   if (in.damage == nullptr) return;
   if (in.damage->records_skipped > 0) {
-    lines->push_back(absl::StrCat(in.damage->records_skipped,
-                                  " corrupt records skipped"));
+    lines->push_back(
+        absl::StrCat(in.damage->records_skipped, " corrupt records skipped"));
   }
   for (const DamagedInput& input : in.damage->damaged_inputs) {
     lines->push_back(absl::StrCat(input.name, " ", input.what));
@@ -97,7 +97,8 @@ std::string FormatWarningBlock(absl::string_view what,
   if (lines.empty()) return "";
   std::string out =
       absl::StrCat("WARNING: ", what, " may be missing from this report:\n");
-  for (const std::string& line : lines) absl::StrAppend(&out, "WARNING:   ", line, "\n");
+  for (const std::string& line : lines)
+    absl::StrAppend(&out, "WARNING:   ", line, "\n");
   out += "\n";
   return out;
 }

@@ -28,7 +28,9 @@ Table::Table(std::vector<std::string> header, std::string align)
   rows_.push_back(std::move(header));
 }
 
-void Table::Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+void Table::Add(std::vector<std::string> row) {
+  rows_.push_back(std::move(row));
+}
 
 std::string Table::Render() const {
   std::vector<size_t> width(rows_[0].size(), 0);

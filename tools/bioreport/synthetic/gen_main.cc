@@ -34,19 +34,42 @@ int main(int argc, char** argv) {
       {"boot-id", required_argument, nullptr, 'B'},
       {nullptr, 0, nullptr, 0},
   };
-  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:H:B:", kOptions, nullptr)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:H:B:", kOptions,
+                               nullptr)) != -1;) {
     bool ok = true;
     switch (c) {
-      case 'n': ok = absl::SimpleAtoi(optarg, &options.events); break;
-      case 's': ok = absl::SimpleAtoi(optarg, &options.seed); break;
-      case 'S': ok = absl::SimpleAtoi(optarg, &options.stats_every); break;
-      case 'l': ok = absl::SimpleAtoi(optarg, &options.lost); break;
-      case 'U': ok = absl::SimpleAtoi(optarg, &options.summary_every); break;
-      case 'f': format = optarg; ok = format == "jsonl" || format == "proto"; break;
-      case 'o': output = optarg; break;
-      case 'H': options.host = optarg; ok = !options.host.empty(); break;
-      case 'B': options.boot_id = optarg; ok = !options.boot_id.empty(); break;
-      default: ok = false;
+      case 'n':
+        ok = absl::SimpleAtoi(optarg, &options.events);
+        break;
+      case 's':
+        ok = absl::SimpleAtoi(optarg, &options.seed);
+        break;
+      case 'S':
+        ok = absl::SimpleAtoi(optarg, &options.stats_every);
+        break;
+      case 'l':
+        ok = absl::SimpleAtoi(optarg, &options.lost);
+        break;
+      case 'U':
+        ok = absl::SimpleAtoi(optarg, &options.summary_every);
+        break;
+      case 'f':
+        format = optarg;
+        ok = format == "jsonl" || format == "proto";
+        break;
+      case 'o':
+        output = optarg;
+        break;
+      case 'H':
+        options.host = optarg;
+        ok = !options.host.empty();
+        break;
+      case 'B':
+        options.boot_id = optarg;
+        ok = !options.boot_id.empty();
+        break;
+      default:
+        ok = false;
     }
     if (!ok) {
       optind = argc + 1;  // the usage message below
@@ -65,19 +88,23 @@ int main(int argc, char** argv) {
       output, proto ? biosnoop::RecordFraming::kVarintDelimited
                     : biosnoop::RecordFraming::kLines);
   if (!file.ok()) {
-    std::fprintf(stderr, "bioreport_gen: %s\n", std::string(file.status().message()).c_str());
+    std::fprintf(stderr, "bioreport_gen: %s\n",
+                 std::string(file.status().message()).c_str());
     return 73;
   }
   std::unique_ptr<biosnoop::Sink> sink;
   if (proto) {
-    sink = std::make_unique<biosnoop::ProtoSink>(std::move(*file), options.host);
+    sink =
+        std::make_unique<biosnoop::ProtoSink>(std::move(*file), options.host);
   } else {
-    sink = std::make_unique<biosnoop::JsonlSink>(std::move(*file), options.host);
+    sink =
+        std::make_unique<biosnoop::JsonlSink>(std::move(*file), options.host);
   }
   absl::Status s = biosnoop::report::WriteSyntheticStream(options, sink.get());
   if (s.ok()) s = sink->Flush();
   if (!s.ok()) {
-    std::fprintf(stderr, "bioreport_gen: %s\n", std::string(s.message()).c_str());
+    std::fprintf(stderr, "bioreport_gen: %s\n",
+                 std::string(s.message()).c_str());
     return 74;
   }
   return 0;

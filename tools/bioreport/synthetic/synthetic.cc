@@ -39,11 +39,11 @@ struct Proc {
 };
 
 constexpr Proc kProcs[] = {
-    {"postgres", 4242},    {"postgres", 4243}, {"kworker/u8:2", 311},
-    {"fio", 9001},         {"jbd2/nvme0n1p2", 402},
-    {"a\"b\\c\n\x7f", 777},  // escapes in JSON
-    {"bad\xff\xfe", 666},     // not UTF-8: comm_raw
-    {"caf\xc3\xa9", 555},     // valid UTF-8
+    {"postgres", 4242},      {"postgres", 4243},
+    {"kworker/u8:2", 311},   {"fio", 9001},
+    {"jbd2/nvme0n1p2", 402}, {"a\"b\\c\n\x7f", 777},  // escapes in JSON
+    {"bad\xff\xfe", 666},                             // not UTF-8: comm_raw
+    {"caf\xc3\xa9", 555},                             // valid UTF-8
 };
 
 // The kernel's log2 bucket: 0 holds 0 and 1, the last bucket everything
@@ -128,7 +128,7 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
     const Proc& proc = kProcs[(r >> 40) % 8];
     const uint64_t kind = (r >> 48) % 100;
     e.event = Event{};
-    e.event.op = kind < 60 ? Op::kRead
+    e.event.op = kind < 60   ? Op::kRead
                  : kind < 90 ? Op::kWrite
                  : kind < 95 ? Op::kFlush
                              : Op::kDiscard;
@@ -136,7 +136,8 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
     // Latency: 10 ms and up, a heavy tail (each step up is rarer).
     const uint64_t r2 = rng();
     uint64_t latency_ns = 10'000'000 + r2 % 10'000'000;
-    for (uint64_t t = r2 >> 40; t % 4 == 0 && latency_ns < 4'000'000'000; t /= 4) {
+    for (uint64_t t = r2 >> 40; t % 4 == 0 && latency_ns < 4'000'000'000;
+         t /= 4) {
       latency_ns *= 2;
     }
     e.event.device_ns = latency_ns;
@@ -190,7 +191,8 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
       tally.Add("nvme0n1", "read", 10000 + summary_rng() % 50000, 4096,
                 /*slow=*/true);
     }
-    if (absl::Status s = sink->WriteSummary(tally.Take(now + 1000, info.min_us));
+    if (absl::Status s =
+            sink->WriteSummary(tally.Take(now + 1000, info.min_us));
         !s.ok()) {
       return s;
     }

@@ -72,17 +72,21 @@ void AppendValueJson(const google::protobuf::Message& m,
                                : refl->GetInt64(m, f));
       return;
     case FieldDescriptor::CPPTYPE_BOOL:
-      out->append((rep ? refl->GetRepeatedBool(m, f, index)
-                       : refl->GetBool(m, f)) ? "true" : "false");
+      out->append(
+          (rep ? refl->GetRepeatedBool(m, f, index) : refl->GetBool(m, f))
+              ? "true"
+              : "false");
       return;
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      AppendJsonDouble(rep ? refl->GetRepeatedDouble(m, f, index)
-                           : refl->GetDouble(m, f), out);
+      AppendJsonDouble(
+          rep ? refl->GetRepeatedDouble(m, f, index) : refl->GetDouble(m, f),
+          out);
       return;
     case FieldDescriptor::CPPTYPE_MESSAGE:
       if (f->message_type() == google::protobuf::Timestamp::descriptor()) {
         const auto& ts = static_cast<const google::protobuf::Timestamp&>(
-            rep ? refl->GetRepeatedMessage(m, f, index) : refl->GetMessage(m, f));
+            rep ? refl->GetRepeatedMessage(m, f, index)
+                : refl->GetMessage(m, f));
         out->push_back('"');
         AppendRfc3339Nanos(ToNs(ts), out);
         out->push_back('"');
@@ -130,9 +134,8 @@ void AppendLaterFieldsJson(const google::protobuf::Message& m, int last_written,
 
 // For a line an other writer ended ("...}\n"): the later fields go before
 // its closing brace.
-void InsertLaterFieldsJson(const google::protobuf::Message& m,
-                           int last_written, size_t line_start,
-                           std::string* out) {
+void InsertLaterFieldsJson(const google::protobuf::Message& m, int last_written,
+                           size_t line_start, std::string* out) {
   if (out->size() < line_start + 2) return;
   std::string tail;
   AppendLaterFieldsJson(m, last_written, &tail);
@@ -314,9 +317,8 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kHeader: {
       const size_t start = out->size();
       AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
-      InsertLaterFieldsJson(rec.header,
-                            v1::StreamHeader::kCgroupFilterFieldNumber, start,
-                            out);
+      InsertLaterFieldsJson(
+          rec.header, v1::StreamHeader::kCgroupFilterFieldNumber, start, out);
       return;
     }
     case RecordKind::kStats: {
@@ -363,8 +365,8 @@ void AppendRecordProto(const ParsedRecord& rec, std::string* out) {
       break;
   }
   using google::protobuf::internal::WireFormatLite;
-  const uint32_t tag = WireFormatLite::MakeTag(
-      field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  const uint32_t tag =
+      WireFormatLite::MakeTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
   const auto size = static_cast<uint32_t>(member->ByteSizeLong());
   const uint32_t record_size = CodedOutputStream::VarintSize32(tag) +
                                CodedOutputStream::VarintSize32(size) + size;

@@ -73,9 +73,9 @@ TEST(OptionsTest, ParsesEveryOption) {
 }
 
 TEST(OptionsTest, LongFormsAndEqualsSyntax) {
-  absl::StatusOr<Options> o = Parse({"--min-us=5", "--disk=loop0", "--pid=9",
-                                     "--queued", "--output=-", "--op=read",
-                                     "--duration=1m30s"});
+  absl::StatusOr<Options> o =
+      Parse({"--min-us=5", "--disk=loop0", "--pid=9", "--queued", "--output=-",
+             "--op=read", "--duration=1m30s"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->min_us, 5u);
   EXPECT_EQ(o->disk, "loop0");
@@ -100,10 +100,13 @@ TEST(OptionsTest, BadNumbersSayWhichOptionAndWhy) {
   EXPECT_NE(ErrorOf({"--min-us", "99999999999999999999999"}).find("--min-us"),
             std::string::npos);
   EXPECT_NE(ErrorOf({"-p", "0"}).find("-p"), std::string::npos);
-  EXPECT_EQ(ErrorOf({"-p", "4194305"}), "--pid: 4194305 is too large: at most 4194304");
+  EXPECT_EQ(ErrorOf({"-p", "4194305"}),
+            "--pid: 4194305 is too large: at most 4194304");
   EXPECT_NE(ErrorOf({"--duration", "0"}).find("--duration"), std::string::npos);
-  EXPECT_NE(ErrorOf({"--duration", "soon"}).find("--duration"), std::string::npos);
-  EXPECT_NE(ErrorOf({"--duration", "-3s"}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "soon"}).find("--duration"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "-3s"}).find("--duration"),
+            std::string::npos);
   EXPECT_NE(ErrorOf({"--ringbuf-kib", "100"}).find("power of two"),
             std::string::npos);
   EXPECT_NE(ErrorOf({"--ringbuf-kib", "2"}).find("power of two"),
@@ -180,8 +183,10 @@ TEST(OptionsTest, PlainDurationsAreSecondsWholeOrDecimal) {
             "--duration: expected a positive number of seconds, got \"0.0\"");
   EXPECT_NE(ErrorOf({"--duration", "1.2.3"}).find("--duration"),
             std::string::npos);
-  EXPECT_NE(ErrorOf({"--duration", "5."}).find("--duration"), std::string::npos);
-  EXPECT_NE(ErrorOf({"--duration", "1e3"}).find("--duration"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "5."}).find("--duration"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({"--duration", "1e3"}).find("--duration"),
+            std::string::npos);
 }
 
 // One set of rules for every duration, whatever its spelling: a zero
@@ -251,7 +256,8 @@ TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
             ErrorOf({"--hist", "--format", "proto"}));
   EXPECT_EQ(ErrorOf({"--hist", "--stuck-after", "5s"}),
             ErrorOf({"--hist", "--format", "proto"}));
-  absl::StatusOr<Options> o = Parse({"--hist", "-D", "--json", "--interval", "5"});
+  absl::StatusOr<Options> o =
+      Parse({"--hist", "-D", "--json", "--interval", "5"});
   EXPECT_TRUE(o.ok()) << o.status();
   o = Parse({"--format", "proto", "--stats-interval", "5", "--summary-interval",
              "0"});
@@ -273,8 +279,9 @@ TEST(OptionsTest, StuckAfter) {
   o = Parse({"--stuck-after", "0"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->stuck_after, absl::ZeroDuration());
-  EXPECT_EQ(ErrorOf({"--stuck-after", "0.5"}),
-            "--stuck-after: expected 0 (off) or at least 1 second, got \"0.5\"");
+  EXPECT_EQ(
+      ErrorOf({"--stuck-after", "0.5"}),
+      "--stuck-after: expected 0 (off) or at least 1 second, got \"0.5\"");
   EXPECT_NE(ErrorOf({"--stuck-after", "soon"}).find("--stuck-after"),
             std::string::npos);
 }
@@ -295,9 +302,9 @@ TEST(OptionsTest, HelpAndVersion) {
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->version);
   std::string usage = UsageText();
-  for (const char* flag : {"--min-us", "--disk", "--pid", "--comm", "--queued",
-                           "--output", "--duration", "--op", "--ringbuf-kib",
-                           "--rescue"}) {
+  for (const char* flag :
+       {"--min-us", "--disk", "--pid", "--comm", "--queued", "--output",
+        "--duration", "--op", "--ringbuf-kib", "--rescue"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

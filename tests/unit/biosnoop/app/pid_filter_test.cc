@@ -71,7 +71,8 @@ TEST_F(PidFilterTest, APidWithNoProcessIsOneWarningLine) {
 TEST_F(PidFilterTest, ARunningProcessOrNoFilterSaysNothing) {
   EXPECT_TRUE(CheckPidFilter(4242, proc_, diag_).ok());
   EXPECT_TRUE(CheckPidFilter(0, proc_, diag_).ok());
-  EXPECT_TRUE(CheckPidFilter(static_cast<uint32_t>(getpid()), "/proc", diag_).ok());
+  EXPECT_TRUE(
+      CheckPidFilter(static_cast<uint32_t>(getpid()), "/proc", diag_).ok());
   EXPECT_EQ(Said(), "");
 }
 

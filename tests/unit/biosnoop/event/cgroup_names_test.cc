@@ -115,7 +115,8 @@ TEST_F(CgroupFsTest, RootIsSlashEvenWithoutAMount) {
 
 TEST_F(CgroupFsTest, ProcHintCheckedByInodeThenAWalk) {
   CgroupFs cgfs(root_, proc_, 1'000'000'000'000);  // one walk, then none
-  std::ofstream(proc_ + "/77/cgroup") << "1:name=systemd:/x\n0::/system.slice/a.service\n";
+  std::ofstream(proc_ + "/77/cgroup")
+      << "1:name=systemd:/x\n0::/system.slice/a.service\n";
   const uint64_t a = Ino("/system.slice/a.service");
   CgroupLookup r = cgfs.Find(a, 77);
   EXPECT_EQ(r.result, CgroupLookup::Result::kFound);
@@ -151,7 +152,8 @@ TEST(FindCgroup2Mount, FromMountinfo) {
       << "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw\n"
          "38 31 0:35 / /sys/fs/cgroup/blkio rw - cgroup cgroup rw,blkio\n"
          "50 31 0:38 /sub /mnt/bind rw - cgroup2 cgroup2 rw\n"
-         "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw shared:9 - cgroup2 cgroup2 rw\n";
+         "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw shared:9 - cgroup2 "
+         "cgroup2 rw\n";
   EXPECT_EQ(FindCgroup2Mount(tmpl), "/sys/fs/cgroup/uni fied");
   std::ofstream(tmpl) << "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n";
   EXPECT_EQ(FindCgroup2Mount(tmpl), "");

@@ -113,7 +113,8 @@ TEST(DecoderTest, RejectsShortRecordsOfEveryLength) {
     absl::StatusOr<Event> e = DecodeRecord(&r, n);
     ASSERT_FALSE(e.ok()) << n;
     EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(e.status().message().find("short record"), absl::string_view::npos);
+    EXPECT_NE(e.status().message().find("short record"),
+              absl::string_view::npos);
   }
 }
 
@@ -146,8 +147,9 @@ TEST(DecoderTest, OutOfRangeOpBecomesOther) {
 
 TEST(DecoderTest, CommKeepsArbitraryBytesAndStopsAtNul) {
   biosnoop_event r = SampleRecord();
-  const char hostile[16] = {'"', '\\', '\n', 1, '\x7f', '\xff', '\xc3', 'x',
-                            '\0', 'z', 'z', 'z', 'z', 'z', 'z', '\0'};
+  const char hostile[16] = {'"',    '\\', '\n', 1,   '\x7f', '\xff',
+                            '\xc3', 'x',  '\0', 'z', 'z',    'z',
+                            'z',    'z',  'z',  '\0'};
   std::memcpy(r.comm, hostile, 16);
   absl::StatusOr<Event> e = DecodeRecord(&r, sizeof(r));
   ASSERT_TRUE(e.ok());

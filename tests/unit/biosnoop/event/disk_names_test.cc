@@ -153,13 +153,13 @@ TEST_F(DiskNamesTest, NamesWholeDisk) {
 
 TEST_F(DiskNamesTest, NamesPartitionBySector) {
   EXPECT_EQ(Part(254, 0, 2047, t0_), "");
-  EXPECT_EQ(Part(254, 0, 2048, t0_), "vda1");   // first sector
-  EXPECT_EQ(Part(254, 0, 3047, t0_), "vda1");   // last sector
-  EXPECT_EQ(Part(254, 0, 3048, t0_), "");       // gap
-  EXPECT_EQ(Part(254, 0, 4095, t0_), "");       // gap
+  EXPECT_EQ(Part(254, 0, 2048, t0_), "vda1");  // first sector
+  EXPECT_EQ(Part(254, 0, 3047, t0_), "vda1");  // last sector
+  EXPECT_EQ(Part(254, 0, 3048, t0_), "");      // gap
+  EXPECT_EQ(Part(254, 0, 4095, t0_), "");      // gap
   EXPECT_EQ(Part(254, 0, 4096, t0_), "vda2");
   EXPECT_EQ(Part(254, 0, 8191, t0_), "vda2");
-  EXPECT_EQ(Part(254, 0, 8192, t0_), "");       // beyond the end
+  EXPECT_EQ(Part(254, 0, 8192, t0_), "");  // beyond the end
   EXPECT_EQ(Part(254, 0, std::numeric_limits<uint64_t>::max(), t0_), "");
   EXPECT_EQ(names_.Lookup(254, 0, 2500, t0_).disk, "vda");
 }
@@ -256,7 +256,8 @@ TEST_F(DiskNamesTest, LastDeviceStaysRightWhileTheTableGrows) {
 TEST_F(DiskNamesTest, ReusedMajorMinorIsRenamedOnRevalidation) {
   ASSERT_EQ(Part(254, 0, 2048, t0_), "vda1");
   sysfs_.RemoveDisk("vda");
-  sysfs_.AddDisk("vdb", 254, 0, "devices/pci0000:00/0000:00:03.0/virtio2/block");
+  sysfs_.AddDisk("vdb", 254, 0,
+                 "devices/pci0000:00/0000:00:03.0/virtio2/block");
   sysfs_.AddPartition("vdb", "vdb1", 254, 1, 2048, 1000);
   EXPECT_EQ(Disk(254, 0, t0_ + DiskNames::kRevalidateNs - 1), "vda");
   DiskNames::Location loc =
@@ -277,7 +278,7 @@ TEST_F(DiskNamesTest, RemovedPartitionIsForgottenOnRevalidation) {
 TEST_F(DiskNamesTest, PartitionAddedAfterStartIsFound) {
   ASSERT_EQ(Part(7, 0, 2100, t0_), "");
   sysfs_.AddPartition("loop0", "loop0p1", 259, 0, 2048, 2048);  // losetup -P
-  EXPECT_EQ(Part(7, 0, 2100, t0_ + kSecond / 2), "");  // rate limited
+  EXPECT_EQ(Part(7, 0, 2100, t0_ + kSecond / 2), "");           // rate limited
   EXPECT_EQ(Part(7, 0, 2100, t0_ + DiskNames::kPartitionRetryNs), "loop0p1");
   EXPECT_EQ(names_.Lookup(7, 0, 2100, t0_ + 2 * kSecond).disk, "loop0");
 }
@@ -299,7 +300,8 @@ TEST_F(DiskNamesTest, ResizedPartitionIsRenamedWithinASecond) {
   fs::remove(sysfs_.root() + "/class/block/vda2");
   fs::remove_all(sysfs_.root() + "/block/vda/vda2");
   sysfs_.WriteDeviceFile("vda1", "size", "8192\n");
-  EXPECT_EQ(Part(254, 0, 4096, t0_ + DiskNames::kPartitionRevalidateNs), "vda1");
+  EXPECT_EQ(Part(254, 0, 4096, t0_ + DiskNames::kPartitionRevalidateNs),
+            "vda1");
 }
 
 TEST_F(DiskNamesTest, InvalidatedDiskIsReadAgainAtItsNextLookup) {
@@ -331,7 +333,8 @@ TEST_F(DiskNamesTest, MalformedSysfsIsTreatedAsUnknown) {
   sysfs_.AddPartition("sdb", "sdb7", 8, 23, 14336, 1000);
   sysfs_.WriteDeviceFile("sdb2", "start", "garbage\n");
   sysfs_.WriteDeviceFile("sdb3", "size", "-5\n");
-  sysfs_.WriteDeviceFile("sdb4", "start", "18446744073709551615\n");  // overflows
+  sysfs_.WriteDeviceFile("sdb4", "start",
+                         "18446744073709551615\n");  // overflows
   sysfs_.WriteDeviceFile("sdb5", "size", std::string(4096, '1'));
   sysfs_.WriteDeviceFile("sdb6", "start", "");
   fs::remove(sysfs_.root() + "/block/sdb/sdb7/partition");
@@ -396,7 +399,8 @@ TEST_F(DiskNamesTest, ResolveUnknownDiskSaysWhatToDo) {
 TEST_F(DiskNamesTest, ResolveEchoesANameWithControlCharactersEscaped) {
   absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("lo\nop\t\"x");
   ASSERT_EQ(r.status().code(), absl::StatusCode::kNotFound) << r.status();
-  EXPECT_THAT(r.status().message(), HasSubstr("unknown disk \"lo\\nop\\t\\\"x\""));
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("unknown disk \"lo\\nop\\t\\\"x\""));
   EXPECT_EQ(r.status().message().find('\n'), absl::string_view::npos)
       << r.status();
   EXPECT_EQ(r.status().message().find('\t'), absl::string_view::npos)
@@ -425,8 +429,9 @@ TEST_F(DiskNamesTest, ResolveRefusesDisksThatAreNotRequestBased) {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << name;
     EXPECT_THAT(r.status().message(),
                 HasSubstr("disk \"dm-0\" is not request-based"));
-    EXPECT_THAT(r.status().message(),
-                HasSubstr("its I/O goes to loop0, sdb: give one of those with -d"));
+    EXPECT_THAT(
+        r.status().message(),
+        HasSubstr("its I/O goes to loop0, sdb: give one of those with -d"));
   }
 }
 

@@ -32,8 +32,7 @@ class EnricherTest : public ::testing::Test {
     EXPECT_NE(dir, nullptr);
     root_ = dir != nullptr ? dir : "/nonexistent";
     AddDisk("vda", "254:0", "vda1", "254:1", 2048, 1000);
-    AddDisk(kLongDisk, "259:0", std::string(kLongDisk) + "p1", "259:1", 0,
-            100);
+    AddDisk(kLongDisk, "259:0", std::string(kLongDisk) + "p1", "259:1", 0, 100);
   }
   ~EnricherTest() override {
     std::error_code ec;
@@ -86,7 +85,8 @@ class EnricherTest : public ::testing::Test {
 
 TEST_F(EnricherTest, FillsEveryField) {
   Enricher enricher(root_, /*include_queue=*/true);
-  enricher.wall_clock().SetOffsetForTest(1'700'000'000 * int64_t{1'000'000'000});
+  enricher.wall_clock().SetOffsetForTest(1'700'000'000 *
+                                         int64_t{1'000'000'000});
   const Event in = MakeEvent(254, 0, 2100);
   EnrichedEvent out;
   enricher.Enrich(in, now_, &out);
@@ -185,8 +185,8 @@ TEST_F(EnricherTest, RecalibrateRestoresTheRealOffset) {
 
   enricher.Recalibrate();
   enricher.Enrich(e, now_, &out);
-  int64_t real_ns = static_cast<int64_t>(real.tv_sec) * 1'000'000'000 +
-                    real.tv_nsec;
+  int64_t real_ns =
+      static_cast<int64_t>(real.tv_sec) * 1'000'000'000 + real.tv_nsec;
   EXPECT_LT(std::llabs(out.realtime_ns - real_ns), 5'000'000);
 }
 

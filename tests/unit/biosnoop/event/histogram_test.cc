@@ -12,7 +12,8 @@ namespace biosnoop {
 namespace {
 
 uint64_t Key(uint32_t major, uint32_t minor, Op op, uint8_t flags) {
-  return biosnoop_hist_key((major << 20) | minor, static_cast<uint8_t>(op), flags);
+  return biosnoop_hist_key((major << 20) | minor, static_cast<uint8_t>(op),
+                           flags);
 }
 
 HistData Data(uint64_t count, int latency_bucket, int size_bucket,
@@ -30,7 +31,8 @@ std::string Name(uint32_t major, uint32_t minor) {
 }
 
 TEST(HistogramTest, KeyRoundTrip) {
-  HistKey k = DecodeHistKey(Key(259, 0xfffff, Op::kWrite, kFlagSync | kFlagFua));
+  HistKey k =
+      DecodeHistKey(Key(259, 0xfffff, Op::kWrite, kFlagSync | kFlagFua));
   EXPECT_EQ(k.major, 259u);
   EXPECT_EQ(k.minor, 0xfffffu);
   EXPECT_EQ(k.op, Op::kWrite);
@@ -136,22 +138,28 @@ TEST(HistFormatTest, TextShowsBucketsUpToTheHighestWithBars) {
   EXPECT_NE(text.find("disk = vda: 12 I/Os"), std::string::npos) << text;
   EXPECT_NE(text.find("usecs"), std::string::npos);
   // Bucket 3 (8..15) has the maximum: a full 40-star bar.
-  EXPECT_NE(text.find("8 -> 15           : 8        |****************************************|"),
-            std::string::npos) << text;
+  EXPECT_NE(text.find("8 -> 15           : 8        "
+                      "|****************************************|"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("2 -> 3            : 4        |********************"),
-            std::string::npos) << text;
-  EXPECT_EQ(text.find("16 -> 31"), std::string::npos) << "past the highest bucket";
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("16 -> 31"), std::string::npos)
+      << "past the highest bucket";
   EXPECT_NE(text.find("size (KiB)"), std::string::npos);
   EXPECT_NE(text.find("4 -> 7            : 8"), std::string::npos) << text;
 }
 
 TEST(HistFormatTest, CsvColumnsAndMillisecondBounds) {
   HistGroup g{"", "", Data(3, 2, 12, 4096)};
-  std::string us = FormatHistCsv({g}, HistGrouping::kAll, HistUnit::kMicroseconds, true);
+  std::string us =
+      FormatHistCsv({g}, HistGrouping::kAll, HistUnit::kMicroseconds, true);
   EXPECT_EQ(us,
             "bucket,lo_us,hi_us,count\n"
             "0,0,1,0\n1,2,3,0\n2,4,7,3\n");
-  std::string ms = FormatHistCsv({g}, HistGrouping::kAll, HistUnit::kMilliseconds, false);
+  std::string ms =
+      FormatHistCsv({g}, HistGrouping::kAll, HistUnit::kMilliseconds, false);
   EXPECT_EQ(ms, "0,0,1999,0\n1,2000,3999,0\n2,4000,7999,3\n");
   HistGroup keyed{"vda", "read", Data(1, 0, 12, 4096)};
   EXPECT_EQ(FormatHistCsv({keyed}, HistGrouping::kPerDiskAndOp,
@@ -163,16 +171,18 @@ TEST(HistFormatTest, CsvColumnsAndMillisecondBounds) {
 // header is the file's only one, so it must name the columns of the rows
 // that come later.
 TEST(HistFormatTest, CsvHeaderFollowsTheGroupingEvenWithoutRows) {
-  EXPECT_EQ(FormatHistCsv({}, HistGrouping::kPerDisk, HistUnit::kMicroseconds, true),
-            "disk,bucket,lo_us,hi_us,count\n");
-  EXPECT_EQ(FormatHistCsv({}, HistGrouping::kPerFlags, HistUnit::kMicroseconds, true),
-            "op,bucket,lo_us,hi_us,count\n");
+  EXPECT_EQ(
+      FormatHistCsv({}, HistGrouping::kPerDisk, HistUnit::kMicroseconds, true),
+      "disk,bucket,lo_us,hi_us,count\n");
+  EXPECT_EQ(
+      FormatHistCsv({}, HistGrouping::kPerFlags, HistUnit::kMicroseconds, true),
+      "op,bucket,lo_us,hi_us,count\n");
   EXPECT_EQ(FormatHistCsv({}, HistGrouping::kPerDiskAndFlags,
                           HistUnit::kMicroseconds, true),
             "disk,op,bucket,lo_us,hi_us,count\n");
   HistGroup later{"loop3", "", Data(2, 1, 12, 4096)};
-  EXPECT_EQ(FormatHistCsv({later}, HistGrouping::kPerDisk, HistUnit::kMicroseconds,
-                          false),
+  EXPECT_EQ(FormatHistCsv({later}, HistGrouping::kPerDisk,
+                          HistUnit::kMicroseconds, false),
             "loop3,0,0,1,0\nloop3,1,2,3,2\n");
 }
 

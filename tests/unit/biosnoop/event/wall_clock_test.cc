@@ -36,8 +36,8 @@ std::string Reference(int64_t ns) {
   if (gmtime_r(&t, &tm) == nullptr) return "gmtime_r failed";
   char buf[64];
   snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ",
-           tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-           tm.tm_min, tm.tm_sec, static_cast<long long>(frac));
+           tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+           tm.tm_sec, static_cast<long long>(frac));
   return buf;
 }
 
@@ -96,10 +96,10 @@ TEST(WallClockFormat, AppendsWithoutClearing) {
 }
 
 TEST(WallClockFormat, WriteMatchesAppend) {
-  for (int64_t ns : {int64_t{0}, int64_t{1}, int64_t{-1},
-                     int64_t{1795276975123456789},
-                     std::numeric_limits<int64_t>::max(),
-                     std::numeric_limits<int64_t>::min()}) {
+  for (int64_t ns :
+       {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{1795276975123456789},
+        std::numeric_limits<int64_t>::max(),
+        std::numeric_limits<int64_t>::min()}) {
     std::string appended;
     AppendRfc3339Nanos(ns, &appended);
     char written[Rfc3339Formatter::kLength];

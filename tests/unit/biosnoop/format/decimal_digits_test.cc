@@ -75,11 +75,12 @@ TEST(DecimalDigitsTest, EveryLengthAndItsEdges) {
     }
     if (digits < 20) power *= 10;
   }
-  for (uint64_t v : {uint64_t{99999999}, uint64_t{100000000},
-                     uint64_t{9999999999999999}, uint64_t{10000000000000000},
-                     uint64_t{10000000000000001}, uint64_t{12345678901234567890u},
-                     std::numeric_limits<uint64_t>::max() - 1,
-                     std::numeric_limits<uint64_t>::max()}) {
+  for (uint64_t v :
+       {uint64_t{99999999}, uint64_t{100000000}, uint64_t{9999999999999999},
+        uint64_t{10000000000000000}, uint64_t{10000000000000001},
+        uint64_t{12345678901234567890u},
+        std::numeric_limits<uint64_t>::max() - 1,
+        std::numeric_limits<uint64_t>::max()}) {
     EXPECT_EQ(Written(v), Reference(v));
   }
 }

@@ -8,8 +8,8 @@
 
 #include "biosnoop.pb.h"
 #include "gtest/gtest.h"
-#include "stuck_like.h"
 #include "proto_format.h"
+#include "stuck_like.h"
 #include "worst_case_event.h"
 
 namespace biosnoop {
@@ -77,7 +77,10 @@ TEST(ProtoWireTest, SameBytesForRandomEventsAndHostileComms) {
   for (int i = 0; i < 20000; ++i) {
     EnrichedEvent e = Sample();
     e.event.device_ns = rng() >> (rng() % 64);
-    if (rng() % 3 == 0) e.event.queue_ns.reset(); else e.event.queue_ns = rng() >> (rng() % 64);
+    if (rng() % 3 == 0)
+      e.event.queue_ns.reset();
+    else
+      e.event.queue_ns = rng() >> (rng() % 64);
     e.event.sector = rng() >> (rng() % 64);
     e.event.bytes = static_cast<uint32_t>(rng());
     e.event.major = static_cast<uint32_t>(rng() % 4096);
@@ -110,7 +113,8 @@ TEST(ProtoWireTest, SameBytesForStringsOfEveryLength) {
     e.disk = s;
     e.partition = s;
     std::fill(e.event.comm.begin(), e.event.comm.end(), '\0');
-    std::copy_n(s.begin(), std::min<size_t>(n, e.event.comm.size()), e.event.comm.begin());
+    std::copy_n(s.begin(), std::min<size_t>(n, e.event.comm.size()),
+                e.event.comm.begin());
     EXPECT_EQ(Encode(e, s), Reference(e, s)) << "length " << n;
   }
 }
@@ -209,7 +213,7 @@ TEST(ProtoWireTest, SameBytesAsTheLibraryForHeaders) {
   info = FullInfo();
   info.queued = false;
   info.start_realtime_ns = -1'500'000'000;  // before 1970
-  info.host = std::string("h\xff\0x", 4);     // invalid UTF-8, a NUL
+  info.host = std::string("h\xff\0x", 4);   // invalid UTF-8, a NUL
   info.comm_filter = "c\xc0";
   info.kernel_release.clear();
   EXPECT_EQ(Encode(info), Reference(info));
@@ -325,7 +329,8 @@ TEST(ProtoWireTest, SameBytesForRandomSummaries) {
       g.data.bytes = rng() >> (rng() % 64);
       g.data.slow = rng() >> (rng() % 64);
       g.data.errors = rng() % 2 ? 0 : rng() >> (rng() % 64);
-      for (uint64_t& b : g.data.latency) b = rng() % 3 ? 0 : rng() >> (rng() % 64);
+      for (uint64_t& b : g.data.latency)
+        b = rng() % 3 ? 0 : rng() >> (rng() % 64);
       for (uint64_t& b : g.data.size) b = rng() % 3 ? 0 : rng() >> (rng() % 64);
       s.groups.push_back(g);
     }

@@ -13,11 +13,11 @@
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "stuck_like.h"
 #include "json_format.h"
 #include "nlohmann/json.hpp"
 #include "proto_format.h"
 #include "stream_info.h"
+#include "stuck_like.h"
 
 namespace biosnoop {
 namespace {
@@ -49,9 +49,10 @@ EnrichedEvent EveryFieldEvent() {
   e.seq = 1;
   e.event.cgroup_id = 4711;
   e.event.completion_context = CompletionContext::kSoftirq;
-  e.cgroup = {true, "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') +
-                  ".scope",
-              std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
+  e.cgroup = {
+      true,
+      "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') + ".scope",
+      std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
   return e;
 }
 
@@ -277,9 +278,11 @@ TEST(SchemaTest, TypeNamesAreTheRecordOneofMembers) {
 // must carry, as one bit per field number (tools/bioreport/jsonl_parser.cc).
 TEST(SchemaTest, RecordFieldNumbersFitTheJsonReadersKeySets) {
   for (const Descriptor* d :
-       {biosnoop::v1::Event::descriptor(), biosnoop::v1::StreamHeader::descriptor(),
+       {biosnoop::v1::Event::descriptor(),
+        biosnoop::v1::StreamHeader::descriptor(),
         biosnoop::v1::Stats::descriptor(), biosnoop::v1::Summary::descriptor(),
-        biosnoop::v1::SummaryGroup::descriptor(), biosnoop::v1::Stuck::descriptor()}) {
+        biosnoop::v1::SummaryGroup::descriptor(),
+        biosnoop::v1::Stuck::descriptor()}) {
     for (int i = 0; i < d->field_count(); ++i) {
       EXPECT_LT(d->field(i)->number(), 64) << d->field(i)->full_name();
     }
@@ -306,8 +309,9 @@ TEST(SchemaTest, EventLineWithNullsAndValidComm) {
 // A stuck request is an event's fields at issue (EveryFieldEvent), found
 // 25 ms after it.
 TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
-  EXPECT_EQ(ExpectMatchesSchema(StuckLine(StuckLike(EveryFieldEvent())), "stuck"),
-            FieldNames(biosnoop::v1::Stuck::descriptor()));
+  EXPECT_EQ(
+      ExpectMatchesSchema(StuckLine(StuckLike(EveryFieldEvent())), "stuck"),
+      FieldNames(biosnoop::v1::Stuck::descriptor()));
   StuckRequest s = StuckLike(EveryFieldEvent());
   std::memcpy(s.request.comm.data(), "fine", 5);  // valid: no comm_raw
   s.request.queue_ns.reset();
@@ -324,7 +328,8 @@ TEST(SchemaTest, StuckValuesExactly) {
             R"("host":"host-a","disk":"sda","partition":"sda1","dev":"8:0",)"
             R"("op":"read","rwbs":"R","sector":2048,"bytes":65536,)"
             R"("inflight_us":25000,"queue_us":1000,"queue_depth":4,)"
-            R"("pid":100,"tid":101,"comm":"bad)" "\xef\xbf\xbd"
+            R"("pid":100,"tid":101,"comm":"bad)"
+            "\xef\xbf\xbd"
             R"(","comm_raw":"626164ff",)"
             R"("cgroup":"/kubepods.slice/p/cri-containerd-)" +
                 std::string(64, 'a') +
@@ -345,7 +350,8 @@ TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
   but_run_id.pop_back();
   ASSERT_EQ(but_run_id.back(), "run_id");
   but_run_id.pop_back();
-  EXPECT_EQ(ExpectMatchesSchema(HeaderLine(StreamInfo{}), "header"), but_run_id);
+  EXPECT_EQ(ExpectMatchesSchema(HeaderLine(StreamInfo{}), "header"),
+            but_run_id);
 }
 
 TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
@@ -355,7 +361,8 @@ TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
       FieldNames(biosnoop::v1::Stats::descriptor());
   ASSERT_EQ(but_run_id.back(), "run_id");
   but_run_id.pop_back();
-  EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"), but_run_id);
+  EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
+            but_run_id);
 }
 
 TEST(SchemaTest, SummaryLineHasEveryFieldInSchemaOrder) {
@@ -365,7 +372,8 @@ TEST(SchemaTest, SummaryLineHasEveryFieldInSchemaOrder) {
   const ordered_json j = ordered_json::parse(line);
   ASSERT_EQ(j["groups"].size(), 2u);
   for (const ordered_json& group : j["groups"]) {
-    EXPECT_EQ(Keys(group), FieldNames(biosnoop::v1::SummaryGroup::descriptor()));
+    EXPECT_EQ(Keys(group),
+              FieldNames(biosnoop::v1::SummaryGroup::descriptor()));
   }
   // No groups at all: still every field, "groups":[].
   EXPECT_EQ(ExpectMatchesSchema(SummaryLine(SummaryRecord{}), "summary"),
@@ -380,7 +388,9 @@ TEST(SchemaTest, SummaryValuesExactly) {
             R"({"disk":"sda","op":"read","count":7,"bytes":28672,"slow":2,)"
             R"("latency_us_log2":[1,0,0,4,0,0,0,0,0,0,0,0,0,0,2],)"
             R"("size_log2":[0,0,0,0,0,0,0,0,0,0,0,0,7],"errors":1},)"
-            R"({"disk":"v\"d)" "\xef\xbf\xbd" R"(","op":"flush","count":0,"bytes":0,)"
+            R"({"disk":"v\"d)"
+            "\xef\xbf\xbd"
+            R"(","op":"flush","count":0,"bytes":0,)"
             R"("slow":0,"latency_us_log2":[],"size_log2":[],"errors":0}]})"
             "\n");
   // The last bucket is written when it is not zero.
@@ -480,8 +490,10 @@ TEST(SchemaTest, ProtobufJsonParserReadsASummaryLineAsFillSummaryProto) {
   ExpectProtobufParses(SummaryLine(EveryFieldSummary()), &from_json);
   biosnoop::v1::Summary filled;
   FillSummaryProto(EveryFieldSummary(), &filled);
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
-      << from_json.DebugString() << "\nvs\n" << filled.DebugString();
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
+      << from_json.DebugString() << "\nvs\n"
+      << filled.DebugString();
   EXPECT_EQ(filled.groups(0).latency_us_log2_size(), 15);
   EXPECT_EQ(filled.groups(0).size_log2_size(), 13);
   EXPECT_EQ(filled.groups(1).disk(), "v\"d\xef\xbf\xbd");
@@ -492,13 +504,16 @@ TEST(SchemaTest, ProtobufJsonParserReadsASummaryLineAsFillSummaryProto) {
 // The JSON line and the protobuf message of a stuck request say the same.
 TEST(SchemaTest, ProtobufJsonParserReadsAStuckLineAsFillStuckProto) {
   StuckRequest s = StuckLike(EveryFieldEvent());
-  std::memcpy(s.request.comm.data(), "dd", 3);  // comm_raw is base64 in protobuf's JSON
+  std::memcpy(s.request.comm.data(), "dd",
+              3);  // comm_raw is base64 in protobuf's JSON
   biosnoop::v1::Stuck from_json;
   ExpectProtobufParses(StuckLine(s), &from_json);
   biosnoop::v1::Stuck filled;
   FillStuckProto(s, "host-a", &filled);
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
-      << from_json.DebugString() << "\nvs\n" << filled.DebugString();
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
+      << from_json.DebugString() << "\nvs\n"
+      << filled.DebugString();
   EXPECT_EQ(filled.inflight_us(), 25000u);
   EXPECT_FALSE(filled.has_comm_raw());
 }

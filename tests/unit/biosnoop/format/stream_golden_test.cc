@@ -58,7 +58,9 @@ void WriteStream(Sink& sink) {
   first.run_id = info.run_id;
   ASSERT_TRUE(sink.WriteStats(first).ok());
 
-  const char* comms[] = {"postgres", "a\"b\\c\n\x01", "\xff\xfe" "bad\xc3",
+  const char* comms[] = {"postgres", "a\"b\\c\n\x01",
+                         "\xff\xfe"
+                         "bad\xc3",
                          "kworker/u8:2", ""};
   for (int i = 0; i < 8; ++i) {
     EnrichedEvent e;
@@ -86,8 +88,9 @@ void WriteStream(Sink& sink) {
     // Cgroups: unknown id (none written), known, removed, a container.
     e.event.cgroup_id = i % 4 == 0 ? 0 : 100 + i;
     e.cgroup.known = i % 4 != 2;
-    e.cgroup.path = i % 4 == 3 ? "/system.slice/docker-" + std::string(64, 'e') + ".scope"
-                               : "/user.slice";
+    e.cgroup.path =
+        i % 4 == 3 ? "/system.slice/docker-" + std::string(64, 'e') + ".scope"
+                   : "/user.slice";
     if (i % 4 == 3) e.cgroup.container_id = std::string(64, 'e');
     e.event.completion_context = static_cast<CompletionContext>(i % 4);
     ASSERT_TRUE(sink.Write(e).ok());
@@ -162,9 +165,10 @@ class StreamGoldenTest : public ::testing::Test {
  protected:
   // Writes the stream with a sink made by `make` into a new file and
   // compares it with tests/golden/stream/`name`.
-  void Check(const std::string& name, RecordFraming framing,
-             const std::function<std::unique_ptr<Sink>(
-                 std::unique_ptr<OutputFile>)>& make) {
+  void Check(
+      const std::string& name, RecordFraming framing,
+      const std::function<std::unique_ptr<Sink>(std::unique_ptr<OutputFile>)>&
+          make) {
     char tmpl[] = "/tmp/biosnoop-golden-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string path = std::string(tmpl) + "/" + name;

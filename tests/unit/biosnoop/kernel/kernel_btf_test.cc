@@ -26,7 +26,8 @@ using BtfPtr = std::unique_ptr<struct btf, BtfFree>;
 bool HaveKernelBtf() { return access(kVmlinuxBtf, R_OK) == 0; }
 
 TEST(KernelBtf, SameTypesAndBytesAsLibbpfReadingTheFile) {
-  if (!HaveKernelBtf()) GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
+  if (!HaveKernelBtf())
+    GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
   BtfPtr ours(LoadKernelBtf());
   ASSERT_NE(ours, nullptr) << strerror(errno);
   BtfPtr libbpf(btf__parse_raw(kVmlinuxBtf));  // read(2) into a buffer
@@ -47,7 +48,8 @@ TEST(KernelBtf, SameTypesAndBytesAsLibbpfReadingTheFile) {
 // The fallback for kernels that cannot map their BTF is libbpf's own
 // loader, found past this executable's definition, and gives the same BTF.
 TEST(KernelBtf, FallbackIsLibbpfsOwnLoaderWithTheSameResult) {
-  if (!HaveKernelBtf()) GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
+  if (!HaveKernelBtf())
+    GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
   BtfPtr ours(LoadKernelBtf());
   ASSERT_NE(ours, nullptr) << strerror(errno);
   BtfPtr libbpf(LibbpfLoadKernelBtf());
@@ -77,7 +79,8 @@ TEST(KernelBtf, LibbpfResolvesItsVmlinuxLoaderToOurs) {
   EXPECT_STREQ(resolved_info.dli_fname, main_info.dli_fname)
       << "btf__load_vmlinux_btf resolves to " << resolved_info.dli_fname;
 
-  if (!HaveKernelBtf()) GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
+  if (!HaveKernelBtf())
+    GTEST_SKIP() << "this kernel exposes no " << kVmlinuxBtf;
   BtfPtr btf(reinterpret_cast<struct btf* (*)()>(resolved)());
   ASSERT_NE(btf, nullptr) << strerror(errno);
   EXPECT_GT(btf__type_cnt(btf.get()), 1u);

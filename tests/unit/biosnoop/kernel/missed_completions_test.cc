@@ -5,7 +5,8 @@
 namespace biosnoop {
 namespace {
 
-InflightEntry Entry(uint32_t dev, uint32_t slot, uint64_t rq, uint64_t issue_ns) {
+InflightEntry Entry(uint32_t dev, uint32_t slot, uint64_t rq,
+                    uint64_t issue_ns) {
   InflightEntry e;
   e.dev = dev;
   e.rq = rq;
@@ -26,8 +27,8 @@ TEST(MissedCompletionFinder, OneIdleObservationConfirmsNothing) {
 TEST(MissedCompletionFinder, SameRequestAtTwoIdleObservationsIsMissed) {
   MissedCompletionFinder f;
   f.Observe({Entry(kDisk, 8, 0x1000, 5), Entry(kDisk, 16, 0x2000, 6)}, {kDisk});
-  std::vector<InflightEntry> missed =
-      f.Observe({Entry(kDisk, 8, 0x1000, 5), Entry(kDisk, 16, 0x2000, 6)}, {kDisk});
+  std::vector<InflightEntry> missed = f.Observe(
+      {Entry(kDisk, 8, 0x1000, 5), Entry(kDisk, 16, 0x2000, 6)}, {kDisk});
   ASSERT_EQ(missed.size(), 2u);
   EXPECT_EQ(missed[0].slot, 8u);
   EXPECT_EQ(missed[1].slot, 16u);

@@ -44,7 +44,8 @@ class DiagStreamTest : public ::testing::Test {
     fcntl(fds_[0], F_SETFL, O_NONBLOCK);
     std::string s;
     char buf[65536];
-    for (ssize_t n; (n = read(fds_[0], buf, sizeof(buf))) > 0;) s.append(buf, n);
+    for (ssize_t n; (n = read(fds_[0], buf, sizeof(buf))) > 0;)
+      s.append(buf, n);
     return s;
   }
   int fds_[2] = {-1, -1};

@@ -185,10 +185,9 @@ TEST_F(OutputFileTest, ReserveOneAndCommitOneQueueRecordsInPlace) {
             absl::StatusCode::kInvalidArgument);
   // A pointer that is not the reserved room is a caller's bug, refused.
   std::string elsewhere = NumberedLine(lines, kLine);
-  EXPECT_EQ((*file)
-                ->CommitOne(elsewhere.data(), elsewhere.data() + kLine)
-                .code(),
-            absl::StatusCode::kInternal);
+  EXPECT_EQ(
+      (*file)->CommitOne(elsewhere.data(), elsewhere.data() + kLine).code(),
+      absl::StatusCode::kInternal);
   ASSERT_TRUE((*file)->AppendOne(NumberedLine(lines, kLine)).ok());
   // More than the buffer can ever hold: no room, AppendOne's job.
   EXPECT_EQ((*file)->ReserveOne(OutputFile::kBufferBytes, &flushed), nullptr);
@@ -391,8 +390,10 @@ TEST_F(OutputFileTest, FailedReopenKeepsWritingToTheOldFile) {
   ASSERT_EQ(symlink("/nonexistent", path.c_str()), 0);  // in the way
   absl::Status s = (*file)->Reopen();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
-  EXPECT_EQ(s.message().rfind("cannot reopen output \"" + path + "\": it is "
-                              "a symbolic link", 0),
+  EXPECT_EQ(s.message().rfind("cannot reopen output \"" + path +
+                                  "\": it is "
+                                  "a symbolic link",
+                              0),
             0u)
       << s;
   ASSERT_TRUE((*file)->Append("still logged\n").ok());
@@ -510,7 +511,8 @@ std::string ReserveAfterFailedWriteBody(const std::string& path) {
   if (!file.ok()) return file.status().ToString();
   const size_t in_buffer = OutputFile::kBufferBytes / 64 - 1;
   std::string lines;
-  for (size_t i = 0; i < in_buffer; ++i) lines += NumberedLine(static_cast<int>(i));
+  for (size_t i = 0; i < in_buffer; ++i)
+    lines += NumberedLine(static_cast<int>(i));
   absl::Status s = (*file)->Append(lines);
   if (!s.ok()) return "append: " + s.ToString();
   absl::Status flushed;
@@ -519,9 +521,9 @@ std::string ReserveAfterFailedWriteBody(const std::string& path) {
   const std::string line = NumberedLine(15);
   std::memcpy(p, line.data(), line.size());
   absl::Status queued = (*file)->CommitOne(p, p + line.size());
-  std::string report = absl::StrCat(Report(flushed, **file), "|",
-                                    (*file)->records_buffered(), "|",
-                                    queued.ok() ? "queued" : queued.ToString());
+  std::string report =
+      absl::StrCat(Report(flushed, **file), "|", (*file)->records_buffered(),
+                   "|", queued.ok() ? "queued" : queued.ToString());
   SetFileSizeLimit(RLIM_INFINITY);
   absl::Status later = (*file)->Flush();
   return absl::StrCat(report, "\n", Report(later, **file));
@@ -650,8 +652,9 @@ void ExpectStalledPipeGaveUp(const std::string& mode) {
   ASSERT_EQ(parts.size(), 2u) << report;
   const std::vector<std::string> first = absl::StrSplit(parts[0], '|');
   ASSERT_EQ(first.size(), 6u) << report;
-  EXPECT_EQ(first[0],
-            absl::StrCat(static_cast<int>(absl::StatusCode::kDeadlineExceeded)));
+  EXPECT_EQ(
+      first[0],
+      absl::StrCat(static_cast<int>(absl::StatusCode::kDeadlineExceeded)));
   // The pipe holds 64 KiB: 655 whole lines, then 36 bytes of the next.
   const size_t in_pipe = std::stoul(first[5]);
   EXPECT_EQ(first[1], absl::StrCat(in_pipe / 100)) << report;

@@ -117,7 +117,8 @@ std::string ReadFile(std::FILE* f) {
   std::rewind(f);
   std::string s;
   char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) s.append(buf, n);
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;)
+    s.append(buf, n);
   return s;
 }
 

@@ -34,9 +34,9 @@ std::string Record(size_t size, char fill) {
 class DelimitedFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() /
-                        "biosnoop-delim-XXXXXX")
-                           .string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "biosnoop-delim-XXXXXX")
+            .string();
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     path_ = tmpl + "/stream.pb";
     dir_ = tmpl;
@@ -64,7 +64,9 @@ TEST_F(DelimitedFileTest, RejectsPartialRecords) {
   ASSERT_TRUE(file.ok()) << file.status();
   for (const std::string& bad :
        {Record(10, 'a').substr(0, 5), std::string("\x80", 1),
-        Record(3, 'a') + "\x05" "ab", std::string(11, '\xff')}) {
+        Record(3, 'a') + "\x05"
+                         "ab",
+        std::string(11, '\xff')}) {
     const absl::Status s = (*file)->Append(bad);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   }
@@ -85,7 +87,8 @@ std::string LimitBody(const std::string& path) {
   auto file = OutputFile::Open(path, RecordFraming::kVarintDelimited);
   if (!file.ok()) return "open";
   std::string all;
-  for (int i = 0; i < 100; ++i) all += Record(40, static_cast<char>('A' + i % 26));
+  for (int i = 0; i < 100; ++i)
+    all += Record(40, static_cast<char>('A' + i % 26));
   if (!(*file)->Append(all).ok()) return "append";
   const absl::Status s = (*file)->Flush();
   return absl::StrCat(s.ok() ? "ok" : "failed", " ", (*file)->records_written(),
@@ -107,14 +110,16 @@ TEST_F(DelimitedFileTest, PartialWriteIsTrimmedToTheLastWholeRecord) {
   close(fds[1]);
   std::string report;
   char buf[128];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) report.append(buf, n);
+  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;)
+    report.append(buf, n);
   close(fds[0]);
   waitpid(pid, nullptr, 0);
   EXPECT_EQ(report, "failed 24 76 984");
   const std::string content = ReadFile(path_);
   ASSERT_EQ(content.size(), 24u * 41u);
   for (int i = 0; i < 24; ++i) {
-    EXPECT_EQ(content.substr(i * 41, 41), Record(40, static_cast<char>('A' + i % 26)));
+    EXPECT_EQ(content.substr(i * 41, 41),
+              Record(40, static_cast<char>('A' + i % 26)));
   }
 }
 

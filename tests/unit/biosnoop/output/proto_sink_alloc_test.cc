@@ -3,15 +3,15 @@
 // Counted with a replacement operator new that counts only while a test
 // asks it to, on the test's own thread.
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <new>
-#include <vector>
-
-#include <unistd.h>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "jsonl_sink.h"
@@ -68,8 +68,8 @@ size_t AllocationsPerThousandEvents(bool proto) {
   std::filesystem::remove(path);
   std::unique_ptr<Sink> sink;
   {
-    auto file = OutputFile::Open(path, proto ? RecordFraming::kVarintDelimited
-                                             : RecordFraming::kLines);
+    auto file = OutputFile::Open(
+        path, proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
     EXPECT_TRUE(file.ok());
     if (proto) {
       sink = std::make_unique<ProtoSink>(std::move(*file), "db-7");

@@ -2,6 +2,8 @@
 // counts (also when the output fails part-way), records read back by
 // bioreport's reader, and the two formats saying the same thing.
 
+#include "proto_sink.h"
+
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -21,15 +23,14 @@
 #include "biosnoop.pb.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "stuck_like.h"
 #include "json_format.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
 #include "proto_format.h"
-#include "proto_sink.h"
 #include "proto_wire.h"
 #include "record_reader.h"
 #include "record_writer.h"
+#include "stuck_like.h"
 
 namespace biosnoop {
 namespace {
@@ -137,7 +138,8 @@ class SinkFormatsTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     std::string tmpl =
-        (std::filesystem::temp_directory_path() / "biosnoop-sink-XXXXXX").string();
+        (std::filesystem::temp_directory_path() / "biosnoop-sink-XXXXXX")
+            .string();
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
   }
@@ -219,7 +221,8 @@ TEST_P(SinkFormatsTest, RoundTripThroughTheReader) {
     v1::Event want;
     FillEventProto(MakeEvent(i + 1, comm_of(i + 1)), "db-7", &want);
     EXPECT_TRUE(MessageDifferencer::Equals(r.event, want))
-        << r.event.DebugString() << "\nvs\n" << want.DebugString();
+        << r.event.DebugString() << "\nvs\n"
+        << want.DebugString();
   }
   EXPECT_EQ(recs[5].event.comm(), "bad\xef\xbf\xbd");
   EXPECT_EQ(recs[5].event.comm_raw(), "bad\xff");
@@ -236,8 +239,8 @@ std::string LimitedWriteBody(const std::string& path, bool proto) {
   getrlimit(RLIMIT_FSIZE, &rl);
   rl.rlim_cur = 4000;
   if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return "setrlimit failed";
-  auto file = OutputFile::Open(path, proto ? RecordFraming::kVarintDelimited
-                                           : RecordFraming::kLines);
+  auto file = OutputFile::Open(
+      path, proto ? RecordFraming::kVarintDelimited : RecordFraming::kLines);
   if (!file.ok()) return "open failed";
   std::unique_ptr<FileSink> sink;
   if (proto) {
@@ -250,7 +253,8 @@ std::string LimitedWriteBody(const std::string& path, bool proto) {
   for (uint64_t seq = 1; seq <= 200; ++seq) {
     errors += !sink->Write(MakeEvent(seq)).ok();
     if (seq % 7 == 0) errors += !sink->WriteStats(Stats(false, seq)).ok();
-    if (seq % 11 == 0) errors += !sink->WriteSummary(Summary(1795239842000000000)).ok();
+    if (seq % 11 == 0)
+      errors += !sink->WriteSummary(Summary(1795239842000000000)).ok();
     if (seq % 5 == 0) errors += !sink->Flush().ok();
   }
   errors += !sink->Flush().ok();

@@ -42,8 +42,9 @@ int InChild(std::initializer_list<int> to_close) {
       if (fcntl(fd, F_GETFD) == -1) _exit(20 + fd);
       if (closed[fd] && !IsDevNull(fd)) _exit(30 + fd);
       struct stat now;
-      if (!closed[fd] && (fstat(fd, &now) != 0 || now.st_dev != before[fd].st_dev ||
-                          now.st_ino != before[fd].st_ino)) {
+      if (!closed[fd] &&
+          (fstat(fd, &now) != 0 || now.st_dev != before[fd].st_dev ||
+           now.st_ino != before[fd].st_ino)) {
         _exit(40 + fd);
       }
     }
