@@ -162,10 +162,17 @@ for ((i = 0; i < 1800; i++)); do
   sleep 0.1
 done
 if [[ -z $awaited ]]; then
-  echo "interrupt: gave up after 180 s waiting for quiet's warm-up run to be" \
-    "logged and jsonl's tracer to run with bpf_stats on" \
-    "(logged: $(grep -c "round 0 quiet" "$work/stderr" 2>/dev/null || true)," \
-    "jsonl tracers: $(jsonl_tracers), bpf_stats: $(sysctl -n kernel.bpf_stats_enabled))" >&2
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "interrupt: gave up after 180 s waiting for quiet's warm-up run to be" \
+      "logged and jsonl's tracer to run with bpf_stats on" >&2
+  else
+    echo "interrupt: the series ended before jsonl's tracer was seen running" \
+      "with bpf_stats on" >&2
+  fi
+  echo "(logged: $(grep -c "round 0 quiet" "$work/stderr" 2>/dev/null || true)," \
+    "jsonl tracers: $(jsonl_tracers), bpf_stats: $(sysctl -n kernel.bpf_stats_enabled));" \
+    "the series' stderr:" >&2
+  cat "$work/stderr" >&2 || true
 fi
 check "interrupt: jsonl's tracer was running" 1 "$(jsonl_tracers)"
 check "interrupt: bpf_stats on during the warm-up round" 1 "$(sysctl -n kernel.bpf_stats_enabled)"
@@ -174,7 +181,7 @@ err=$("$root/tools/bench/run" --quick --biosnoop "$biosnoop" --workdir "$work" 2
 check "a second series meanwhile: refused" 1 "$rc"
 check "a second series meanwhile: the message" \
   "bench: another tools/bench/run is running on this machine (lock /run/lock/biosnoop-bench.lock)" "$err"
-kill -INT -- "-$pid"
+kill -INT -- "-$pid" 2>/dev/null || echo "interrupt: the series had already ended" >&2
 rc=0
 wait "$pid" || rc=$?
 check "interrupt: exit status 130" 130 "$rc"

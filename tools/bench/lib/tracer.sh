@@ -18,8 +18,15 @@ tracer_start() {
   tracer_pid=$!
 }
 
-# Pids of the tracer's process group.
-tracer_pids() { pgrep -g "$tracer_pid" || true; }
+# Pids of the tracer's process group, and the tracer's own pid: until the
+# child has called setsid() (a moment on an idle machine, longer on a
+# loaded one) it is still in the harness's group and its own group does
+# not exist yet, and a group-only view would take a tracer that is only
+# starting for one that exited, and stop it (it then died of the SIGINT,
+# "did not start (exit 130)").
+tracer_pids() {
+  { echo "$tracer_pid"; pgrep -g "$tracer_pid" || true; } | sort -un
+}
 
 # True while some process of the group is alive (zombies do not count).
 # /proc files are read with `read`, not $(<file): under set -e, bash 5.2
@@ -132,7 +139,9 @@ tracer_stop() {
   [[ -n $tracer_pid ]] || return 0
   for sig in INT TERM KILL; do
     case $sig in INT) wait_ticks=100 ;; *) wait_ticks=50 ;; esac
+    # The group, and the tracer itself in case it has no group yet.
     kill -s "$sig" -- "-$tracer_pid" 2>/dev/null || true
+    kill -s "$sig" -- "$tracer_pid" 2>/dev/null || true
     for ((t = 0; t < wait_ticks; t++)); do
       tracer_alive || break 2
       sleep 0.1
