@@ -32,17 +32,10 @@ namespace {
 
 using nlohmann::json;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Parses a JSONL file strictly: every line whole and valid.
 std::vector<json> ParseLines(const std::string& path) {
   std::vector<json> out;
-  std::string text = ReadAll(path);
+  std::string text = ReadFile(path);
   if (!text.empty()) {
     EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
   }
@@ -156,7 +149,7 @@ TEST(Operations, SighupRotationLosesNoEvent) {
 // Every record of a JSONL file, strictly parsed (headers and stats too).
 std::vector<json> AllRecords(const std::string& path) {
   std::vector<json> out;
-  const std::string text = ReadAll(path);
+  const std::string text = ReadFile(path);
   if (!text.empty()) {
     EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
   }
@@ -212,20 +205,20 @@ TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
   constexpr int kReads = 40;
   Workload before = DirectDd(loop.loop_path(), true, 4096, kReads, 0);
   ASSERT_EQ(before.exit_code, 0);
-  ASSERT_TRUE(wait_events(kReads)) << ReadAll(log);
+  ASSERT_TRUE(wait_events(kReads)) << ReadFile(log);
   // logrotate's copytruncate, with nothing written in between.
   ASSERT_EQ(RunCommand({"cp", log, log + ".1"}), 0);
   ASSERT_EQ(truncate(log.c_str(), 0), 0);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  for (int waited = 0; waited < 10000 && ReadAll(log).empty(); waited += 20) {
+  for (int waited = 0; waited < 10000 && ReadFile(log).empty(); waited += 20) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   Workload after = DirectDd(loop.loop_path(), true, 4096, kReads, kReads);
   ASSERT_EQ(after.exit_code, 0);
-  ASSERT_TRUE(wait_events(kReads)) << ReadAll(log);
+  ASSERT_TRUE(wait_events(kReads)) << ReadFile(log);
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
-  const std::string text = ReadAll(log);
+  const std::string text = ReadFile(log);
   EXPECT_EQ(text.find('\0'), std::string::npos) << "a hole in the file";
   const std::vector<json> old_records = AllRecords(log + ".1");
   const std::vector<json> new_records = AllRecords(log);
@@ -309,7 +302,7 @@ TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
   // The new file is opened on a helper thread and taken over by the run
   // afterwards, which writes its header first: wait for that, not for the
   // file to exist.
-  ASSERT_TRUE(WaitUntil([&] { return !ReadAll(log).empty(); }))
+  ASSERT_TRUE(WaitUntil([&] { return !ReadFile(log).empty(); }))
       << "SIGHUP's new file got no header:\n"
       << b.Stderr();
   std::vector<pid_t> after;
@@ -329,7 +322,7 @@ TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
   EXPECT_NE(said[0].find("CAP_DAC_OVERRIDE"), std::string::npos) << said[0];
   EXPECT_NE(said[0].find("old file"), std::string::npos) << said[0];
   EXPECT_NE(said[1].find("symbolic link"), std::string::npos) << said[1];
-  EXPECT_EQ(ReadAll(victim), "precious\n");
+  EXPECT_EQ(ReadFile(victim), "precious\n");
 
   const std::vector<json> old_file = AllRecords(log + ".1");
   const std::vector<json> new_file = AllRecords(log);
@@ -402,7 +395,7 @@ TEST(Operations, FailedReopenLeavesTheFinalStatsInTheOldFile) {
   }
   EXPECT_TRUE(LoggedOrMissed(EventsOfPid(events, late.pid).size(), 50, b));
   EXPECT_EQ(old_file.back()["written"], events.size());
-  EXPECT_EQ(ReadAll(log), "");  // never written
+  EXPECT_EQ(ReadFile(log), "");  // never written
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(s["dropped"], 0) << b.Stderr();
   EXPECT_EQ(s["written"], events.size()) << b.Stderr();
@@ -421,13 +414,13 @@ TEST(Operations, FailedReopenInHistogramModeKeepsTheFinalHistogram) {
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 50).exit_code, 0);
   ASSERT_NO_FATAL_FAILURE(RotateOntoAFileItCannotWrite(b, log, 1));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
-  const std::string text = ReadAll(log + ".1");
+  const std::string text = ReadFile(log + ".1");
   ASSERT_FALSE(text.empty()) << b.Stderr();
   const json report = json::parse(text.substr(0, text.find('\n')), nullptr,
                                   /*allow_exceptions=*/false);
   ASSERT_TRUE(report.is_object()) << text;
   EXPECT_EQ(report.value("type", ""), "histogram") << text;
-  EXPECT_EQ(ReadAll(log), "");
+  EXPECT_EQ(ReadFile(log), "");
 }
 
 // biosnoop (with -v) writing its stdout into a pipe whose read end is
@@ -464,7 +457,7 @@ pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
 bool FileSays(const std::string& path, const std::string& what,
               int timeout_ms) {
   for (int waited = 0; waited < timeout_ms; waited += 10) {
-    if (ReadAll(path).find(what) != std::string::npos) return true;
+    if (ReadFile(path).find(what) != std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
@@ -512,7 +505,7 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     if (!FileSays(err_path, "biosnoop: attached", 15000)) {
       WaitOrKill(pid, 0);
       close(reader);
-      FAIL() << ReadAll(err_path);
+      FAIL() << ReadFile(err_path);
     }
     // ~330 bytes an event: 2000 are far more than the pipe (64 KiB) and
     // biosnoop's buffer (64 KiB) hold.
@@ -525,7 +518,7 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     }
     const int rc = WaitOrKill(pid, 20000);
     const auto took = std::chrono::steady_clock::now() - stop_at;
-    const std::string err = ReadAll(err_path);
+    const std::string err = ReadFile(err_path);
     std::string out;
     char buf[65536];
     for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;)
@@ -583,14 +576,14 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
   if (!wait_for("biosnoop: attached", 15000)) {
     WaitOrKill(pid, 0);
     close(reader);
-    FAIL() << ReadAll(err_path);
+    FAIL() << ReadFile(err_path);
   }
   // ~330 bytes an event: 3000 are far more than the pipe (64 KiB),
   // biosnoop's buffer (64 KiB) and the ring buffer (64 KiB, ~580 records)
   // hold together.
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 3000).exit_code, 0);
   const bool said_blocked = wait_for("has been blocked for", 8000);
-  const std::string while_blocked = ReadAll(err_path);
+  const std::string while_blocked = ReadFile(err_path);
 
   // The reader comes back.
   std::string out;
@@ -604,7 +597,7 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
   const int rc = WaitOrKill(pid, 20000);
   drain.join();
   close(reader);
-  const std::string err = ReadAll(err_path);
+  const std::string err = ReadFile(err_path);
 
   ASSERT_TRUE(said_blocked) << err;
   EXPECT_NE(while_blocked.find("writing stdout has been blocked for"),
@@ -815,7 +808,7 @@ TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
 // /proc/<pid>/status, or with `tid`, that thread's.
 std::map<std::string, std::string> ProcStatus(pid_t pid, pid_t tid = 0) {
   std::map<std::string, std::string> kv;
-  std::string text = ReadAll(
+  std::string text = ReadFile(
       "/proc/" + std::to_string(pid) +
       (tid != 0 ? "/task/" + std::to_string(tid) : std::string()) + "/status");
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -937,7 +930,7 @@ TEST(Operations, SymlinkAtTheOutputPathIsRefused) {
   Biosnoop b({"--min-us", "0", "-o", log});
   EXPECT_EQ(b.Wait(), 73) << b.Stderr();
   EXPECT_NE(b.Stderr().find("symbolic link"), std::string::npos) << b.Stderr();
-  EXPECT_EQ(ReadAll(victim), "precious\n");
+  EXPECT_EQ(ReadFile(victim), "precious\n");
 }
 
 TEST(Operations, NewOutputFileIsNotWorldReadable) {

@@ -29,13 +29,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Every line of a JSON Lines text, parsed strictly.
 std::vector<json> Lines(const std::string& text) {
   std::vector<json> out;
@@ -54,16 +47,6 @@ size_t EventsOf(const std::vector<json>& records, pid_t pid) {
     n += r.value("type", "") == "event" && r.value("pid", 0) == pid;
   }
   return n;
-}
-
-// Waits until `b`'s stderr holds `text`.
-bool WaitForStderr(const Biosnoop& b, const std::string& text,
-                   int timeout_ms = 20000) {
-  for (int waited = 0; waited < timeout_ms; waited += 20) {
-    if (b.Stderr().find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
 }
 
 // The file system type blkid finds on `dev` ("" for none).
@@ -135,14 +118,14 @@ TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
   ASSERT_EQ(stat(disk.path().c_str(), &st), 0);
   ASSERT_EQ(mknod(log.c_str(), S_IFBLK | 0600, st.st_rdev), 0);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  ASSERT_TRUE(WaitForStderr(b, "it is a block device")) << b.Stderr();
+  ASSERT_TRUE(b.WaitForStderr("it is a block device", 20000)) << b.Stderr();
   Workload first = DirectDd(loop.path(), true, 4096, 20);
   ASSERT_EQ(first.exit_code, 0);
 
   ASSERT_EQ(unlink(log.c_str()), 0);
   ASSERT_EQ(mkfifo(log.c_str(), 0600), 0);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  ASSERT_TRUE(WaitForStderr(b, "no process has open for reading"))
+  ASSERT_TRUE(b.WaitForStderr("no process has open for reading", 20000))
       << b.Stderr();
   Workload second = DirectDd(loop.path(), true, 4096, 20);
   ASSERT_EQ(second.exit_code, 0);
@@ -151,7 +134,7 @@ TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
       << b.Stderr();
 
   EXPECT_EQ(FsType(disk.path()), "ext4");
-  const std::vector<json> old_file = Lines(ReadAll(log + ".1"));
+  const std::vector<json> old_file = Lines(ReadFile(log + ".1"));
   ASSERT_FALSE(old_file.empty());
   EXPECT_EQ(old_file.front()["type"], "header");
   EXPECT_EQ(old_file.back()["type"], "stats");
@@ -172,7 +155,7 @@ bool AllThreadsStopped(pid_t pid) {
   int seen = 0;
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] == '.') continue;
-    const std::string stat = ReadAll(tasks + "/" + e->d_name + "/stat");
+    const std::string stat = ReadFile(tasks + "/" + e->d_name + "/stat");
     const size_t paren = stat.rfind(')');
     if (paren == std::string::npos || paren + 2 >= stat.size()) continue;
     ++seen;
@@ -224,7 +207,7 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   ASSERT_TRUE(WaitUntil([&] { return AllThreadsStopped(hung.daemon_pid()); }))
       << "the FUSE daemon's threads did not all stop";
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  ASSERT_TRUE(WaitForStderr(b, "has not completed after")) << b.Stderr();
+  ASSERT_TRUE(b.WaitForStderr("has not completed after", 20000)) << b.Stderr();
 
   // Events still reach the old file while the open hangs.
   Workload w = DirectDd(loop.path(), true, 4096, 20);
@@ -232,7 +215,7 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   const std::string old_path = real + "/slow.jsonl";
   bool arrived = false;
   for (int waited = 0; waited < 20000 && !arrived; waited += 20) {
-    arrived = EventsOf(Lines(ReadAll(old_path)), w.pid) > 0;
+    arrived = EventsOf(Lines(ReadFile(old_path)), w.pid) > 0;
     if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(arrived) << "no event of the dd reached the old file in 20 s\n"
@@ -243,7 +226,7 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   EXPECT_NE(b.Stderr().find("had not completed when the run ended"),
             std::string::npos)
       << b.Stderr();
-  const std::vector<json> old_file = Lines(ReadAll(old_path));
+  const std::vector<json> old_file = Lines(ReadFile(old_path));
   ASSERT_FALSE(old_file.empty());
   EXPECT_EQ(old_file.back()["type"], "stats");
   EXPECT_EQ(old_file.back()["final"], true);
@@ -273,7 +256,8 @@ TEST(OutputSafety, FifoWithNoReaderEndsAsTheRunWould) {
   }
   {
     Biosnoop b({"-o", fifo});
-    ASSERT_TRUE(WaitForStderr(b, "waiting for a process to open the FIFO"))
+    ASSERT_TRUE(
+        b.WaitForStderr("waiting for a process to open the FIFO", 20000))
         << b.Stderr();
     EXPECT_EQ(b.Stop(SIGTERM, 20000), 0)
         << "SIGTERM did not end the wait within 20 s\n"
@@ -293,7 +277,7 @@ TEST(OutputSafety, FifoReaderThatComesLateGetsTheStream) {
   const std::string fifo = dir.path() + "/events.fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", fifo});
-  ASSERT_TRUE(WaitForStderr(b, "waiting for a process to open the FIFO"))
+  ASSERT_TRUE(b.WaitForStderr("waiting for a process to open the FIFO", 20000))
       << b.Stderr();
   std::string got;
   std::thread agent([&] {

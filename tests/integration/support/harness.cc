@@ -63,14 +63,14 @@ int WaitExit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+}  // namespace
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 TempDir::TempDir() {
   char tmpl[] = "/tmp/biosnoop-test-XXXXXX";

@@ -172,6 +172,9 @@ std::vector<LinkedProgram> LinkedPrograms(pid_t pid);
 // bpf_stats are enabled); -1 if it cannot be read.
 int64_t ProgramRunCount(uint32_t prog_id);
 
+// The whole content of the file at `path` ("" if it cannot be read).
+std::string ReadFile(const std::string& path);
+
 // Polls `done` every 10 ms until it holds, for at most `timeout_ms`:
 // for a test that must wait for a state (never a fixed sleep).  Returns
 // whether it held.
