@@ -38,6 +38,7 @@
 #include "counters.bpf.h"
 #include "hist.bpf.h"
 #include "inflight_table.bpf.h"
+#include "attribution.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -404,8 +405,40 @@ static __always_inline __u64 wakeup_flags(__u64 now) {
   return BPF_RB_NO_WAKEUP;
 }
 
+/* A record for the completion of the request in entry `v`. */
+static __always_inline void fill_event(struct biosnoop_event *e,
+                                       const struct biosnoop_inflight_val *v,
+                                       __u64 now, __u64 device_ns,
+                                       __u64 queue_ns, blk_status_t error,
+                                       __u32 dev) {
+  e->abi_version = BIOSNOOP_ABI_VERSION;
+  e->size = sizeof(*e);
+  e->kind = BIOSNOOP_REC_EVENT;
+  e->op = v->op;
+  e->flags = v->flags;
+  e->blk_status = error;
+  e->complete_ns = now;
+  e->device_ns = device_ns;
+  e->queue_ns = queue_ns;
+  e->sector = v->sector;
+  e->dev = dev;
+  e->bytes = v->bytes;
+  e->pid = v->pid;
+  e->tid = v->tid;
+  e->queue_depth = v->queue_depth;
+  e->submit_known = v->submit_known;
+  __builtin_memcpy(e->comm, v->comm, sizeof(e->comm));
+  e->cgroup_id = v->cgroup_id;
+  e->completion_context = completion_context();
+  __builtin_memset(e->pad, 0, sizeof(e->pad));
+  e->reserved[0] = 0;
+  e->reserved[1] = 0;
+}
+
+/* `nest`: 0 for the primary completion program, 1 for the rescue, which
+ * runs nested in it (each has its own record buffer). */
 static __always_inline int on_complete(struct request *rq, blk_status_t error,
-                                       unsigned int nr_bytes) {
+                                       unsigned int nr_bytes, __u32 nest) {
   __u32 dev = rq_dev(rq);
   if (!dev_wanted(dev)) return 0;
   __u64 now = bpf_ktime_get_ns();
@@ -467,34 +500,36 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
     return 0;
   }
 
+  if (files_enabled) {
+    /* The event with what its pages hold, built in this CPU's buffer and
+     * copied out at its own length. */
+    struct biosnoop_record_buf *b = bpf_map_lookup_elem(&record_buf, &nest);
+    if (!b) {
+      count(BIOSNOOP_CTR_ATTR_LOST);
+    } else {
+      fill_event(&b->ev, v, now, device_ns, queue_ns, error, dev);
+      attribute(b, rq, v->op);
+      table_remove(id, slot);
+      __u32 names = b->attr.names_len;
+      if (names > BIOSNOOP_NAMES_BYTES) names = BIOSNOOP_NAMES_BYTES;
+      __u32 size = sizeof(b->ev) + sizeof(b->attr) + names;
+      b->ev.size = size;
+      if (bpf_ringbuf_output(&events, b, size, wakeup_flags(now))) {
+        count(BIOSNOOP_CTR_LOST);
+        return 0;
+      }
+      count(BIOSNOOP_CTR_EMITTED);
+      return 0;
+    }
+  }
+
   struct biosnoop_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
   if (!e) {
     count(BIOSNOOP_CTR_LOST);
     table_remove(id, slot);
     return 0;
   }
-  e->abi_version = BIOSNOOP_ABI_VERSION;
-  e->size = sizeof(*e);
-  e->kind = BIOSNOOP_REC_EVENT;
-  e->op = v->op;
-  e->flags = v->flags;
-  e->blk_status = error;
-  e->complete_ns = now;
-  e->device_ns = device_ns;
-  e->queue_ns = queue_ns;
-  e->sector = v->sector;
-  e->dev = dev;
-  e->bytes = v->bytes;
-  e->pid = v->pid;
-  e->tid = v->tid;
-  e->queue_depth = v->queue_depth;
-  e->submit_known = v->submit_known;
-  __builtin_memcpy(e->comm, v->comm, sizeof(e->comm));
-  e->cgroup_id = v->cgroup_id;
-  e->completion_context = completion_context();
-  __builtin_memset(e->pad, 0, sizeof(e->pad));
-  e->reserved[0] = 0;
-  e->reserved[1] = 0;
+  fill_event(e, v, now, device_ns, queue_ns, error, dev);
   table_remove(id, slot);
   bpf_ringbuf_submit(e, wakeup_flags(now));
   count(BIOSNOOP_CTR_EMITTED);
@@ -525,7 +560,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
   __u32 zero = 0;
   __u64 *running = bpf_map_lookup_elem(&complete_running, &zero);
   if (running) *running = 1;
-  on_complete(rq, error, nr_bytes);
+  on_complete(rq, error, nr_bytes, 0);
   if (running) *running = 0;
   return 0;
 }
@@ -537,7 +572,15 @@ int BPF_PROG(rescue_rq_complete, struct request *rq, blk_status_t error,
   __u64 *running = bpf_map_lookup_elem(&complete_running, &zero);
   if (!running || !*running) return 0;
   count(BIOSNOOP_CTR_RESCUED_COMPLETE);
-  return on_complete(rq, error, nr_bytes);
+  return on_complete(rq, error, nr_bytes, 1);
+}
+
+/* The dirtied-page ledger (attribution.bpf.h): attached only with it on. */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(handle_dirty_folio, struct folio *folio,
+             struct address_space *mapping) {
+  if (mapping) ledger_note(folio, mapping);
+  return 0;
 }
 
 _Static_assert(

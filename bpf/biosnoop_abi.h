@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define BIOSNOOP_ABI_VERSION 1
+#define BIOSNOOP_ABI_VERSION 2
 
 /* Record kinds written to the ring buffer. */
 #define BIOSNOOP_REC_EVENT 1
@@ -56,10 +56,13 @@ enum biosnoop_op {
 #define BIOSNOOP_CTX_SOFTIRQ 2
 #define BIOSNOOP_CTX_HARDIRQ 3
 
-/* One slow completion: 112 bytes. */
+/* One slow completion: 112 bytes, followed, when the kernel side looked at
+ * the request's pages (files on), by a struct biosnoop_attr and its names:
+ * `size` covers all of it. */
 struct biosnoop_event {
   __u16 abi_version;  /* BIOSNOOP_ABI_VERSION */
-  __u16 size;         /* sizeof(struct biosnoop_event) */
+  __u16 size;         /* the whole record: sizeof(struct biosnoop_event),
+                         plus the attribution when present */
   __u8 kind;          /* BIOSNOOP_REC_EVENT */
   __u8 op;            /* enum biosnoop_op */
   __u8 flags;         /* BIOSNOOP_FLAG_* */
@@ -84,6 +87,74 @@ struct biosnoop_event {
   __u8 pad[7];             /* zero */
   __u64 reserved[2];       /* zero; room for fields without an ABI bump */
 };
+
+/* What a request's first page holds (biosnoop_attr.content). */
+#define BIOSNOOP_CONTENT_NONE 1    /* no data pages (flush, discard, ...) */
+#define BIOSNOOP_CONTENT_FILE 2    /* a file's page cache or direct I/O */
+#define BIOSNOOP_CONTENT_BDEV 3    /* the block device's own page cache */
+#define BIOSNOOP_CONTENT_UNKNOWN 4 /* anonymous pages, or unreadable */
+
+#define BIOSNOOP_MAX_FILES 8       /* files listed per event */
+#define BIOSNOOP_MAX_SEEN_FILES 64 /* distinct files counted per event */
+#define BIOSNOOP_MAX_BVECS 256     /* bio vectors examined per event */
+#define BIOSNOOP_MAX_PATH_DEPTH 32 /* names followed up from a file */
+#define BIOSNOOP_NAMES_BYTES 2048  /* names of all listed files */
+#define BIOSNOOP_NAME_MAX 256      /* one name with its NUL (NAME_MAX + 1) */
+#define BIOSNOOP_MAX_DIRTIERS 16   /* distinct dirtiers counted per event */
+
+/* biosnoop_file.flags */
+#define BIOSNOOP_FILE_ROOT 1   /* names reach its file system's root */
+#define BIOSNOOP_FILE_DIRECT 2 /* direct I/O: the file of the call */
+
+/* A file whose pages a request carries. */
+struct biosnoop_file {
+  __u64 ino;
+  __u32 dev;       /* its file system's kernel dev_t (s_dev) */
+  __u16 names_off; /* its first name in biosnoop_attr.names */
+  __u8 depth;      /* names stored, the file's own first, then each parent
+                      up to (not including) the root */
+  __u8 flags;      /* BIOSNOOP_FILE_* */
+};
+
+/* The task that dirtied a page, from the dirtied-page ledger. */
+struct biosnoop_dirtier {
+  __u64 dirtied_ns; /* CLOCK_MONOTONIC */
+  __u64 cgroup_id;  /* its cgroup v2 id */
+  __u32 pid;
+  __u32 tid;
+  char comm[16];
+};
+
+/* What the request's pages hold: after the event when present. */
+struct biosnoop_attr {
+  __u8 content;        /* BIOSNOOP_CONTENT_* */
+  __u8 listed;         /* files[] used */
+  __u8 incomplete;     /* 1: pages left unexamined (BIOSNOOP_MAX_BVECS) */
+  __u8 has_dirtier;    /* 1: dirtier is the first page's */
+  __u16 file_count;    /* distinct files (at least `listed`) */
+  __u16 dirtier_count; /* distinct dirtying threads the ledger knew */
+  __u32 bdev;          /* CONTENT_BDEV: the device's dev_t (i_rdev) */
+  __u32 names_len;     /* bytes of names[] used */
+  struct biosnoop_dirtier dirtier;
+  struct biosnoop_file files[BIOSNOOP_MAX_FILES];
+  /* Followed by names_len bytes: NUL-terminated names, per file. */
+};
+
+/* The dirtied-page ledger (--writeback-owner): one entry per slot, the
+ * slot chosen by a hash of (inode, folio index); an entry for another
+ * page is replaced (counted). */
+struct biosnoop_ledger_entry {
+  __u64 inode; /* the page's inode address; 0: free */
+  __u64 index; /* the folio's index in its file */
+  struct biosnoop_dirtier who;
+};
+
+static inline __u32 biosnoop_ledger_slot(__u64 inode, __u64 index, __u32 mask) {
+  return (__u32)(((inode ^ (index * 0x9E3779B97F4A7C15ULL)) *
+                  0x9E3779B97F4A7C15ULL) >>
+                 32) &
+         mask;
+}
 
 /* In-flight table: one entry per request between submission and
  * completion, keyed by the request's address (struct request is
@@ -230,6 +301,12 @@ enum biosnoop_counter {
                                      (a request the block layer completed
                                      without issuing it, e.g. the one behind
                                      a flush; or a skipped issue hook) */
+  BIOSNOOP_CTR_LEDGER_MISSES,     /* emitted page-cache writes whose first
+                                     page the ledger did not know */
+  BIOSNOOP_CTR_LEDGER_REPLACED,   /* ledger entries replaced by another
+                                     page's */
+  BIOSNOOP_CTR_ATTR_LOST,         /* attribution left out of a record:
+                                     no scratch room (never expected) */
   BIOSNOOP_CTR_MAX,
 };
 

@@ -38,6 +38,14 @@ const volatile __u32 filter_cgroup_level = 0;
  * per-CPU variables, from the offsets in vmlinux BTF's .data..percpu
  * section (user space: kernel/preempt_count.h); 0 = unknown. */
 const volatile __s64 preempt_count_from_rq = 0;
+/* Files and dirtiers (attribution.bpf.h): look at a reported request's
+ * pages (--no-files: 0); the address of iomap_dio_bio_end_io (0: unknown,
+ * direct I/O is then not followed); the dirtied-page ledger's use and its
+ * slot mask (entries - 1, a power of two). */
+const volatile __u32 files_enabled = 0;
+const volatile __u64 iomap_dio_end_io = 0;
+const volatile __u32 ledger_enabled = 0;
+const volatile __u32 ledger_mask = 0;
 /* Histogram-only mode (--hist): count, never emit. */
 const volatile __u32 events_disabled = 0;
 /* Histograms of every completion (hist.bpf.h). */
@@ -150,6 +158,36 @@ struct {
   __type(key, __u64);
   __type(value, struct biosnoop_hist);
 } hist_overflow SEC(".maps");
+
+/* Where a record with attribution is built (attribution.bpf.h), per CPU:
+ * the event, its attribution and names (written to the ring buffer as one
+ * record of sizeof(ev) + sizeof(attr) + attr.names_len bytes), then the
+ * walk's own sets. */
+struct biosnoop_record_buf {
+  struct biosnoop_event ev;
+  struct biosnoop_attr attr;
+  char names[BIOSNOOP_NAMES_BYTES + BIOSNOOP_NAME_MAX];
+  __u64 seen[BIOSNOOP_MAX_SEEN_FILES];   /* inodes counted */
+  __u32 dirtiers[BIOSNOOP_MAX_DIRTIERS]; /* dirtier tids counted */
+  __u32 seen_n;
+  __u32 dirtiers_n;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 2); /* the primary's, the rescue's (it runs nested) */
+  __type(key, __u32);
+  __type(value, struct biosnoop_record_buf);
+} record_buf SEC(".maps");
+
+/* The dirtied-page ledger (attribution.bpf.h); resized by user space
+ * (--ledger-entries), 1 entry when off. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 65536);
+  __type(key, __u32);
+  __type(value, struct biosnoop_ledger_entry);
+} ledger SEC(".maps");
 
 /* 1 on a CPU while the primary completion program runs there: the rescue
  * program (biosnoop.bpf.c) works only when it finds it set. */

@@ -21,6 +21,87 @@ static_assert(BIOSNOOP_CTX_SOFTIRQ ==
               static_cast<int>(CompletionContext::kSoftirq));
 static_assert(BIOSNOOP_CTX_TASK == static_cast<int>(CompletionContext::kTask));
 
+namespace {
+
+uint32_t Major(uint32_t kernel_dev) { return kernel_dev >> 20; }
+uint32_t Minor(uint32_t kernel_dev) { return kernel_dev & ((1u << 20) - 1); }
+
+// The struct biosnoop_attr and names after an event (`n` bytes; none when
+// files are off).  Reuses the vectors and strings of `*out`.
+absl::Status DecodeAttribution(const char* p, size_t n, Attribution* out) {
+  out->file_count = 0;
+  out->incomplete = false;
+  out->dirtier.reset();
+  out->dirtier_count = 0;
+  out->bdev_major = out->bdev_minor = 0;
+  if (n == 0) {
+    out->content = Content::kNotLooked;
+    out->files.clear();
+    return absl::OkStatus();
+  }
+  biosnoop_attr raw;
+  if (n < sizeof(raw)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("attribution of %d bytes, expected at least %d", n,
+                        sizeof(raw)));
+  }
+  std::memcpy(&raw, p, sizeof(raw));
+  const char* names = p + sizeof(raw);
+  const size_t names_len = n - sizeof(raw);
+  if (raw.names_len != names_len || raw.listed > BIOSNOOP_MAX_FILES ||
+      raw.content < BIOSNOOP_CONTENT_NONE ||
+      raw.content > BIOSNOOP_CONTENT_UNKNOWN) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "attribution does not add up: %d names bytes of %d, %d files, "
+        "content %d",
+        raw.names_len, names_len, raw.listed, raw.content));
+  }
+  out->content = static_cast<Content>(raw.content);
+  out->file_count = raw.file_count;
+  out->incomplete = raw.incomplete != 0;
+  out->bdev_major = Major(raw.bdev);
+  out->bdev_minor = Minor(raw.bdev);
+  out->files.resize(raw.listed);
+  for (size_t i = 0; i < raw.listed; ++i) {
+    const biosnoop_file& f = raw.files[i];
+    FileRef& ref = out->files[i];
+    ref.ino = f.ino;
+    ref.dev_major = Major(f.dev);
+    ref.dev_minor = Minor(f.dev);
+    ref.direct = (f.flags & BIOSNOOP_FILE_DIRECT) != 0;
+    ref.reached_root = (f.flags & BIOSNOOP_FILE_ROOT) != 0;
+    ref.names.resize(f.depth);
+    size_t off = f.names_off;
+    for (std::string& name : ref.names) {
+      // Each name is NUL-terminated inside names[]; one running past the
+      // end makes the chain stop there (read as not reaching the root).
+      const void* nul =
+          off < names_len ? std::memchr(names + off, 0, names_len - off)
+                          : nullptr;
+      if (nul == nullptr) {
+        ref.names.resize(&name - ref.names.data());
+        ref.reached_root = false;
+        break;
+      }
+      const size_t len = static_cast<const char*>(nul) - (names + off);
+      name.assign(names + off, len);
+      off += len + 1;
+    }
+  }
+  if (raw.has_dirtier) {
+    Dirtier& d = out->dirtier.emplace();
+    d.pid = raw.dirtier.pid;
+    d.tid = raw.dirtier.tid;
+    std::memcpy(d.comm.data(), raw.dirtier.comm, sizeof(raw.dirtier.comm));
+    d.cgroup_id = raw.dirtier.cgroup_id;
+    d.dirtied_ns = raw.dirtier.dirtied_ns;
+  }
+  out->dirtier_count = raw.dirtier_count;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   if (size < sizeof(biosnoop_event)) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -58,7 +139,8 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
           ? static_cast<CompletionContext>(raw.completion_context)
           : CompletionContext::kUnknown;
   CopyRequestFields(raw, &e);
-  return absl::OkStatus();
+  return DecodeAttribution(static_cast<const char*>(data) + sizeof(raw),
+                           raw.size - sizeof(raw), &e.attribution);
 }
 
 absl::StatusOr<Event> DecodeRecord(const void* data, size_t size) {

@@ -22,6 +22,7 @@ void Enricher::EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out) {
   FillNames(out->event, lookup_ns, &out->disk, &out->partition);
   FillCgroup(out->event, &out->cgroup);
   out->realtime_ns = clock_.ToRealtimeNs(out->event.complete_ns);
+  FillAttribution(lookup_ns, out);
   out->include_queue = include_queue_;
   out->seq = ++seq_;
 }
@@ -41,7 +42,57 @@ void AssignIfChanged(const std::string& from, std::string* to) {
 }  // namespace
 
 void Enricher::FillCgroup(const Request& request, CgroupLabel* out) {
-  const CgroupLabel& label = cgroups_.Resolve(request.cgroup_id, request.tid);
+  FillCgroupOf(request.cgroup_id, request.tid, out);
+}
+
+void Enricher::FillAttribution(uint64_t lookup_ns, EnrichedEvent* out) {
+  const Attribution& a = out->event.attribution;
+  AttributionLabel& label = out->attribution;
+  switch (a.content) {
+    case Content::kNotLooked:
+      label.content = "";
+      break;
+    case Content::kNone:
+      label.content = "none";
+      break;
+    case Content::kFile:
+      label.content = "file";
+      break;
+    case Content::kBlockDevice:
+      // The device's own page cache: a mounted file system's metadata and
+      // journal, or raw buffered I/O of a device nothing is mounted from.
+      label.content =
+          mounts_.IsMounted(a.bdev_major, a.bdev_minor, lookup_ns)
+              ? "metadata"
+              : "device";
+      break;
+    case Content::kUnknown:
+      label.content = "unknown";
+      break;
+  }
+  label.files.resize(a.files.size());
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    const FileRef& f = a.files[i];
+    FileLabel& l = label.files[i];
+    if (f.names.empty()) {
+      l.path.clear();
+      l.kind = PathKind::kNone;
+    } else if (!f.reached_root) {
+      l.path = f.names.front();
+      l.kind = PathKind::kName;
+    } else {
+      l.kind = mounts_.Resolve(f.dev_major, f.dev_minor,
+                               JoinNamesFromRoot(f.names), lookup_ns, &l.path);
+    }
+  }
+  if (a.dirtier.has_value()) {
+    FillCgroupOf(a.dirtier->cgroup_id, a.dirtier->tid, &label.dirtier_cgroup);
+    label.dirtied_realtime_ns = clock_.ToRealtimeNs(a.dirtier->dirtied_ns);
+  }
+}
+
+void Enricher::FillCgroupOf(uint64_t id, uint32_t tid, CgroupLabel* out) {
+  const CgroupLabel& label = cgroups_.Resolve(id, tid);
   out->known = label.known;
   AssignIfChanged(label.path, &out->path);
   AssignIfChanged(label.container_id, &out->container_id);

@@ -10,6 +10,7 @@
 #include "cgroup_names.h"
 #include "disk_names.h"
 #include "event.h"
+#include "mount_table.h"
 #include "stuck_request.h"
 #include "wall_clock.h"
 
@@ -55,6 +56,7 @@ class Enricher {
   DiskNames& disk_names() { return names_; }
   CgroupNames& cgroup_names() { return cgroups_; }
   WallClock& wall_clock() { return clock_; }
+  MountTable& mounts() { return mounts_; }
 
  private:
   // The disk and partition of (major, minor, sector) at lookup_ns, into
@@ -65,10 +67,16 @@ class Enricher {
   // The names of request.cgroup_id into *out, strings copied only when
   // they changed.
   void FillCgroup(const Request& request, CgroupLabel* out);
+  // The cgroup `id` of thread `tid` into *out (as FillCgroup).
+  void FillCgroupOf(uint64_t id, uint32_t tid, CgroupLabel* out);
+  // out->attribution from out->event.attribution: files' paths, content's
+  // name, the dirtier's cgroup and wall-clock time.
+  void FillAttribution(uint64_t lookup_ns, EnrichedEvent* out);
 
   DiskNames names_;
   CgroupNames cgroups_;
   WallClock clock_;
+  MountTable mounts_;
   bool include_queue_;
   uint64_t seq_ = 0;
 };

@@ -14,6 +14,24 @@ absl::string_view Request::Comm() const {
   return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
 }
 
+absl::string_view Dirtier::Comm() const {
+  return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
+}
+
+absl::string_view PathKindName(PathKind k) {
+  switch (k) {
+    case PathKind::kAbsolute:
+      return "absolute";
+    case PathKind::kFsRelative:
+      return "fs_relative";
+    case PathKind::kName:
+      return "name";
+    case PathKind::kNone:
+      break;
+  }
+  return "";
+}
+
 uint64_t Event::LatencyNs(bool include_queue) const {
   if (include_queue && queue_ns.has_value()) return device_ns + *queue_ns;
   return device_ns;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 
@@ -68,12 +69,58 @@ enum class CompletionContext : uint8_t {
 // "unknown", "task", "softirq", "hardirq".
 absl::string_view CompletionContextName(CompletionContext c);
 
+// What a request's first page holds, as the kernel side saw it; same
+// values as BIOSNOOP_CONTENT_* in bpf/biosnoop_abi.h (kNotLooked: files
+// off).  The enricher names kBlockDevice "metadata" or "device".
+enum class Content : uint8_t {
+  kNotLooked = 0,
+  kNone = 1,
+  kFile = 2,
+  kBlockDevice = 3,
+  kUnknown = 4,
+};
+
+// A file whose pages a request carries, as the kernel side named it.
+struct FileRef {
+  uint64_t ino = 0;
+  uint32_t dev_major = 0;  // its file system (st_dev)
+  uint32_t dev_minor = 0;
+  bool direct = false;        // direct I/O of this file
+  bool reached_root = false;  // names go up to its file system's root
+  // Its name, then its parents' up to (not including) the root.
+  std::vector<std::string> names;
+};
+
+// The task that dirtied a page (the kernel's dirtied-page ledger).
+struct Dirtier {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  std::array<char, 16> comm{};  // raw bytes, NUL-padded
+  uint64_t cgroup_id = 0;
+  uint64_t dirtied_ns = 0;  // CLOCK_MONOTONIC
+
+  absl::string_view Comm() const;
+};
+
+// What a reported request's pages hold (README, "Files and dirtiers").
+struct Attribution {
+  Content content = Content::kNotLooked;
+  uint32_t file_count = 0;  // distinct files; files lists the first ones
+  bool incomplete = false;  // pages left unexamined: counts are lower bounds
+  uint32_t bdev_major = 0;  // kBlockDevice: the device whose cache it is
+  uint32_t bdev_minor = 0;
+  std::vector<FileRef> files;
+  std::optional<Dirtier> dirtier;  // of the first page
+  uint32_t dirtier_count = 0;
+};
+
 // One completed request.
 struct Event : Request {
   uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
   uint64_t device_ns = 0;    // issue -> completion
   uint8_t blk_status = 0;    // the kernel's blk_status_t; 0 = success
   CompletionContext completion_context = CompletionContext::kUnknown;
+  Attribution attribution;
 
   // Latency the threshold was compared against: device time, plus queue
   // time when `include_queue` and the queue time is known.
@@ -113,12 +160,39 @@ struct CgroupLabel {
   std::string pod_uid;       // with dashes; empty: none
 };
 
+// How a file's path was resolved (FileLabel::kind).
+enum class PathKind : uint8_t {
+  kNone = 0,      // no name at all
+  kAbsolute,      // its mount point joined with the path inside it
+  kFsRelative,    // from its file system's root (not mounted here)
+  kName,          // its own name only
+};
+
+// "", "absolute", "fs_relative", "name".
+absl::string_view PathKindName(PathKind k);
+
+// A file's path for output.
+struct FileLabel {
+  std::string path;
+  PathKind kind = PathKind::kNone;
+};
+
+// An event's attribution for output (beside event.attribution).
+struct AttributionLabel {
+  // "file", "metadata", "device", "unknown", "none"; empty: not looked.
+  absl::string_view content;
+  std::vector<FileLabel> files;  // one per event.attribution.files
+  CgroupLabel dirtier_cgroup;    // of the dirtier's cgroup id
+  int64_t dirtied_realtime_ns = 0;
+};
+
 // Event enriched for output.
 struct EnrichedEvent {
   Event event;
   std::string disk;         // "vda"; "254:0" when sysfs does not know it
   std::string partition;    // "vda1"; empty when the sector is in no partition
   CgroupLabel cgroup;       // of event.cgroup_id
+  AttributionLabel attribution;
   int64_t realtime_ns = 0;  // wall-clock time of the completion, ns since epoch
   uint64_t seq = 0;         // 1-based position in this run's output
   bool include_queue = false;  // latency_us includes the queue time (-Q)

@@ -247,6 +247,78 @@ char* WriteCgroupJson(const CgroupLabel& c, uint64_t id, char* p) {
   return WriteNullableJsonString(c.pod_uid, p);
 }
 
+// The attribution fields ("content" to "dirtier_count"), written only when
+// the kernel side looked at the request's pages: a stream of an earlier
+// version, or of a run with --no-files, has none of them.
+char* WriteAttributionJson(const EnrichedEvent& e, char* p) {
+  const Attribution& a = e.event.attribution;
+  const AttributionLabel& label = e.attribution;
+  if (a.content == Content::kNotLooked) return p;
+  bool unused = false;
+  p = WriteLiteral(",\"content\":\"", p);
+  p = WriteRaw(label.content, p);
+  p = WriteLiteral("\",\"files\":[", p);
+  for (size_t i = 0; i < a.files.size() && i < label.files.size(); ++i) {
+    if (i > 0) *p++ = ',';
+    p = WriteLiteral("{\"path\":", p);
+    p = WriteJsonString(label.files[i].path, p, &unused);
+    p = WriteLiteral(",\"path_kind\":\"", p);
+    p = WriteRaw(PathKindName(label.files[i].kind), p);
+    p = WriteLiteral("\",\"inode\":", p);
+    p = WriteUint(a.files[i].ino, p);
+    p = WriteLiteral(",\"dev\":\"", p);
+    p = WriteUint(a.files[i].dev_major, p);
+    *p++ = ':';
+    p = WriteUint(a.files[i].dev_minor, p);
+    p = a.files[i].direct ? WriteLiteral("\",\"direct\":true}", p)
+                          : WriteLiteral("\",\"direct\":false}", p);
+  }
+  p = WriteLiteral("],\"file_count\":", p);
+  p = WriteUint(a.file_count, p);
+  p = a.incomplete ? WriteLiteral(",\"files_incomplete\":true", p)
+                   : WriteLiteral(",\"files_incomplete\":false", p);
+  p = WriteLiteral(",\"dirtied_by\":", p);
+  if (!a.dirtier.has_value()) {
+    p = WriteLiteral("null", p);
+  } else {
+    const Dirtier& d = *a.dirtier;
+    p = WriteLiteral("{\"pid\":", p);
+    p = WriteUint(d.pid, p);
+    p = WriteLiteral(",\"tid\":", p);
+    p = WriteUint(d.tid, p);
+    p = WriteLiteral(",\"comm\":", p);
+    bool replaced = false;
+    p = WriteJsonString(d.Comm(), p, &replaced);
+    if (replaced) {
+      p = WriteLiteral(",\"comm_raw\":\"", p);
+      p = WriteHex(d.Comm(), p);
+      *p++ = '"';
+    }
+    const CgroupLabel& c = label.dirtier_cgroup;
+    p = WriteLiteral(",\"cgroup\":", p);
+    p = c.known ? WriteJsonString(c.path, p, &unused) : WriteLiteral("null", p);
+    p = WriteLiteral(",\"cgroup_id\":", p);
+    p = WriteUint(d.cgroup_id, p);
+    p = WriteLiteral(",\"dirtied_at\":\"", p);
+    p = WriteRfc3339Nanos(label.dirtied_realtime_ns, p);
+    p = WriteLiteral("\"}", p);
+  }
+  p = WriteLiteral(",\"dirtier_count\":", p);
+  return WriteUint(a.dirtier_count, p);
+}
+
+// Upper bound of what WriteAttributionJson writes.
+size_t AttributionJsonBound(const EnrichedEvent& e) {
+  if (e.event.attribution.content == Content::kNotLooked) return 0;
+  size_t n = 512 + Rfc3339Formatter::kLength +
+             kMaxJsonBytesPerByte * e.attribution.dirtier_cgroup.path.size() +
+             (kMaxJsonBytesPerByte + 2) * 16;
+  for (const FileLabel& f : e.attribution.files) {
+    n += 128 + kMaxJsonBytesPerByte * f.path.size();
+  }
+  return n;
+}
+
 // Upper bound of everything AppendEventJson writes after the timestamp,
 // apart from the variable-length strings: about 240 bytes of keys and
 // punctuation, 14 integers of at most 20 digits, "null"s, op/rwbs/error
@@ -351,7 +423,8 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
          kMaxJsonBytesPerByte *
              (e.disk.size() + e.partition.size() + comm + e.cgroup.path.size() +
               e.cgroup.container_id.size() + e.cgroup.pod_uid.size()) +
-         2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
+         2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength +
+         AttributionJsonBound(e);
 }
 
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
@@ -432,7 +505,9 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteCgroupJson(e.cgroup, ev.cgroup_id, p);
   p = WriteLiteral(",\"completion_context\":\"", p);
   p = WriteRaw(CompletionContextName(ev.completion_context), p);
-  p = WriteLiteral("\"}\n", p);
+  *p++ = '"';
+  p = WriteAttributionJson(e, p);
+  p = WriteLiteral("}\n", p);
   return p;
 }
 

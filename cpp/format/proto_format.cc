@@ -103,6 +103,50 @@ void FillCgroupFields(const CgroupLabel& c, uint64_t id, Msg* msg) {
   }
 }
 
+// The attribution fields (content .. dirtier_count); cleared when the
+// kernel side did not look.
+void FillAttributionFields(const EnrichedEvent& e, v1::Event* msg) {
+  const Attribution& a = e.event.attribution;
+  const AttributionLabel& label = e.attribution;
+  msg->clear_files();
+  msg->clear_dirtied_by();
+  if (a.content == Content::kNotLooked) {
+    msg->clear_content();
+    msg->clear_file_count();
+    msg->clear_files_incomplete();
+    msg->clear_dirtier_count();
+    return;
+  }
+  msg->mutable_content()->assign(label.content.data(), label.content.size());
+  for (size_t i = 0; i < a.files.size() && i < label.files.size(); ++i) {
+    v1::FileRef* f = msg->add_files();
+    AssignUtf8(label.files[i].path, f->mutable_path());
+    const absl::string_view kind = PathKindName(label.files[i].kind);
+    f->mutable_path_kind()->assign(kind.data(), kind.size());
+    f->set_inode(a.files[i].ino);
+    f->set_dev(absl::StrCat(a.files[i].dev_major, ":", a.files[i].dev_minor));
+    f->set_direct(a.files[i].direct);
+  }
+  msg->set_file_count(a.file_count);
+  msg->set_files_incomplete(a.incomplete);
+  if (a.dirtier.has_value()) {
+    const Dirtier& d = *a.dirtier;
+    v1::Dirtier* m = msg->mutable_dirtied_by();
+    m->set_pid(d.pid);
+    m->set_tid(d.tid);
+    const absl::string_view comm = d.Comm();
+    if (AppendSanitizedUtf8(comm, m->mutable_comm())) {
+      m->mutable_comm_raw()->assign(comm.data(), comm.size());
+    }
+    if (label.dirtier_cgroup.known) {
+      AssignUtf8(label.dirtier_cgroup.path, m->mutable_cgroup());
+    }
+    m->set_cgroup_id(d.cgroup_id);
+    SetTimestamp(label.dirtied_realtime_ns, m->mutable_dirtied_at());
+  }
+  msg->set_dirtier_count(a.dirtier_count);
+}
+
 }  // namespace
 
 void FillEventProto(const EnrichedEvent& e, absl::string_view host,
@@ -123,6 +167,7 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   const absl::string_view context =
       CompletionContextName(ev.completion_context);
   msg->mutable_completion_context()->assign(context.data(), context.size());
+  FillAttributionFields(e, msg);
 }
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,

@@ -330,6 +330,70 @@ ProtoHost::ProtoHost(absl::string_view host) {
   field_.resize(static_cast<size_t>(w.pos() - field_.data()));
 }
 
+namespace {
+
+using File = v1::FileRef;
+using Dirt = v1::Dirtier;
+
+// The attribution fields (content .. dirtier_count), encoded on their own:
+// nested messages need their lengths first, and they are rare enough
+// (reported events with files on) for the growing encoder.
+Encoder AttributionFields(const EnrichedEvent& e) {
+  Encoder out;
+  const Attribution& a = e.event.attribution;
+  const AttributionLabel& label = e.attribution;
+  if (a.content == Content::kNotLooked) return out;
+  out.Str(Ev::kContentFieldNumber, label.content);
+  std::string fixed;
+  for (size_t i = 0; i < a.files.size() && i < label.files.size(); ++i) {
+    Encoder f;
+    f.Str(File::kPathFieldNumber, Utf8(label.files[i].path, &fixed));
+    f.Str(File::kPathKindFieldNumber, PathKindName(label.files[i].kind));
+    f.U64(File::kInodeFieldNumber, a.files[i].ino);
+    char dev[24];
+    char* d = WriteUint(a.files[i].dev_major, dev);
+    *d++ = ':';
+    d = WriteUint(a.files[i].dev_minor, d);
+    f.Str(File::kDevFieldNumber, absl::string_view(dev, d - dev));
+    f.Bool(File::kDirectFieldNumber, a.files[i].direct);
+    out.Message(Ev::kFilesFieldNumber, f);
+  }
+  out.U64(Ev::kFileCountFieldNumber, a.file_count);
+  out.Bool(Ev::kFilesIncompleteFieldNumber, a.incomplete);
+  if (a.dirtier.has_value()) {
+    const Dirtier& d = *a.dirtier;
+    Encoder m;
+    m.U64(Dirt::kPidFieldNumber, d.pid);
+    m.U64(Dirt::kTidFieldNumber, d.tid);
+    const absl::string_view comm = d.Comm();
+    m.Str(Dirt::kCommFieldNumber, Utf8(comm, &fixed));
+    if (!IsValidUtf8(comm)) m.OptStr(Dirt::kCommRawFieldNumber, comm);
+    if (label.dirtier_cgroup.known) {
+      m.OptStr(Dirt::kCgroupFieldNumber,
+               Utf8(label.dirtier_cgroup.path, &fixed));
+    }
+    m.U64(Dirt::kCgroupIdFieldNumber, d.cgroup_id);
+    m.Message(Dirt::kDirtiedAtFieldNumber,
+              TimestampMessage(label.dirtied_realtime_ns));
+    out.Message(Ev::kDirtiedByFieldNumber, m);
+  }
+  out.U64(Ev::kDirtierCountFieldNumber, a.dirtier_count);
+  return out;
+}
+
+// Upper bound of AttributionFields(e).
+size_t AttributionBound(const EnrichedEvent& e) {
+  if (e.event.attribution.content == Content::kNotLooked) return 0;
+  size_t n = 256 + kMaxUtf8BytesPerByte *
+                       (16 + e.attribution.dirtier_cgroup.path.size());
+  for (const FileLabel& f : e.attribution.files) {
+    n += 96 + kMaxUtf8BytesPerByte * f.path.size();
+  }
+  return n;
+}
+
+}  // namespace
+
 size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
@@ -342,7 +406,8 @@ size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
          kMaxUtf8BytesPerByte *
              (e.disk.size() + e.partition.size() + comm + c.path.size() +
               c.container_id.size() + c.pod_uid.size()) +
-         comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength;
+         comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength +
+         AttributionBound(e);
 }
 
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
@@ -429,6 +494,9 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   if (!c.pod_uid.empty()) w.OptStr(Ev::kPodUidFieldNumber, c.pod_uid);
   w.Str(Ev::kCompletionContextFieldNumber,
         CompletionContextName(ev.completion_context));
+  if (ev.attribution.content != Content::kNotLooked) {
+    w.Raw(AttributionFields(e).bytes());
+  }
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 

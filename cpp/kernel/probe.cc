@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "attribution_config.h"
 #include "biosnoop_skeleton.h"
 #include "exit_codes.h"
 #include "kernel_btf.h"
@@ -214,6 +215,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     return ErrnoStatus(err, "size ring buffer");
   }
 
+  RETURN_IF_ERROR(ConfigureAttribution(config, skel));
+
   // Feature-probe the hooks against the running kernel's BTF (one copy of
   // it in memory, see kernel_btf.h; loading below parses it again the same
   // way).
@@ -242,6 +245,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
       {skel->progs.handle_rq_insert, "block_rq_insert", false},
       {skel->progs.handle_rq_requeue, "block_rq_requeue", false},
       {skel->progs.handle_rq_merge, "block_rq_merge", false},
+      {skel->progs.handle_dirty_folio, "writeback_dirty_folio", false},
   };
   absl::Status missing;
   for (const Hook& h : hooks) {
@@ -249,6 +253,14 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     bool wanted = present;
     if (h.prog == skel->progs.handle_rq_insert) {
       wanted = present && !has_io_start;
+    }
+    if (h.prog == skel->progs.handle_dirty_folio) {
+      wanted = present && config.ledger_entries > 0;
+      if (!present && config.ledger_entries > 0 && missing.ok()) {
+        missing = absl::UnavailableError(
+            "this kernel has no writeback_dirty_folio tracepoint in its BTF: "
+            "no dirtied-page ledger here (run with --no-writeback-owner)");
+      }
     }
     if (!present && h.required && missing.ok()) {
       missing = absl::UnavailableError(

@@ -53,6 +53,11 @@ struct ProbeConfig {
   // Attach the completion's rescue program from the start instead of on
   // the first skipped completion (see Probe::RescueIfSkipped).
   bool rescue_always = false;
+  // Files and dirtiers (bpf/attribution.bpf.h): read a reported request's
+  // pages for its files; keep the dirtied-page ledger with this many
+  // entries (a power of two; 0: no ledger, no dirtiers).
+  bool files = true;
+  uint32_t ledger_entries = 0;
 };
 
 // Hook runs the kernel skipped, by hook (ReadMissed).

@@ -1,0 +1,284 @@
+/* Who and what an I/O is for (issue #28): the files whose pages a request
+ * carries, read at completion and only for a request that is reported, and
+ * the dirtied-page ledger that names the task that dirtied a written page.
+ *
+ * Files.  At block_rq_complete the request's bios are still attached (the
+ * kernel ends them after the tracepoint), their pages locked (reads) or
+ * under writeback (writes), so each page's folio, mapping and inode are
+ * stable while we look.  Per bio, its file is:
+ *  - direct I/O through iomap (ext4, xfs, btrfs...): the bio's end_io is
+ *    iomap_dio_bio_end_io (its address from /proc/kallsyms, set by user
+ *    space) and bi_private the iomap_dio, whose iocb names the file;
+ *  - else its first page's folio: mapping (low bits set: anonymous or
+ *    movable, not a file), mapping->host the inode; a block device inode
+ *    (S_IFBLK) means the device's own page cache: file system metadata and
+ *    journal, or raw buffered I/O of the device.
+ * A file's names are its first alias dentry's and its parents' up to the
+ * file system's root; user space joins them and prefixes the mount point.
+ *
+ * Ledger.  writeback_dirty_folio fires once per folio that becomes dirty,
+ * in the dirtying task's context (a write(), a page fault on a shared
+ * mapping, jbd2 for metadata); the ledger keeps, per slot of a hash of
+ * (inode, folio index), who that was.  A written request's pages are
+ * looked up in it at completion: the first page's entry is the event's
+ * dirtier.  A slot holding another page is replaced (counted), so a lookup
+ * that finds another page's entry is a miss, never a wrong name.
+ */
+#ifndef BIOSNOOP_BPF_ATTRIBUTION_BPF_H_
+#define BIOSNOOP_BPF_ATTRIBUTION_BPF_H_
+
+// clang-format off
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+// clang-format on
+
+#include "biosnoop_abi.h"
+#include "counters.bpf.h"
+#include "maps.bpf.h"
+
+#define S_IFMT_ 00170000
+#define S_IFBLK_ 0060000
+#define BIOSNOOP_MAX_BIOS 128
+
+/* The folio a page belongs to (page_folio()): a tail page's compound_head
+ * holds its head's address with bit 0 set. */
+static __always_inline struct folio *attr_folio(struct page *page) {
+  unsigned long head = BPF_CORE_READ(page, compound_head);
+  if (head & 1) return (struct folio *)(head - 1);
+  return (struct folio *)page;
+}
+
+/* The page-cache inode of a folio; NULL for anonymous or movable pages. */
+static __always_inline struct inode *attr_folio_inode(struct folio *folio) {
+  unsigned long mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
+  if (!mapping || (mapping & 3)) return NULL;
+  return BPF_CORE_READ((struct address_space *)mapping, host);
+}
+
+/* Records who dirtied a folio (the writeback_dirty_folio hook). */
+static __always_inline void ledger_note(struct folio *folio,
+                                        struct address_space *mapping) {
+  struct inode *host = mapping->host;
+  if (!host) return;
+  /* Only pages of file systems on a tracked disk, and the devices' own
+   * pages (whose superblock is the bdev pseudo file system's). */
+  if (filter_dev && (host->i_mode & S_IFMT_) != S_IFBLK_) {
+    struct block_device *bd = host->i_sb->s_bdev;
+    if (!bd || !bd->bd_disk) return;
+    struct gendisk *disk = bd->bd_disk;
+    if ((((__u32)disk->major << 20) | (__u32)disk->first_minor) != filter_dev)
+      return;
+  }
+  __u64 inode = (__u64)host;
+  __u64 index = folio->index;
+  __u32 slot = biosnoop_ledger_slot(inode, index, ledger_mask);
+  struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
+  if (!e) return;
+  if (e->inode && (e->inode != inode || e->index != index))
+    count(BIOSNOOP_CTR_LEDGER_REPLACED);
+  struct task_struct *task = bpf_get_current_task_btf();
+  e->inode = inode;
+  e->index = index;
+  e->who.dirtied_ns = bpf_ktime_get_ns();
+  e->who.cgroup_id = bpf_get_current_cgroup_id();
+  e->who.pid = task->tgid;
+  e->who.tid = task->pid;
+  __u64 *dst = (__u64 *)e->who.comm;
+  dst[0] = *(__u64 *)&task->comm[0];
+  dst[1] = *(__u64 *)&task->comm[8];
+}
+
+/* State of one walk over a request's bios (attr_bio, by bpf_loop). */
+struct attr_walk {
+  struct biosnoop_record_buf *buf;
+  struct bio *bio;    /* the next bio to look at */
+  __u32 bvecs;        /* bio vectors examined so far */
+  __u8 write;         /* a write: look its pages up in the ledger */
+  __u8 first;         /* still at the request's first page */
+};
+
+/* Stores `dentry`'s name and its parents' up to the root, for file `f`. */
+static __always_inline void attr_names(struct biosnoop_record_buf *b,
+                                       struct biosnoop_file *f,
+                                       struct dentry *dentry) {
+  __u32 off = b->attr.names_len;
+  f->names_off = off;
+  f->depth = 0;
+  for (int k = 0; k < BIOSNOOP_MAX_PATH_DEPTH; k++) {
+    if (!dentry) return;
+    struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
+    if (parent == dentry) {
+      f->flags |= BIOSNOOP_FILE_ROOT;
+      break;
+    }
+    if (off > BIOSNOOP_NAMES_BYTES - BIOSNOOP_NAME_MAX) break;
+    const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
+    long n = bpf_probe_read_kernel_str(
+        &b->names[off & (BIOSNOOP_NAMES_BYTES - 1)], BIOSNOOP_NAME_MAX, name);
+    if (n <= 0) break;
+    off += n;
+    f->depth++;
+    dentry = parent;
+  }
+  b->attr.names_len = off;
+}
+
+/* Counts `inode` once per request, and lists it while there is room. */
+static __always_inline void attr_file(struct biosnoop_record_buf *b,
+                                      struct inode *inode,
+                                      struct dentry *dentry, __u8 direct) {
+  __u32 n = b->seen_n;
+  for (int j = 0; j < BIOSNOOP_MAX_SEEN_FILES; j++) {
+    if (j >= n) break;
+    if (b->seen[j] == (__u64)inode) return;
+  }
+  if (n >= BIOSNOOP_MAX_SEEN_FILES) {
+    b->attr.incomplete = 1;
+    return;
+  }
+  b->seen[n & (BIOSNOOP_MAX_SEEN_FILES - 1)] = (__u64)inode;
+  b->seen_n = n + 1;
+  b->attr.file_count++;
+  __u32 l = b->attr.listed;
+  if (l >= BIOSNOOP_MAX_FILES) return;
+  struct biosnoop_file *f = &b->attr.files[l & (BIOSNOOP_MAX_FILES - 1)];
+  f->ino = BPF_CORE_READ(inode, i_ino);
+  f->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+  f->flags = direct ? BIOSNOOP_FILE_DIRECT : 0;
+  if (!dentry) {
+    struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
+    if (alias)
+      dentry = (struct dentry *)((char *)alias -
+                                 bpf_core_field_offset(struct dentry,
+                                                       d_u.d_alias));
+  }
+  attr_names(b, f, dentry);
+  b->attr.listed = l + 1;
+}
+
+/* Looks one written page up in the ledger. */
+static __always_inline void attr_dirtier(struct biosnoop_record_buf *b,
+                                         struct inode *inode,
+                                         struct folio *folio, bool first) {
+  __u64 index = BPF_CORE_READ(folio, index);
+  __u32 slot = biosnoop_ledger_slot((__u64)inode, index, ledger_mask);
+  struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
+  if (!e || e->inode != (__u64)inode || e->index != index) {
+    if (first) count(BIOSNOOP_CTR_LEDGER_MISSES);
+    return;
+  }
+  __u32 tid = e->who.tid;
+  if (first) {
+    __builtin_memcpy(&b->attr.dirtier, &e->who, sizeof(e->who));
+    b->attr.has_dirtier = 1;
+  }
+  __u32 n = b->dirtiers_n;
+  for (int j = 0; j < BIOSNOOP_MAX_DIRTIERS; j++) {
+    if (j >= n) break;
+    if (b->dirtiers[j] == tid) return;
+  }
+  if (n >= BIOSNOOP_MAX_DIRTIERS) {
+    b->attr.incomplete = 1;
+    return;
+  }
+  b->dirtiers[n & (BIOSNOOP_MAX_DIRTIERS - 1)] = tid;
+  b->dirtiers_n = n + 1;
+  b->attr.dirtier_count++;
+}
+
+/* The pages of one bio that is not direct I/O: its first page's file, and
+ * for a write, the dirtier of each page (up to BIOSNOOP_MAX_BVECS per
+ * request). */
+static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
+  struct biosnoop_record_buf *b = w->buf;
+  __u32 vcnt = BPF_CORE_READ(bio, bi_vcnt);
+  __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+  struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
+  if (!vecs || idx >= vcnt) {
+    if (w->first) b->attr.content = BIOSNOOP_CONTENT_NONE;
+    return;
+  }
+  struct page *page = BPF_CORE_READ(vecs + idx, bv_page);
+  struct folio *folio = attr_folio(page);
+  struct inode *inode = attr_folio_inode(folio);
+  if (!inode) {
+    if (w->first) b->attr.content = BIOSNOOP_CONTENT_UNKNOWN;
+    w->first = 0;
+    return;
+  }
+  if ((BPF_CORE_READ(inode, i_mode) & S_IFMT_) == S_IFBLK_) {
+    if (w->first) {
+      b->attr.content = BIOSNOOP_CONTENT_BDEV;
+      b->attr.bdev = BPF_CORE_READ(inode, i_rdev);
+    }
+  } else {
+    if (w->first) b->attr.content = BIOSNOOP_CONTENT_FILE;
+    attr_file(b, inode, NULL, 0);
+  }
+  if (!w->write || !ledger_enabled) {
+    w->first = 0;
+    return;
+  }
+  for (int k = 0; k < 32; k++) {
+    __u32 v = idx + k;
+    if (v >= vcnt) break;
+    if (w->bvecs >= BIOSNOOP_MAX_BVECS) {
+      b->attr.incomplete = 1;
+      break;
+    }
+    w->bvecs++;
+    if (k > 0) {
+      page = BPF_CORE_READ(vecs + v, bv_page);
+      folio = attr_folio(page);
+      if (attr_folio_inode(folio) != inode) continue;
+    }
+    attr_dirtier(b, inode, folio, w->first);
+    w->first = 0;
+  }
+  if (vcnt > idx + 32) b->attr.incomplete = 1;
+  w->first = 0;
+}
+
+static int attr_bio(__u32 i, struct attr_walk *w) {
+  struct bio *bio = w->bio;
+  if (!bio) return 1;
+  struct biosnoop_record_buf *b = w->buf;
+  __u64 end_io = (__u64)BPF_CORE_READ(bio, bi_end_io);
+  if (iomap_dio_end_io && end_io == iomap_dio_end_io) {
+    struct iomap_dio *dio = BPF_CORE_READ(bio, bi_private);
+    struct file *file = BPF_CORE_READ(dio, iocb, ki_filp);
+    struct inode *inode = BPF_CORE_READ(file, f_inode);
+    if (w->first) b->attr.content = inode ? BIOSNOOP_CONTENT_FILE
+                                          : BIOSNOOP_CONTENT_UNKNOWN;
+    w->first = 0;
+    if (inode) attr_file(b, inode, BPF_CORE_READ(file, f_path.dentry), 1);
+  } else {
+    attr_pages(w, bio);
+  }
+  w->bio = BPF_CORE_READ(bio, bi_next);
+  return 0;
+}
+
+/* Fills b->attr (and its names) from the request's bios. */
+static __always_inline void attribute(struct biosnoop_record_buf *b,
+                                      struct request *rq, __u8 op) {
+  __builtin_memset(&b->attr, 0, sizeof(b->attr));
+  b->seen_n = 0;
+  b->dirtiers_n = 0;
+  struct attr_walk w = {
+      .buf = b,
+      .bio = rq->bio,
+      .bvecs = 0,
+      .write = op == BIOSNOOP_OP_WRITE,
+      .first = 1,
+  };
+  b->attr.content = BIOSNOOP_CONTENT_NONE;
+  if (!w.bio) return;
+  bpf_loop(BIOSNOOP_MAX_BIOS, attr_bio, &w, 0);
+  if (w.bio) b->attr.incomplete = 1;
+  if (b->attr.names_len > BIOSNOOP_NAMES_BYTES)
+    b->attr.names_len = BIOSNOOP_NAMES_BYTES;
+}
+
+#endif /* BIOSNOOP_BPF_ATTRIBUTION_BPF_H_ */

@@ -1,0 +1,45 @@
+#include "attribution_config.h"
+
+#include <bpf/libbpf.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "biosnoop_skeleton.h"
+#include "libbpf_status.h"
+
+namespace biosnoop {
+
+uint64_t KernelSymbolAddress(absl::string_view kallsyms_path,
+                             absl::string_view name) {
+  std::ifstream in{std::string(kallsyms_path)};
+  std::string addr, type, sym;
+  while (in >> addr >> type >> sym) {
+    // Module symbols carry a trailing "[module]" on the same line.
+    if (in.peek() != '\n') in.ignore(4096, '\n');
+    if (sym != name) continue;
+    return std::strtoull(addr.c_str(), nullptr, 16);
+  }
+  return 0;
+}
+
+absl::Status ConfigureAttribution(const ProbeConfig& config,
+                                  biosnoop_bpf* skel) {
+  skel->rodata->files_enabled = config.files ? 1 : 0;
+  if (config.files) {
+    // Direct I/O through iomap; without the address such requests read as
+    // "unknown" (README, "Files and dirtiers").
+    skel->rodata->iomap_dio_end_io =
+        KernelSymbolAddress("/proc/kallsyms", "iomap_dio_bio_end_io");
+  }
+  const uint32_t entries = config.ledger_entries;
+  skel->rodata->ledger_enabled = config.files && entries > 0 ? 1 : 0;
+  skel->rodata->ledger_mask = entries > 0 ? entries - 1 : 0;
+  if (int err = bpf_map__set_max_entries(skel->maps.ledger,
+                                         entries > 0 ? entries : 1)) {
+    return ErrnoStatus(err, "size the dirtied-page ledger");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace biosnoop
