@@ -92,10 +92,10 @@ static __always_inline void ledger_note(struct folio *folio,
 /* State of one walk over a request's bios (attr_bio, by bpf_loop). */
 struct attr_walk {
   struct biosnoop_record_buf *buf;
-  struct bio *bio;    /* the next bio to look at */
-  __u32 bvecs;        /* bio vectors examined so far */
-  __u8 write;         /* a write: look its pages up in the ledger */
-  __u8 first;         /* still at the request's first page */
+  struct bio *bio; /* the next bio to look at */
+  __u32 bvecs;     /* bio vectors examined so far */
+  __u8 write;      /* a write: look its pages up in the ledger */
+  __u8 first;      /* still at the request's first page */
 };
 
 /* Stores `dentry`'s name and its parents' up to the root, for file `f`. */
@@ -149,9 +149,9 @@ static __always_inline void attr_file(struct biosnoop_record_buf *b,
   if (!dentry) {
     struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
     if (alias)
-      dentry = (struct dentry *)((char *)alias -
-                                 bpf_core_field_offset(struct dentry,
-                                                       d_u.d_alias));
+      dentry =
+          (struct dentry *)((char *)alias -
+                            bpf_core_field_offset(struct dentry, d_u.d_alias));
   }
   attr_names(b, f, dentry);
   b->attr.listed = l + 1;
@@ -249,8 +249,9 @@ static int attr_bio(__u32 i, struct attr_walk *w) {
     struct iomap_dio *dio = BPF_CORE_READ(bio, bi_private);
     struct file *file = BPF_CORE_READ(dio, iocb, ki_filp);
     struct inode *inode = BPF_CORE_READ(file, f_inode);
-    if (w->first) b->attr.content = inode ? BIOSNOOP_CONTENT_FILE
-                                          : BIOSNOOP_CONTENT_UNKNOWN;
+    if (w->first)
+      b->attr.content =
+          inode ? BIOSNOOP_CONTENT_FILE : BIOSNOOP_CONTENT_UNKNOWN;
     w->first = 0;
     if (inode) attr_file(b, inode, BPF_CORE_READ(file, f_path.dentry), 1);
   } else {

@@ -39,6 +39,10 @@ enum LongOnly : int {
   kOptRescue,
   kOptStuckAfter,
   kOptCgroup,
+  kOptNoFiles,
+  kOptWritebackOwner,
+  kOptNoWritebackOwner,
+  kOptLedgerEntries,
 };
 
 constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
@@ -70,6 +74,10 @@ const struct option kLongOptions[] = {
     {"version", no_argument, nullptr, kOptVersion},
     {"rescue", required_argument, nullptr, kOptRescue},
     {"stuck-after", required_argument, nullptr, kOptStuckAfter},
+    {"no-files", no_argument, nullptr, kOptNoFiles},
+    {"writeback-owner", no_argument, nullptr, kOptWritebackOwner},
+    {"no-writeback-owner", no_argument, nullptr, kOptNoWritebackOwner},
+    {"ledger-entries", required_argument, nullptr, kOptLedgerEntries},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -303,6 +311,23 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       case kOptHist:
         opts.hist = true;
         break;
+      case kOptNoFiles:
+        opts.files = false;
+        break;
+      case kOptWritebackOwner:
+        opts.writeback_owner = true;
+        break;
+      case kOptNoWritebackOwner:
+        opts.writeback_owner = false;
+        break;
+      case kOptLedgerEntries: {
+        constexpr char kWhat[] = "a power of two from 1024 to 16777216";
+        auto v = ParseUnsigned(c, arg, 1u << 24, kWhat);
+        if (!v.ok()) return v.status();
+        if (*v < 1024 || (*v & (*v - 1)) != 0) return BadValue(c, arg, kWhat);
+        opts.ledger_entries = static_cast<uint32_t>(*v);
+        break;
+      }
       case kOptRescue:
         if (arg == "always") {
           opts.rescue_always = true;
@@ -407,6 +432,10 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     return absl::InvalidArgumentError(
         "--interval, -D, -F, -m, --csv and --json go with --hist");
   }
+  if (!opts.files && opts.writeback_owner) {
+    return absl::InvalidArgumentError(
+        "--writeback-owner needs the files of each event (drop --no-files)");
+  }
   if (opts.hist && stream_option_given) {
     return absl::InvalidArgumentError(
         "--format, --stats-interval, --summary-interval and --stuck-after go "
@@ -461,6 +490,16 @@ one JSON object per line.
                       program run per I/O.  auto (default): attach it at the
                       first skip (those before are counted as missed);
                       always: from the start
+      --no-files      do not read a reported request's pages for its files
+                      (content, files, file_count, dirtied_by: README,
+                      "Files and dirtiers")
+      --writeback-owner, --no-writeback-owner
+                      keep (default) or not the dirtied-page ledger that
+                      names the task that dirtied written pages
+                      (dirtied_by); it runs once per page dirtied
+      --ledger-entries N
+                      pages the ledger remembers, a power of two from 1024
+                      (default 65536: 3.5 MiB)
 
 Histogram mode (like biolatency), no events:
       --hist          count every I/O into in-kernel log2 histograms and print

@@ -48,6 +48,12 @@ struct Options {
   // --rescue always|auto: attach the completion rescue program from the
   // start, or (auto) once the kernel first skips a completion.
   bool rescue_always = false;
+  // Files and dirtiers (README, "Files and dirtiers"): --no-files turns
+  // both off; --no-writeback-owner only the dirtied-page ledger, of
+  // --ledger-entries pages.
+  bool files = true;
+  bool writeback_owner = true;
+  uint32_t ledger_entries = 65536;
   int verbose = 0;       // -v (repeatable)
   bool help = false;     // -h/--help
   bool version = false;  // --version

@@ -37,6 +37,8 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
   c.hist_unit_ns = o.hist && o.hist_ms ? 1000000 : 1000;
   c.events_disabled = o.hist;
   c.rescue_always = o.rescue_always;
+  c.files = o.files && !o.hist;
+  c.ledger_entries = c.files && o.writeback_owner ? o.ledger_entries : 0;
   if (!o.disk.empty()) {
     DiskNames names;
     ASSIGN_OR_RETURN(ResolvedDisk disk, names.Resolve(o.disk));

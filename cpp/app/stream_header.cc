@@ -80,6 +80,8 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.dropped = c.dropped;
   s.missed = TotalMissed(k, missed, c.missed_completions);
   s.unfinished = c.unfinished;
+  s.ledger_misses = k.v[BIOSNOOP_CTR_LEDGER_MISSES];
+  s.ledger_replaced = k.v[BIOSNOOP_CTR_LEDGER_REPLACED];
   s.final = final;
   s.run_id = run_id;
   return s;

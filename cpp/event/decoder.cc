@@ -41,9 +41,8 @@ absl::Status DecodeAttribution(const char* p, size_t n, Attribution* out) {
   }
   biosnoop_attr raw;
   if (n < sizeof(raw)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("attribution of %d bytes, expected at least %d", n,
-                        sizeof(raw)));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "attribution of %d bytes, expected at least %d", n, sizeof(raw)));
   }
   std::memcpy(&raw, p, sizeof(raw));
   const char* names = p + sizeof(raw);
@@ -75,9 +74,9 @@ absl::Status DecodeAttribution(const char* p, size_t n, Attribution* out) {
     for (std::string& name : ref.names) {
       // Each name is NUL-terminated inside names[]; one running past the
       // end makes the chain stop there (read as not reaching the root).
-      const void* nul =
-          off < names_len ? std::memchr(names + off, 0, names_len - off)
-                          : nullptr;
+      const void* nul = off < names_len
+                            ? std::memchr(names + off, 0, names_len - off)
+                            : nullptr;
       if (nul == nullptr) {
         ref.names.resize(&name - ref.names.data());
         ref.reached_root = false;

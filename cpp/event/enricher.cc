@@ -61,10 +61,9 @@ void Enricher::FillAttribution(uint64_t lookup_ns, EnrichedEvent* out) {
     case Content::kBlockDevice:
       // The device's own page cache: a mounted file system's metadata and
       // journal, or raw buffered I/O of a device nothing is mounted from.
-      label.content =
-          mounts_.IsMounted(a.bdev_major, a.bdev_minor, lookup_ns)
-              ? "metadata"
-              : "device";
+      label.content = mounts_.IsMounted(a.bdev_major, a.bdev_minor, lookup_ns)
+                          ? "metadata"
+                          : "device";
       break;
     case Content::kUnknown:
       label.content = "unknown";

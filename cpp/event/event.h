@@ -162,10 +162,10 @@ struct CgroupLabel {
 
 // How a file's path was resolved (FileLabel::kind).
 enum class PathKind : uint8_t {
-  kNone = 0,      // no name at all
-  kAbsolute,      // its mount point joined with the path inside it
-  kFsRelative,    // from its file system's root (not mounted here)
-  kName,          // its own name only
+  kNone = 0,    // no name at all
+  kAbsolute,    // its mount point joined with the path inside it
+  kFsRelative,  // from its file system's root (not mounted here)
+  kName,        // its own name only
 };
 
 // "", "absolute", "fs_relative", "name".
@@ -189,9 +189,9 @@ struct AttributionLabel {
 // Event enriched for output.
 struct EnrichedEvent {
   Event event;
-  std::string disk;         // "vda"; "254:0" when sysfs does not know it
-  std::string partition;    // "vda1"; empty when the sector is in no partition
-  CgroupLabel cgroup;       // of event.cgroup_id
+  std::string disk;       // "vda"; "254:0" when sysfs does not know it
+  std::string partition;  // "vda1"; empty when the sector is in no partition
+  CgroupLabel cgroup;     // of event.cgroup_id
   AttributionLabel attribution;
   int64_t realtime_ns = 0;  // wall-clock time of the completion, ns since epoch
   uint64_t seq = 0;         // 1-based position in this run's output

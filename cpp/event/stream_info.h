@@ -46,6 +46,8 @@ struct StatsSnapshot {
   uint64_t dropped = 0;
   uint64_t missed = 0;
   uint64_t unfinished = 0;
+  uint64_t ledger_misses = 0;    // dirtied-page ledger (README, "Files and
+  uint64_t ledger_replaced = 0;  // dirtiers")
   bool final = false;
   std::string run_id;  // StreamInfo::run_id
 };

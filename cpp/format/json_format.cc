@@ -645,6 +645,8 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   AppendUintField("missed", stats.missed, out);
   AppendUintField("unfinished", stats.unfinished, out);
   if (!stats.run_id.empty()) AppendStringField("run_id", stats.run_id, out);
+  AppendUintField("ledger_misses", stats.ledger_misses, out);
+  AppendUintField("ledger_replaced", stats.ledger_replaced, out);
   out->append("}\n");
 }
 

@@ -213,6 +213,8 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   msg->set_missed(stats.missed);
   msg->set_unfinished(stats.unfinished);
   AssignUtf8(stats.run_id, msg->mutable_run_id());
+  msg->set_ledger_misses(stats.ledger_misses);
+  msg->set_ledger_replaced(stats.ledger_replaced);
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

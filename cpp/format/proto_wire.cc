@@ -242,6 +242,8 @@ void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
   s.U64(Sts::kUnfinishedFieldNumber, stats.unfinished);
   std::string fixed;
   s.Str(Sts::kRunIdFieldNumber, Utf8(stats.run_id, &fixed));
+  s.U64(Sts::kLedgerMissesFieldNumber, stats.ledger_misses);
+  s.U64(Sts::kLedgerReplacedFieldNumber, stats.ledger_replaced);
   AppendRecord(Rec::kStatsFieldNumber, s, out);
 }
 

@@ -36,6 +36,12 @@ const char* CounterName(int index) {
       return "rescued_complete";
     case BIOSNOOP_CTR_ORPHANS_UNISSUED:
       return "orphans_unissued";
+    case BIOSNOOP_CTR_LEDGER_MISSES:
+      return "ledger_misses";
+    case BIOSNOOP_CTR_LEDGER_REPLACED:
+      return "ledger_replaced";
+    case BIOSNOOP_CTR_ATTR_LOST:
+      return "attr_lost";
     default:
       return "unknown";
   }

@@ -53,6 +53,28 @@ EnrichedEvent EveryFieldEvent() {
       true,
       "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') + ".scope",
       std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
+  Attribution& a = e.event.attribution;
+  a.content = Content::kFile;
+  a.file_count = 9;
+  a.incomplete = true;
+  a.files.resize(1);
+  a.files[0].ino = 12;
+  a.files[0].dev_major = 8;
+  a.files[0].dev_minor = 1;
+  a.files[0].direct = true;
+  a.files[0].reached_root = true;
+  a.files[0].names = {"f\"1", "data"};
+  Dirtier& d = a.dirtier.emplace();
+  d.pid = 200;
+  d.tid = 201;
+  std::memcpy(d.comm.data(), "dd\xfe", 3);
+  d.cgroup_id = 77;
+  d.dirtied_ns = 5;
+  a.dirtier_count = 2;
+  e.attribution.content = "file";
+  e.attribution.files = {{"/srv/data/f\"1", PathKind::kAbsolute}};
+  e.attribution.dirtier_cgroup = {true, "/user.slice", "", ""};
+  e.attribution.dirtied_realtime_ns = 1795239840000000001;
   return e;
 }
 
@@ -94,6 +116,8 @@ StatsSnapshot EveryFieldStats() {
   s.unfinished = 6;
   s.final = true;
   s.run_id = "9f86d081884c7d65";
+  s.ledger_misses = 11;
+  s.ledger_replaced = 12;
   return s;
 }
 
@@ -359,10 +383,34 @@ TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
             FieldNames(biosnoop::v1::Stats::descriptor()));
   std::vector<std::string> but_run_id =
       FieldNames(biosnoop::v1::Stats::descriptor());
-  ASSERT_EQ(but_run_id.back(), "run_id");
-  but_run_id.pop_back();
+  ASSERT_EQ(std::erase(but_run_id, "run_id"), 1u);
   EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
             but_run_id);
+}
+
+// The attribution fields exactly, after completion_context: the file's
+// path escaped, the dirtier's comm replaced and kept raw, its time in
+// RFC 3339; and none of them when the kernel side did not look.
+TEST(SchemaTest, AttributionValuesExactly) {
+  const std::string line = EventLine(EveryFieldEvent());
+  const size_t at = line.find(",\"content\"");
+  ASSERT_NE(at, std::string::npos) << line;
+  EXPECT_EQ(line.substr(at),
+            R"(,"content":"file","files":[{"path":"/srv/data/f\"1",)"
+            R"("path_kind":"absolute","inode":12,"dev":"8:1","direct":true}],)"
+            R"("file_count":9,"files_incomplete":true,"dirtied_by":{"pid":200,)"
+            R"("tid":201,"comm":"dd)"
+            "\xef\xbf\xbd"
+            R"(","comm_raw":"6464fe","cgroup":"/user.slice","cgroup_id":77,)"
+            R"("dirtied_at":"2026-11-21T05:44:00.000000001Z"},)"
+            R"("dirtier_count":2})"
+            "\n");
+  EnrichedEvent off = EveryFieldEvent();
+  off.event.attribution = Attribution{};
+  const std::string plain = EventLine(off);
+  EXPECT_EQ(plain.find("content"), std::string::npos) << plain;
+  EXPECT_NE(plain.find(R"("completion_context":"softirq"})"), std::string::npos)
+      << plain;
 }
 
 TEST(SchemaTest, SummaryLineHasEveryFieldInSchemaOrder) {
@@ -420,7 +468,8 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("orphans":2,"below_threshold":80,"filtered":7,)"
             R"("decode_errors":3,"expired":4,"written":9,"dropped":1,)"
             R"("final":true,"missed":5,"unfinished":6,)"
-            R"("run_id":"9f86d081884c7d65"})"
+            R"("run_id":"9f86d081884c7d65","ledger_misses":11,)"
+            R"("ledger_replaced":12})"
             "\n");
 }
 
@@ -441,6 +490,7 @@ TEST(SchemaTest, ProtobufJsonParserReadsAnEventLine) {
   // JSON mapping).
   EnrichedEvent e = EveryFieldEvent();
   std::memcpy(e.event.comm.data(), "fio", 4);
+  std::memcpy(e.event.attribution.dirtier->comm.data(), "dd", 3);
   biosnoop::v1::Event msg;
   ExpectProtobufParses(EventLine(e), &msg);
   EXPECT_EQ(msg.timestamp().seconds(), 1795239841);

@@ -93,6 +93,43 @@ void WriteStream(Sink& sink) {
                    : "/user.slice";
     if (i % 4 == 3) e.cgroup.container_id = std::string(64, 'e');
     e.event.completion_context = static_cast<CompletionContext>(i % 4);
+    // Files and dirtiers: not looked at (the first four), then a written
+    // file with its dirtier, the device's cache, no data, and three files
+    // (a name only, one from outside this mount namespace, a direct one).
+    Attribution& a = e.event.attribution;
+    AttributionLabel& label = e.attribution;
+    if (i == 4) {
+      a.content = Content::kFile;
+      a.file_count = 1;
+      a.files.push_back({12, 254, 1, false, true, {"wal\x01", "pg"}});
+      label.files = {{"/var/lib/pg/wal\x01", PathKind::kAbsolute}};
+      Dirtier& d = a.dirtier.emplace();
+      d.pid = 901;
+      d.tid = 902;
+      std::copy(comm.begin(), comm.end(), d.comm.begin());
+      d.cgroup_id = 105;
+      label.dirtier_cgroup = e.cgroup;
+      label.dirtied_realtime_ns = e.realtime_ns - 1500000000;
+      a.dirtier_count = 3;
+      label.content = "file";
+    } else if (i == 5) {
+      a.content = Content::kBlockDevice;
+      label.content = "metadata";
+    } else if (i == 6) {
+      a.content = Content::kNone;
+      label.content = "none";
+    } else if (i == 7) {
+      a.content = Content::kFile;
+      a.file_count = 11;
+      a.incomplete = true;
+      a.files.push_back({13, 254, 1, false, false, {"deep"}});
+      a.files.push_back({14, 0, 52, false, true, {"x", "y"}});
+      a.files.push_back({15, 254, 1, true, true, {"d"}});
+      label.files = {{"deep", PathKind::kName},
+                     {"/y/x", PathKind::kFsRelative},
+                     {"/d", PathKind::kAbsolute}};
+      label.content = "file";
+    }
     ASSERT_TRUE(sink.Write(e).ok());
   }
   EnrichedEvent longest;
