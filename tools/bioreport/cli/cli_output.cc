@@ -14,7 +14,8 @@ std::unique_ptr<OutputFile> OpenCommandOutput(const std::string& path,
                                               RecordFraming framing,
                                               std::FILE* err, int* exit_code) {
   struct stat st;
-  if (path != "-" && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (path != "-" && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      st.st_size > 0) {
     absl::FPrintF(err,
                   "bioreport: %s exists and is not empty; "
                   "remove it or choose another --output\n",

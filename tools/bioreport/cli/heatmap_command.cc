@@ -61,12 +61,12 @@ int WriteHeatmap(const CliOptions& o, const ReportInput& in,
   HeatmapLabels labels;
   labels.by = o.report_options.by;
   labels.show_host = o.filter.host.empty() && in.agg->MultiHost();
-  labels.hosts = o.filter.host.empty() ? in.agg->Hosts()
-                                       : std::vector<std::string>{o.filter.host};
+  labels.hosts = o.filter.host.empty()
+                     ? in.agg->Hosts()
+                     : std::vector<std::string>{o.filter.host};
   labels.warnings = WarningLines(block);
-  const std::string text =
-      o.heatmap_html ? RenderHeatmapHtml(*map, labels)
-                     : RenderHeatmapSvg(*map, labels);
+  const std::string text = o.heatmap_html ? RenderHeatmapHtml(*map, labels)
+                                          : RenderHeatmapSvg(*map, labels);
   if (o.output != "-") {
     int code = kExitOk;
     std::unique_ptr<OutputFile> file =

@@ -13,8 +13,10 @@ namespace {
 
 // Light yellow, orange, red, dark purple: dark for the most, as on a
 // light background the eye reads darker as more.
-constexpr Rgb kRamp[] = {
-    {0xff, 0xe6, 0x8c}, {0xf5, 0x9a, 0x2f}, {0xd0, 0x2a, 0x1e}, {0x4a, 0x06, 0x3c}};
+constexpr Rgb kRamp[] = {{0xff, 0xe6, 0x8c},
+                         {0xf5, 0x9a, 0x2f},
+                         {0xd0, 0x2a, 0x1e},
+                         {0x4a, 0x06, 0x3c}};
 constexpr int kRampSteps = static_cast<int>(std::size(kRamp)) - 1;
 
 int FloorLog2(uint64_t v) { return 63 - std::countl_zero(v | 1); }

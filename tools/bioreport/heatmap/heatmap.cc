@@ -9,8 +9,7 @@
 namespace biosnoop::report {
 namespace {
 
-std::vector<Log2Sums> EventColumnHists(const HeatmapPanel& panel,
-                                       int columns) {
+std::vector<Log2Sums> EventColumnHists(const HeatmapPanel& panel, int columns) {
   std::vector<Log2Sums> hists(columns);
   for (int c = 0; c < columns; ++c) {
     for (int b = 0; b < kBuckets; ++b) hists[c][b] = panel.at(c, b);

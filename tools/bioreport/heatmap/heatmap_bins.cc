@@ -74,8 +74,9 @@ absl::StatusOr<HeatmapColumns> ChooseColumns(int64_t first_ns, int64_t last_ns,
 
 int64_t HeatmapColumns::Start(int64_t c) const {
   const __int128 ns = (static_cast<__int128>(first_index) + c) * width_ns;
-  return ns < INT64_MIN ? INT64_MIN : ns > INT64_MAX ? INT64_MAX
-                                                     : static_cast<int64_t>(ns);
+  return ns < INT64_MIN   ? INT64_MIN
+         : ns > INT64_MAX ? INT64_MAX
+                          : static_cast<int64_t>(ns);
 }
 
 HeatmapBinner::HeatmapBinner(HistGroup by, int64_t fixed_width_ns)
@@ -90,21 +91,23 @@ PanelKey HeatmapBinner::KeyOf(absl::string_view host, absl::string_view disk,
   if (by_ == HistGroup::kDisk || by_ == HistGroup::kDiskOp) {
     k.disk = std::string(disk);
   }
-  if (by_ == HistGroup::kOp || by_ == HistGroup::kDiskOp) k.op = std::string(op);
+  if (by_ == HistGroup::kOp || by_ == HistGroup::kDiskOp)
+    k.op = std::string(op);
   return k;
 }
 
 uint32_t HeatmapBinner::GroupOf(absl::string_view host, absl::string_view disk,
                                 absl::string_view op) {
-  // One reused key buffer: no allocation once the groups are known.  The
-  // parts are length-prefixed, so no name can run into the next.
+  // One reused key buffer: no allocation once the groups are known.  Each
+  // part is preceded by its length, so that no name can run into the next.
   scratch_.clear();
   const bool with_disk = by_ == HistGroup::kDisk || by_ == HistGroup::kDiskOp;
   const bool with_op = by_ == HistGroup::kOp || by_ == HistGroup::kDiskOp;
-  for (absl::string_view part :
-       {host, with_disk ? disk : absl::string_view(),
-        with_op ? op : absl::string_view()}) {
-    absl::StrAppend(&scratch_, part.size(), ":", part);
+  for (absl::string_view part : {host, with_disk ? disk : absl::string_view(),
+                                 with_op ? op : absl::string_view()}) {
+    const uint32_t n = static_cast<uint32_t>(part.size());
+    scratch_.append(reinterpret_cast<const char*>(&n), sizeof(n));
+    scratch_.append(part.data(), part.size());
   }
   auto it = group_ids_.find(scratch_);
   if (it != group_ids_.end()) return it->second;
@@ -112,6 +115,7 @@ uint32_t HeatmapBinner::GroupOf(absl::string_view host, absl::string_view disk,
   group_ids_.emplace(scratch_, id);
   groups_.push_back(KeyOf(host, disk, op));
   group_events_.push_back(0);
+  current_.resize(groups_.size() * kBuckets, 0);
   return id;
 }
 
@@ -123,12 +127,23 @@ void HeatmapBinner::Add(absl::string_view host, absl::string_view disk,
   const uint32_t group = GroupOf(host, disk, op);
   ++group_events_[group];
   const int64_t g = FloorDiv(ns, granule_);
-  if (g != last_granule_) {
-    last_granule_ = g;
-    granules_seen_.insert(g);
+  if (g != current_granule_) {
+    FlushCurrent();
+    if (granules_seen_.size() > kMaxGranules) Coarsen();
+    current_granule_ = FloorDiv(ns, granule_);  // Coarsen() may change it
+    granules_seen_.insert(current_granule_);
   }
-  ++cells_[CellKey{g, group, static_cast<uint32_t>(Log2Bucket(latency_us))}];
-  if (granules_seen_.size() > kMaxGranules) Coarsen();
+  const uint32_t i = group * kBuckets + Log2Bucket(latency_us);
+  if (current_[i]++ == 0) touched_.push_back(i);
+}
+
+void HeatmapBinner::FlushCurrent() {
+  for (uint32_t i : touched_) {
+    cells_[CellKey{current_granule_, i / kBuckets, i % kBuckets}] +=
+        current_[i];
+    current_[i] = 0;
+  }
+  touched_.clear();
 }
 
 void HeatmapBinner::Coarsen() {
@@ -137,7 +152,6 @@ void HeatmapBinner::Coarsen() {
     // ChooseColumns refuses the width anyway.  Memory stays bounded.
     cells_.clear();
     granules_seen_.clear();
-    last_granule_ = INT64_MIN;
     return;
   }
   constexpr size_t kLast = std::size(kGranules) - 1;
@@ -156,7 +170,6 @@ void HeatmapBinner::Coarsen() {
     cells_ = std::move(cells);
     granules_seen_ = std::move(seen);
   }
-  last_granule_ = INT64_MIN;
 }
 
 std::vector<HeatmapPanel> HeatmapBinner::Panels(
@@ -166,14 +179,18 @@ std::vector<HeatmapPanel> HeatmapBinner::Panels(
     panels[i].key = groups_[i];
     panels[i].cells.assign(static_cast<size_t>(columns.columns) * kBuckets, 0);
   }
+  auto add = [&](int64_t granule, uint32_t group, uint32_t bucket, uint64_t n) {
+    // The width is a multiple of the granule (ChooseColumns).
+    const int64_t c =
+        FloorDiv(granule, columns.width_ns / granule_) - columns.first_index;
+    if (c < 0 || c >= columns.columns) return;
+    panels[group].cells[c * kBuckets + bucket] += n;
+    panels[group].events += n;
+  };
   if (columns.columns > 0) {
-    for (const auto& [k, n] : cells_) {
-      // The width is a multiple of the granule (ChooseColumns).
-      const int64_t c =
-          FloorDiv(k.granule, columns.width_ns / granule_) - columns.first_index;
-      if (c < 0 || c >= columns.columns) continue;
-      panels[k.group].cells[c * kBuckets + k.bucket] += n;
-      panels[k.group].events += n;
+    for (const auto& [k, n] : cells_) add(k.granule, k.group, k.bucket, n);
+    for (uint32_t i : touched_) {
+      add(current_granule_, i / kBuckets, i % kBuckets, current_[i]);
     }
   }
   std::sort(panels.begin(), panels.end(),

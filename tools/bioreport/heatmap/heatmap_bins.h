@@ -37,17 +37,16 @@ inline constexpr int64_t kDay = 24 * kHour;
 // to 10 s, then the clock's (15 s, 30 s, 1 min, ..., 12 h, 1 d, 2 d, 7 d);
 // beyond 7 d, whole days.
 inline constexpr int64_t kRoundWidths[] = {
-    1 * kUs,   2 * kUs,   5 * kUs,   10 * kUs,  20 * kUs,  50 * kUs,
-    100 * kUs, 200 * kUs, 500 * kUs, 1 * kMs,   2 * kMs,   5 * kMs,
-    10 * kMs,  20 * kMs,  50 * kMs,  100 * kMs, 200 * kMs, 500 * kMs,
-    1 * kSec,  2 * kSec,  5 * kSec,  10 * kSec, 15 * kSec, 30 * kSec,
-    1 * kMin,  2 * kMin,  5 * kMin,  10 * kMin, 15 * kMin, 30 * kMin,
+    1 * kUs,   2 * kUs,   5 * kUs,   10 * kUs,  20 * kUs,   50 * kUs,
+    100 * kUs, 200 * kUs, 500 * kUs, 1 * kMs,   2 * kMs,    5 * kMs,
+    10 * kMs,  20 * kMs,  50 * kMs,  100 * kMs, 200 * kMs,  500 * kMs,
+    1 * kSec,  2 * kSec,  5 * kSec,  10 * kSec, 15 * kSec,  30 * kSec,
+    1 * kMin,  2 * kMin,  5 * kMin,  10 * kMin, 15 * kMin,  30 * kMin,
     1 * kHour, 2 * kHour, 3 * kHour, 6 * kHour, 12 * kHour, 1 * kDay,
     2 * kDay,  7 * kDay};
-inline constexpr int64_t kGranules[] = {1 * kUs,   10 * kUs, 100 * kUs,
-                                        1 * kMs,   10 * kMs, 100 * kMs,
-                                        1 * kSec,  1 * kMin, 1 * kHour,
-                                        1 * kDay};
+inline constexpr int64_t kGranules[] = {
+    1 * kUs,   10 * kUs, 100 * kUs, 1 * kMs,   10 * kMs,
+    100 * kMs, 1 * kSec, 1 * kMin,  1 * kHour, 1 * kDay};
 inline constexpr size_t kMaxGranules = 1 << 14;
 
 // --columns: at most this many (default kDefaultColumns).
@@ -75,9 +74,7 @@ struct HeatmapColumns {
   int64_t width_ns = 0;
   int columns = 0;
   // The column of `ns` (may be outside [0, columns)).
-  int64_t Of(int64_t ns) const {
-    return FloorDiv(ns, width_ns) - first_index;
-  }
+  int64_t Of(int64_t ns) const { return FloorDiv(ns, width_ns) - first_index; }
   // Where column c starts, clamped to the int64 range (the first column
   // of a stream from 1677 may start before it).
   int64_t Start(int64_t c) const;
@@ -138,6 +135,8 @@ class HeatmapBinner {
       return H::combine(std::move(h), k.granule, k.group, k.bucket);
     }
   };
+  // Moves the current granule's counts into cells_.
+  void FlushCurrent();
   // Moves every count to the next granule of kGranules, until at most
   // kMaxGranules distinct ones hold events (or the last is reached).
   void Coarsen();
@@ -153,7 +152,11 @@ class HeatmapBinner {
   int64_t last_ns_ = 0;
   absl::flat_hash_map<CellKey, uint64_t> cells_;
   absl::flat_hash_set<int64_t> granules_seen_;
-  int64_t last_granule_ = INT64_MIN;
+  // The granule events arrive in (they come in time order, mostly), as
+  // dense counts per group * kBuckets + bucket, and which are non-zero.
+  int64_t current_granule_ = INT64_MIN;
+  std::vector<uint64_t> current_;
+  std::vector<uint32_t> touched_;
   absl::flat_hash_map<std::string, uint32_t> group_ids_;
   std::vector<PanelKey> groups_;
   std::vector<uint64_t> group_events_;

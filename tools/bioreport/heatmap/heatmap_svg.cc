@@ -86,8 +86,8 @@ void Text(std::string* out, int x, int y, absl::string_view escaped,
 // The p50 or p99 line of a panel: a step per column, joined across
 // neighbouring columns, broken where a column has no estimate.  Drawn at
 // the upper edge of the bucket (the estimate is the bucket's upper bound).
-void Line(std::string* out, const std::vector<int>& buckets, int grid_y,
-          int hi, int cw, const char* color, const char* dash) {
+void Line(std::string* out, const std::vector<int>& buckets, int grid_y, int hi,
+          int cw, const char* color, const char* dash) {
   std::string d;
   bool open = false;
   for (size_t c = 0; c < buckets.size(); ++c) {
@@ -152,12 +152,11 @@ void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
         absl::StrAppend(out, "/>\n");
         continue;
       }
-      absl::StrAppend(out, "><title>",
-                      TimeLabel(cols.Start(c), cols.width_ns, true), " +",
-                      DurationLabel(cols.width_ns), ", ",
-                      LatencyLabel(BucketLow(b)), " \xe2\x80\x93 ",
-                      LatencyLabel(BucketHigh(b)), ": ", Count(n),
-                      "</title></rect>\n");
+      absl::StrAppend(
+          out, "><title>", TimeLabel(cols.Start(c), cols.width_ns, true), " +",
+          DurationLabel(cols.width_ns), ", ", LatencyLabel(BucketLow(b)),
+          " \xe2\x80\x93 ", LatencyLabel(BucketHigh(b)), ": ", Count(n),
+          "</title></rect>\n");
     }
   }
   absl::StrAppend(out, "</g>\n");
@@ -183,7 +182,8 @@ void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
   const int64_t first_tick =
       ((-(cols.first_index % every)) % every + every) % every;
   const bool with_date =
-      cols.columns > 0 && cols.Start(0) / kDay != cols.Start(cols.columns) / kDay;
+      cols.columns > 0 &&
+      cols.Start(0) / kDay != cols.Start(cols.columns) / kDay;
   for (int64_t c = first_tick; c <= cols.columns; c += every) {
     const int x = kMarginLeft + static_cast<int>(c) * g.cw;
     absl::StrAppend(out, "<line x1=\"", x, "\" y1=\"", grid_y + grid_h,
@@ -218,9 +218,9 @@ void DrawLegend(const Heatmap& map, const ColorScale& scale,
                   "\" x2=\"", kMarginLeft + 24, "\" y2=\"", line_y - 4,
                   "\" stroke=\"", kP50Color, "\" stroke-width=\"2\"/>\n");
   Text(out, kMarginLeft + 30, line_y, "p50");
-  absl::StrAppend(out, "<line x1=\"", kMarginLeft + 70, "\" y1=\"",
-                  line_y - 4, "\" x2=\"", kMarginLeft + 94, "\" y2=\"",
-                  line_y - 4, "\" stroke=\"", kP99Color,
+  absl::StrAppend(out, "<line x1=\"", kMarginLeft + 70, "\" y1=\"", line_y - 4,
+                  "\" x2=\"", kMarginLeft + 94, "\" y2=\"", line_y - 4,
+                  "\" stroke=\"", kP99Color,
                   "\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n");
   Text(out, kMarginLeft + 100, line_y, "p99");
   Text(out, kMarginLeft + 140, line_y,
@@ -234,7 +234,8 @@ void DrawLegend(const Heatmap& map, const ColorScale& scale,
   line_y += kLineHeight;
   if (map.panels_left_out > 0) {
     Text(out, kMarginLeft, line_y,
-         absl::StrCat(map.panels_left_out, " more groups with fewer events "
+         absl::StrCat(map.panels_left_out,
+                      " more groups with fewer events "
                       "not drawn (at most ",
                       kMaxPanels, " panels): narrow with --disk, --op or --by"),
          "font-size=\"11\"");
@@ -252,8 +253,8 @@ std::string Title(const Heatmap& map, const HeatmapLabels& labels) {
   for (const std::string& h : labels.hosts) {
     hosts.push_back(h.empty() ? "-" : XmlEscaped(h));
   }
-  return absl::StrCat("Slow I/O latency heat map",
-                      hosts.empty() ? "" : ": ", absl::StrJoin(hosts, ", "));
+  return absl::StrCat("Slow I/O latency heat map", hosts.empty() ? "" : ": ",
+                      absl::StrJoin(hosts, ", "));
 }
 
 std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
@@ -266,8 +267,8 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
   const bool empty = g.rows == 0 || cols.columns == 0;
   const int panels = empty ? 0 : static_cast<int>(map.panels.size());
   g.legend_y = kTop + panels * PanelHeight(g.rows) + (empty ? 20 : 0);
-  const int notes = 2 + (map.panels_left_out > 0) +
-                    static_cast<int>(labels.warnings.size());
+  const int notes =
+      2 + (map.panels_left_out > 0) + static_cast<int>(labels.warnings.size());
   g.height = g.legend_y + 36 + notes * kLineHeight + 8;
   g.width = std::max(kMarginLeft + g.plot_width + kMarginRight, 900);
   const ColorScale scale(map.max_count);
@@ -285,9 +286,10 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
   Text(&out, 16, 22, title, "font-size=\"15\" font-weight=\"bold\"");
   std::string sub = absl::StrCat(Count(map.events), " events");
   if (cols.columns > 0) {
-    absl::StrAppend(&sub, ", ", TimeLabel(cols.Start(0), cols.width_ns, true),
-                    " .. ", TimeLabel(cols.Start(cols.columns), cols.width_ns, true), " UTC, ",
-                    cols.columns, " columns of ", DurationLabel(cols.width_ns));
+    absl::StrAppend(
+        &sub, ", ", TimeLabel(cols.Start(0), cols.width_ns, true), " .. ",
+        TimeLabel(cols.Start(cols.columns), cols.width_ns, true), " UTC, ",
+        cols.columns, " columns of ", DurationLabel(cols.width_ns));
   }
   absl::StrAppend(&sub, ", by ", ByName(labels.by),
                   "; y: latency, log2 buckets");

@@ -83,7 +83,9 @@ std::string TimeLabel(int64_t ns, int64_t width_ns, bool with_date) {
   if (with_date && width_ns % 60'000'000'000 == 0) return out + t.substr(11, 5);
   out += t.substr(11, 8);  // "05:00:10"
   if (width_ns % 1'000'000'000 == 0) return out;
-  const int digits = width_ns % 1'000'000 == 0 ? 3 : width_ns % 1000 == 0 ? 6 : 9;
+  const int digits = width_ns % 1'000'000 == 0 ? 3
+                     : width_ns % 1000 == 0    ? 6
+                                               : 9;
   return out + t.substr(19, 1 + digits);  // ".250"
 }
 
