@@ -48,9 +48,9 @@ TEST(BioreportHeatmapCliTest, BadUsageExits64WithOneLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty());
   }
-  EXPECT_TRUE(absl::StrContains(
-      RunCli({"heatmap", "--bucket", "100us", in}).err,
-      "--bucket 100us gives more than 2000 columns"));
+  EXPECT_TRUE(
+      absl::StrContains(RunCli({"heatmap", "--bucket", "100us", in}).err,
+                        "--bucket 100us gives more than 2000 columns"));
 }
 
 // The same stream in both formats gives the same bytes, and so does a
@@ -58,8 +58,10 @@ TEST(BioreportHeatmapCliTest, BadUsageExits64WithOneLine) {
 TEST(BioreportHeatmapCliTest, SameDocumentFromEitherFormat) {
   for (const std::vector<std::string>& extra :
        std::vector<std::vector<std::string>>{
-           {}, {"--html"}, {"--by", "disk,op"}, {"--by", "op", "--columns",
-                                                 "40"}}) {
+           {},
+           {"--html"},
+           {"--by", "disk,op"},
+           {"--by", "op", "--columns", "40"}}) {
     std::vector<std::string> a = {"heatmap"};
     a.insert(a.end(), extra.begin(), extra.end());
     std::vector<std::string> b = a;
@@ -75,8 +77,8 @@ TEST(BioreportHeatmapCliTest, SameDocumentFromEitherFormat) {
     EXPECT_TRUE(
         absl::StrContains(ra.out, "WARNING: 3 events lost in the kernel"));
   }
-  const CliResult html = RunCli({"heatmap", "--html",
-                                 GoldenPath("events.jsonl")});
+  const CliResult html =
+      RunCli({"heatmap", "--html", GoldenPath("events.jsonl")});
   EXPECT_TRUE(absl::StartsWith(html.out, "<!DOCTYPE html>"));
   EXPECT_TRUE(absl::EndsWith(html.out, "</html>\n"));
   const CliResult svg = RunCli({"heatmap", GoldenPath("events.jsonl")});
@@ -92,9 +94,9 @@ TEST(BioreportHeatmapCliTest, FiltersSelectTheEvents) {
   EXPECT_TRUE(absl::StrContains(r.out, "disk sda ("));
   EXPECT_FALSE(absl::StrContains(r.out, "disk vdb"));
   // The window sets the time axis, whatever the events.
-  const CliResult w = RunCli({"heatmap", "--since", "2026-11-21T04:00:00Z",
-                              "--until", "2026-11-21T06:00:00Z",
-                              GoldenPath("events.jsonl")});
+  const CliResult w =
+      RunCli({"heatmap", "--since", "2026-11-21T04:00:00Z", "--until",
+              "2026-11-21T06:00:00Z", GoldenPath("events.jsonl")});
   ASSERT_EQ(w.code, 0) << w.err;
   EXPECT_TRUE(absl::StrContains(
       w.out, "11-21 04:00 .. 11-21 06:00 UTC, 120 columns of 1m"))
@@ -102,8 +104,8 @@ TEST(BioreportHeatmapCliTest, FiltersSelectTheEvents) {
 }
 
 TEST(BioreportHeatmapCliTest, NoEventsIsAnEmptyMapNotAnError) {
-  const CliResult r = RunCli({"heatmap", "--disk", "nosuchdisk",
-                              GoldenPath("events.jsonl")});
+  const CliResult r =
+      RunCli({"heatmap", "--disk", "nosuchdisk", GoldenPath("events.jsonl")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "no events in the selection"));
 }

@@ -51,9 +51,8 @@ TEST(HeatmapColumnsTest, AtLeastTheGranuleAndAMultipleOfIt) {
 }
 
 TEST(HeatmapColumnsTest, WindowGivesTheRange) {
-  absl::StatusOr<HeatmapColumns> c =
-      ChooseColumns(kT0 + 10 * kSec, kT0 + 20 * kSec, kT0, kT0 + kHour, 60,
-                    0, kUs);
+  absl::StatusOr<HeatmapColumns> c = ChooseColumns(
+      kT0 + 10 * kSec, kT0 + 20 * kSec, kT0, kT0 + kHour, 60, 0, kUs);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->width_ns, kMin);
   EXPECT_EQ(c->columns, 60);  // until is exclusive: not 61
@@ -66,8 +65,8 @@ TEST(HeatmapColumnsTest, FixedWidthAndItsLimit) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->width_ns, kSec);
   EXPECT_EQ(c->columns, 11);
-  c = ChooseColumns(kT0, kT0 + 3 * kHour, std::nullopt, std::nullopt, 160,
-                    kSec, kSec);
+  c = ChooseColumns(kT0, kT0 + 3 * kHour, std::nullopt, std::nullopt, 160, kSec,
+                    kSec);
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(absl::StrContains(c.status().message(), "--bucket 1s gives"))
       << c.status();
@@ -108,8 +107,8 @@ TEST(HeatmapBinnerTest, CountsEachEventInItsCell) {
   bins.Add("db7", "vda", "read", kT0 + 59 * kSec, 1);      // bucket 0
   bins.Add("db7", "vda", "read", kT0 + 30 * kSec, 1 << 20);
   absl::StatusOr<HeatmapColumns> c =
-      ChooseColumns(bins.first_ns(), bins.last_ns(), kT0, kT0 + kMin, 60,
-                    0, bins.granule_ns());
+      ChooseColumns(bins.first_ns(), bins.last_ns(), kT0, kT0 + kMin, 60, 0,
+                    bins.granule_ns());
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->width_ns, kSec);
   std::vector<HeatmapPanel> panels = bins.Panels(*c);
@@ -156,8 +155,8 @@ TEST(HeatmapBinnerTest, CoarsensWithoutLosingOrMovingEvents) {
   }
   EXPECT_GT(bins.granule_ns(), kUs);
   absl::StatusOr<HeatmapColumns> c =
-      ChooseColumns(bins.first_ns(), bins.last_ns(), std::nullopt,
-                    std::nullopt, 160, 0, bins.granule_ns());
+      ChooseColumns(bins.first_ns(), bins.last_ns(), std::nullopt, std::nullopt,
+                    160, 0, bins.granule_ns());
   ASSERT_TRUE(c.ok());
   std::vector<uint64_t> expected(c->columns);
   for (int64_t ns : times) ++expected[c->Of(ns)];
@@ -230,9 +229,8 @@ TEST(SvgTextTest, AnyBytesGiveSafeText) {
         const size_t semi = out.find(';', k);
         ASSERT_NE(semi, std::string::npos);
         const std::string entity = out.substr(k, semi - k + 1);
-        ASSERT_TRUE(entity == "&amp;" || entity == "&lt;" ||
-                    entity == "&gt;" || entity == "&quot;" ||
-                    entity == "&#39;")
+        ASSERT_TRUE(entity == "&amp;" || entity == "&lt;" || entity == "&gt;" ||
+                    entity == "&quot;" || entity == "&#39;")
             << entity;
       }
       ASSERT_FALSE(u == 0xef && k + 2 < out.size() &&
@@ -341,8 +339,9 @@ TEST(HeatmapSvgTest, DeterministicAndEscaped) {
   EXPECT_TRUE(IsValidUtf8(svg));
   EXPECT_FALSE(absl::StrContains(svg, "<script"));
   EXPECT_TRUE(absl::StrContains(
-      svg, "disk &lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
-           "\xef\xbf\xbd\\n"));
+      svg,
+      "disk &lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+      "\xef\xbf\xbd\\n"));
   EXPECT_TRUE(absl::StrContains(svg, "host h\xef\xbf\xbd&lt;"));
   EXPECT_TRUE(absl::StrContains(svg, "WARNING: 3 events lost &lt;here&gt;"));
   const std::string html = RenderHeatmapHtml(*map, labels);
