@@ -207,7 +207,8 @@ void Render(const TempDir& dir, const std::vector<Event>& events,
 }
 
 bool Near(const uint8_t* px, uint32_t rgb) {
-  const int want[3] = {static_cast<int>(rgb >> 16), (rgb >> 8) & 0xff,
+  const int want[3] = {static_cast<int>(rgb >> 16),
+                       static_cast<int>((rgb >> 8) & 0xff),
                        static_cast<int>(rgb & 0xff)};
   for (int i = 0; i < 3; ++i) {
     if (std::abs(px[i] - want[i]) > 3) return false;
