@@ -54,6 +54,11 @@ const GoldenCase kCases[] = {
     {"baseline_csv", {"baseline", "--csv"}},
     {"baseline_json",
      {"baseline", "--json", "--per-interval", "--op", "flush"}},
+    // The heat map's documents, byte for byte (deterministic: diffable).
+    {"heatmap_by_disk", {"heatmap", "--by", "disk"}},
+    {"heatmap_html",
+     {"heatmap", "--html", "--bucket", "100ms", "--op", "read", "--since",
+      "2026-11-21T05:00:01Z"}},
 };
 
 class BioreportGoldenTest : public ::testing::TestWithParam<GoldenCase> {};

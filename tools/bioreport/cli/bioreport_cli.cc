@@ -7,12 +7,12 @@
 
 #include "bioreport_cli.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +20,9 @@
 #include "absl/strings/str_format.h"
 #include "aggregator.h"
 #include "baseline.h"
+#include "cli_output.h"
 #include "convert.h"
+#include "heatmap_command.h"
 #include "stream_set.h"
 #include "stuck.h"
 #include "text_table.h"
@@ -53,36 +55,13 @@ int RunConvert(const CliOptions& o, StreamSet* set, std::FILE* err) {
                     "redirect stdout or use --output\n");
       return kExitUsage;
     }
-  } else {
-    struct stat st;
-    if (stat(o.output.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        st.st_size > 0) {
-      absl::FPrintF(err,
-                    "bioreport: %s exists and is not empty; "
-                    "remove it or choose another --output\n",
-                    o.output);
-      return kExitUsage;
-    }
   }
-  // The same rule as biosnoop's -o (output_target.h): a block device, a
-  // directory, a socket or an odd character device is refused before a
-  // byte is written.  A FIFO is waited for, as a shell redirection would
-  // (Ctrl-C ends the wait).
-  absl::StatusOr<std::unique_ptr<OutputFile>> out =
-      OutputFile::OpenWaitingForReader(
-          o.output, framing, [] { return false; },
-          [&] {
-            absl::FPrintF(err,
-                          "bioreport: waiting for a process to open the FIFO "
-                          "%s for reading\n",
-                          QuotedPath(o.output));
-          });
-  if (!out.ok()) {
-    absl::FPrintF(err, "bioreport: %s\n", out.status().message());
-    return kExitCantCreate;
-  }
+  int code = kExitOk;
+  std::unique_ptr<OutputFile> file =
+      OpenCommandOutput(o.output, framing, err, &code);
+  if (file == nullptr) return code;
   ConvertCounts counts;
-  absl::Status s = Convert(set, o.filter, o.to, out->get(), &counts);
+  absl::Status s = Convert(set, o.filter, o.to, file.get(), &counts);
   if (s.code() == absl::StatusCode::kCancelled) return kExitOk;  // | head
   if (!s.ok()) {
     absl::FPrintF(err, "bioreport: %s\n", Printable(s.message()));
@@ -139,6 +118,9 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   const Filter& filter = o.filter;
   BaselineCollector baseline(filter);
   StuckCollector stuck;
+  // The heat map bins the selected events as they pass (none is kept).
+  std::optional<HeatmapBinner> heatmap;
+  if (o.report == "heatmap") heatmap.emplace(MakeHeatmapBinner(o));
   absl::Status s = set->ForEach(
       [&](const RecordReader&) {
         agg.StartInput();
@@ -149,7 +131,16 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           const int64_t ns = ToNs(rec.event.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           agg.AddEventSeq(rec.event);
-          if (filter.Matches(rec.event, ns)) agg.AddEvent(rec.event, ns);
+          if (filter.Matches(rec.event, ns)) {
+            // The heat map needs none of the event figures (its warnings
+            // come from the runs, above): binning alone keeps it fast.
+            if (heatmap) {
+              heatmap->Add(rec.event.host(), rec.event.disk(), rec.event.op(),
+                           ns, rec.event.latency_us());
+            } else {
+              agg.AddEvent(rec.event, ns);
+            }
+          }
           baseline.NoteHost(rec.event.host());
           return absl::OkStatus();
         }
@@ -198,6 +189,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   in.formats = set->formats();
   in.baseline = &baseline;
   in.stuck = &stuck;
+  if (heatmap) return WriteHeatmap(o, in, *heatmap, out, err);
   std::string text;
   if (o.report == "summary") text = SummaryReport(in, o.report_options);
   if (o.report == "hist") text = HistReport(in, o.report_options);

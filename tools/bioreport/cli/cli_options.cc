@@ -14,6 +14,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "heatmap_bins.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
@@ -35,6 +37,8 @@ constexpr char kUsage[] =
     "  errors    I/O errors by disk\n"
     "  baseline  from summary records: all completions per disk and\n"
     "            operation, slow share, bytes, estimated p50 and p99\n"
+    "  heatmap   SVG latency heat map (time x log2 latency, colour by\n"
+    "            count) with p50/p99 lines; --html for a page\n"
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
     "Filters (events, and stuck records but --min-us; for baseline,\n"
@@ -54,16 +58,21 @@ constexpr char kUsage[] =
     "Report options:\n"
     "  -m, --ms                     latencies in milliseconds\n"
     "  -D, --per-disk               hist: one histogram per disk\n"
-    "  --by disk|op|disk-op         hist: one histogram per group (one of\n"
-    "                               -D and --by)\n"
+    "  --by disk|op|disk,op|all     hist, heatmap: one histogram or panel\n"
+    "                               per group (one of -D and --by)\n"
     "  --top N                      top: rows per table (default 10)\n"
     "  --tail-us N                  json: tail threshold (default 100000)\n"
     "  --per-interval               baseline: a row per summary interval\n"
     "  --csv, --json                baseline: for scripts\n"
     "  --strict                     fail on corrupt or truncated input\n"
     "  --to jsonl|proto             convert: output format\n"
-    "  -o, --output FILE            convert: write FILE (new or empty)\n"
-    "                               instead of stdout\n"
+    "  -o, --output FILE            convert, heatmap: write FILE (new or\n"
+    "                               empty) instead of stdout\n"
+    "  --html                       heatmap: an HTML page around the SVG\n"
+    "  --columns N                  heatmap: at most N time columns\n"
+    "                               (default 160), of a round width\n"
+    "  --bucket DURATION            heatmap: columns of exactly DURATION\n"
+    "                               (10s, 500ms, 1m; a number is seconds)\n"
     "  -h, --help, --version\n";
 
 enum LongOnly {
@@ -83,6 +92,9 @@ enum LongOnly {
   kHost,
   kCgroup,
   kContainer,
+  kHtml,
+  kColumns,
+  kBucket,
 };
 
 const struct option kLongOptions[] = {
@@ -109,15 +121,40 @@ const struct option kLongOptions[] = {
     {"csv", no_argument, nullptr, kCsv},
     {"json", no_argument, nullptr, kJson},
     {"host", required_argument, nullptr, kHost},
+    {"html", no_argument, nullptr, kHtml},
+    {"columns", required_argument, nullptr, kColumns},
+    {"bucket", required_argument, nullptr, kBucket},
     {nullptr, 0, nullptr, 0},
 };
 
 bool IsReport(absl::string_view s) {
   for (const char* r : {"summary", "hist", "csv", "json", "top", "sizes",
-                        "errors", "convert", "baseline"}) {
+                        "errors", "convert", "baseline", "heatmap"}) {
     if (s == r) return true;
   }
   return false;
+}
+
+// --bucket's value: a plain number is seconds (as biosnoop's durations),
+// else numbers with units (500ms, 1m30s, 2h); from 1 us to 10 years.
+absl::StatusOr<int64_t> ParseBucket(absl::string_view arg) {
+  const char* want =
+      "expected a duration such as 10s, 500ms, 5m or 1h (a number is seconds)";
+  const bool plain =
+      !arg.empty() && arg.find_first_not_of("0123456789.") == arg.npos;
+  absl::Duration d;
+  if (arg.empty() || arg[0] == '-' || arg[0] == '+' ||
+      absl::StrContains(arg, "inf") ||
+      !absl::ParseDuration(plain ? absl::StrCat(arg, "s") : std::string(arg),
+                           &d)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(want, ", got \"", arg, "\""));
+  }
+  if (d < absl::Microseconds(1) || d > absl::Hours(87600)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("from 1us to 10 years (87600h), got \"", arg, "\""));
+  }
+  return absl::ToInt64Nanoseconds(d);
 }
 
 absl::Status Usage(absl::string_view message) {
@@ -275,11 +312,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
           o.report_options.by = HistGroup::kDisk;
         } else if (arg == "op") {
           o.report_options.by = HistGroup::kOp;
-        } else if (arg == "disk-op") {
+        } else if (arg == "disk-op" || arg == "disk,op") {
           o.report_options.by = HistGroup::kDiskOp;
+        } else if (arg == "all") {
+          o.report_options.by = HistGroup::kAll;
         } else {
           return Usage(absl::StrCat(
-              "--by: expected disk, op or disk-op, got \"", arg, "\""));
+              "--by: expected disk, op, disk,op or all, got \"", arg, "\""));
         }
         break;
       case kTop:
@@ -313,6 +352,26 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       case kVersion:
         o.version = true;
         break;
+      case kHtml:
+        o.heatmap_html = true;
+        break;
+      case kColumns:
+        if (o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0) {
+          return Usage("--columns and --bucket: give one of them, once");
+        }
+        if (absl::Status s = number(1, kMaxColumns, &v); !s.ok()) return s;
+        o.heatmap_columns = static_cast<int>(v);
+        break;
+      case kBucket: {
+        if (o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0) {
+          return Usage("--columns and --bucket: give one of them, once");
+        }
+        absl::StatusOr<int64_t> ns = ParseBucket(arg);
+        if (!ns.ok())
+          return Usage(absl::StrCat(name, ": ", ns.status().message()));
+        o.heatmap_bucket_ns = *ns;
+        break;
+      }
       case kPerInterval:
         o.report_options.per_interval = true;
         break;
@@ -342,13 +401,20 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   if (o.report == "convert" && o.to == StreamFormat::kUnknown) {
     return Usage("convert: --to jsonl|proto is required");
   }
-  if (o.report != "convert" &&
-      (o.to != StreamFormat::kUnknown || o.output != "-")) {
-    return Usage("--to and --output are only for convert");
+  if (o.report != "convert" && o.to != StreamFormat::kUnknown) {
+    return Usage("--to is only for convert");
   }
-  if (by_set && o.report != "hist") {
-    return Usage("--by and --per-disk are only for hist");
+  if (o.report != "convert" && o.report != "heatmap" && o.output != "-") {
+    return Usage("--output is only for convert and heatmap");
   }
+  if (by_set && o.report != "hist" && o.report != "heatmap") {
+    return Usage("--by and --per-disk are only for hist and heatmap");
+  }
+  if (o.report != "heatmap" &&
+      (o.heatmap_html || o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0)) {
+    return Usage("--html, --columns and --bucket are only for heatmap");
+  }
+  if (o.heatmap_columns == 0) o.heatmap_columns = kDefaultColumns;
   if (o.report != "baseline" &&
       (o.report_options.per_interval || o.baseline_form != "text")) {
     return Usage("--per-interval, --csv and --json are only for baseline");

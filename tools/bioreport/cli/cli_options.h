@@ -5,7 +5,7 @@
 // --until after --since, stdin once) before any input is opened.
 //   bioreport [REPORT] [OPTIONS] [FILE...]
 // REPORT is summary (default), hist, csv, json, top, sizes, errors,
-// baseline or convert.  See docs/bioreport.md.
+// baseline, heatmap or convert.  See docs/bioreport.md.
 
 #include <cstdint>
 #include <string>
@@ -26,7 +26,10 @@ struct CliOptions {
   std::string baseline_form = "text";  // baseline: "text", "csv", "json"
   bool strict = false;
   StreamFormat to = StreamFormat::kUnknown;  // convert
-  std::string output = "-";                  // convert
+  std::string output = "-";                  // convert, heatmap
+  bool heatmap_html = false;                 // heatmap: --html
+  int heatmap_columns = 0;                   // heatmap: --columns (at most)
+  int64_t heatmap_bucket_ns = 0;             // heatmap: --bucket (0: auto)
   std::vector<std::string> inputs;           // empty: stdin
   bool help = false;
   bool version = false;

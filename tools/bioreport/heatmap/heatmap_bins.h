@@ -1,0 +1,166 @@
+#pragma once
+
+// The heat map's data: events counted per group (host, and disk and/or op
+// as --by asks), time column and log2 latency bucket, in one pass and in
+// bounded memory: no event is kept.
+//
+// Time is counted in "granules" first, because the column width can only
+// be chosen once the span is known (after the last event).  The granule
+// starts at 1 us and grows along kGranules (each a multiple of the one
+// before) whenever more than kMaxGranules distinct granules hold events;
+// every round column width (kRoundWidths) at least as wide as a granule
+// is a multiple of it, so the final columns are exact unions of granules.
+// With a fixed width (--bucket) the granule is that width from the start.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "aggregator.h"
+#include "report.h"
+
+namespace biosnoop::report {
+
+inline constexpr int64_t kUs = 1000;
+inline constexpr int64_t kMs = 1000 * kUs;
+inline constexpr int64_t kSec = 1000 * kMs;
+inline constexpr int64_t kMin = 60 * kSec;
+inline constexpr int64_t kHour = 60 * kMin;
+inline constexpr int64_t kDay = 24 * kHour;
+
+// The column widths chosen automatically, smallest first: 1-2-5 steps up
+// to 10 s, then the clock's (15 s, 30 s, 1 min, ..., 12 h, 1 d, 2 d, 7 d);
+// beyond 7 d, whole days.
+inline constexpr int64_t kRoundWidths[] = {
+    1 * kUs,   2 * kUs,   5 * kUs,   10 * kUs,  20 * kUs,   50 * kUs,
+    100 * kUs, 200 * kUs, 500 * kUs, 1 * kMs,   2 * kMs,    5 * kMs,
+    10 * kMs,  20 * kMs,  50 * kMs,  100 * kMs, 200 * kMs,  500 * kMs,
+    1 * kSec,  2 * kSec,  5 * kSec,  10 * kSec, 15 * kSec,  30 * kSec,
+    1 * kMin,  2 * kMin,  5 * kMin,  10 * kMin, 15 * kMin,  30 * kMin,
+    1 * kHour, 2 * kHour, 3 * kHour, 6 * kHour, 12 * kHour, 1 * kDay,
+    2 * kDay,  7 * kDay};
+inline constexpr int64_t kGranules[] = {
+    1 * kUs,   10 * kUs, 100 * kUs, 1 * kMs,   10 * kMs,
+    100 * kMs, 1 * kSec, 1 * kMin,  1 * kHour, 1 * kDay};
+inline constexpr size_t kMaxGranules = 1 << 14;
+
+// --columns: at most this many (default kDefaultColumns).
+inline constexpr int kDefaultColumns = 160;
+inline constexpr int kMaxColumns = 2000;
+
+// floor(a / b) for b > 0 (C++ division truncates towards zero).
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && a < 0 ? 1 : 0);
+}
+
+// A panel: host, and disk and op when --by asks for them ("" otherwise).
+struct PanelKey {
+  std::string host;
+  std::string disk;
+  std::string op;
+  auto operator<=>(const PanelKey&) const = default;
+};
+
+// The columns: `columns` of `width_ns`, column c covering
+// [(first_index + c) * width_ns, (first_index + c + 1) * width_ns): columns
+// line up with the clock.
+struct HeatmapColumns {
+  int64_t first_index = 0;
+  int64_t width_ns = 0;
+  int columns = 0;
+  // The column of `ns` (may be outside [0, columns)).
+  int64_t Of(int64_t ns) const { return FloorDiv(ns, width_ns) - first_index; }
+  // Where column c starts, clamped to the int64 range (the first column
+  // of a stream from 1677 may start before it).
+  int64_t Start(int64_t c) const;
+};
+
+// Chooses the columns for events in [first_ns, last_ns] (or the
+// --since/--until window, which takes precedence for each end it gives):
+// with `fixed_width_ns` > 0, that width (InvalidArgumentError when it gives
+// more than kMaxColumns columns); else the smallest round width, at least
+// `granule_ns` and a multiple of it, that gives at most `max_columns`.
+absl::StatusOr<HeatmapColumns> ChooseColumns(int64_t first_ns, int64_t last_ns,
+                                             std::optional<int64_t> since_ns,
+                                             std::optional<int64_t> until_ns,
+                                             int max_columns,
+                                             int64_t fixed_width_ns,
+                                             int64_t granule_ns);
+
+// One panel's counts: `cells[c * kBuckets + b]` events in column c with
+// latency in log2 bucket b (microseconds, as latency_us_log2).
+struct HeatmapPanel {
+  PanelKey key;
+  uint64_t events = 0;
+  std::vector<uint64_t> cells;
+  uint64_t at(int c, int b) const { return cells[c * kBuckets + b]; }
+};
+
+class HeatmapBinner {
+ public:
+  // `by`: kAll (one panel per host), kDisk, kOp or kDiskOp.
+  // `fixed_width_ns`: --bucket, 0 for a width chosen from the span.
+  HeatmapBinner(HistGroup by, int64_t fixed_width_ns);
+
+  // An event that passed the filters: its host, whole disk, op, time and
+  // latency.
+  void Add(absl::string_view host, absl::string_view disk, absl::string_view op,
+           int64_t ns, uint64_t latency_us);
+
+  uint64_t events() const { return events_; }
+  int64_t first_ns() const { return first_ns_; }
+  int64_t last_ns() const { return last_ns_; }
+  int64_t granule_ns() const { return granule_; }
+  // The key a record of (host, disk, op) is counted under with this --by.
+  PanelKey KeyOf(absl::string_view host, absl::string_view disk,
+                 absl::string_view op) const;
+
+  // The panels (sorted by key), with the counts of each column of
+  // `columns`; events outside the columns are not counted.
+  std::vector<HeatmapPanel> Panels(const HeatmapColumns& columns) const;
+
+ private:
+  struct CellKey {
+    int64_t granule;
+    uint32_t group;
+    uint32_t bucket;
+    bool operator==(const CellKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const CellKey& k) {
+      return H::combine(std::move(h), k.granule, k.group, k.bucket);
+    }
+  };
+  // Moves the current granule's counts into cells_.
+  void FlushCurrent();
+  // Moves every count to the next granule of kGranules, until at most
+  // kMaxGranules distinct ones hold events (or the last is reached).
+  void Coarsen();
+  uint32_t GroupOf(absl::string_view host, absl::string_view disk,
+                   absl::string_view op);
+
+  HistGroup by_;
+  bool fixed_;
+  int64_t granule_;
+  size_t granule_index_ = 0;
+  uint64_t events_ = 0;
+  int64_t first_ns_ = 0;
+  int64_t last_ns_ = 0;
+  absl::flat_hash_map<CellKey, uint64_t> cells_;
+  absl::flat_hash_set<int64_t> granules_seen_;
+  // The granule events arrive in (they come in time order, mostly), as
+  // dense counts per group * kBuckets + bucket, and which are non-zero.
+  int64_t current_granule_ = INT64_MIN;
+  std::vector<uint64_t> current_;
+  std::vector<uint32_t> touched_;
+  absl::flat_hash_map<std::string, uint32_t> group_ids_;
+  std::vector<PanelKey> groups_;
+  std::vector<uint64_t> group_events_;
+  std::string scratch_;
+};
+
+}  // namespace biosnoop::report
