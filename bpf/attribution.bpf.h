@@ -59,16 +59,18 @@ static __always_inline struct inode *attr_folio_inode(struct folio *folio) {
 /* Records who dirtied a folio (the writeback_dirty_folio hook). */
 static __always_inline void ledger_note(struct folio *folio,
                                         struct address_space *mapping) {
-  struct inode *host = mapping->host;
+  /* Read, not loaded: the address is hashed, and the verifier allows no
+   * arithmetic on a pointer it tracks. */
+  struct inode *host = BPF_CORE_READ(mapping, host);
   if (!host) return;
   /* Only pages of file systems on a tracked disk, and the devices' own
    * pages (whose superblock is the bdev pseudo file system's). */
-  if (filter_dev && (host->i_mode & S_IFMT_) != S_IFBLK_) {
-    struct block_device *bd = host->i_sb->s_bdev;
-    if (!bd || !bd->bd_disk) return;
-    struct gendisk *disk = bd->bd_disk;
-    if ((((__u32)disk->major << 20) | (__u32)disk->first_minor) != filter_dev)
-      return;
+  if (filter_dev && (BPF_CORE_READ(host, i_mode) & S_IFMT_) != S_IFBLK_) {
+    struct gendisk *disk = BPF_CORE_READ(host, i_sb, s_bdev, bd_disk);
+    if (!disk) return;
+    __u32 major = BPF_CORE_READ(disk, major);
+    __u32 minor = BPF_CORE_READ(disk, first_minor);
+    if (((major << 20) | minor) != filter_dev) return;
   }
   __u64 inode = (__u64)host;
   __u64 index = folio->index;
@@ -158,14 +160,17 @@ static __always_inline void attr_file(struct biosnoop_record_buf *b,
 }
 
 /* Looks one written page up in the ledger. */
+/* A miss is counted for a file's first page only: the device's own pages
+ * include the journal's, which jbd2 writes without dirtying them. */
 static __always_inline void attr_dirtier(struct biosnoop_record_buf *b,
                                          struct inode *inode,
-                                         struct folio *folio, bool first) {
+                                         struct folio *folio, bool first,
+                                         bool file) {
   __u64 index = BPF_CORE_READ(folio, index);
   __u32 slot = biosnoop_ledger_slot((__u64)inode, index, ledger_mask);
   struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
   if (!e || e->inode != (__u64)inode || e->index != index) {
-    if (first) count(BIOSNOOP_CTR_LEDGER_MISSES);
+    if (first && file) count(BIOSNOOP_CTR_LEDGER_MISSES);
     return;
   }
   __u32 tid = e->who.tid;
@@ -207,7 +212,8 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
     w->first = 0;
     return;
   }
-  if ((BPF_CORE_READ(inode, i_mode) & S_IFMT_) == S_IFBLK_) {
+  const bool file = (BPF_CORE_READ(inode, i_mode) & S_IFMT_) != S_IFBLK_;
+  if (!file) {
     if (w->first) {
       b->attr.content = BIOSNOOP_CONTENT_BDEV;
       b->attr.bdev = BPF_CORE_READ(inode, i_rdev);
@@ -233,7 +239,7 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
       folio = attr_folio(page);
       if (attr_folio_inode(folio) != inode) continue;
     }
-    attr_dirtier(b, inode, folio, w->first);
+    attr_dirtier(b, inode, folio, w->first, file);
     w->first = 0;
   }
   if (vcnt > idx + 32) b->attr.incomplete = 1;

@@ -301,8 +301,9 @@ enum biosnoop_counter {
                                      (a request the block layer completed
                                      without issuing it, e.g. the one behind
                                      a flush; or a skipped issue hook) */
-  BIOSNOOP_CTR_LEDGER_MISSES,     /* emitted page-cache writes whose first
-                                     page the ledger did not know */
+  BIOSNOOP_CTR_LEDGER_MISSES,     /* emitted writes of a file's cached pages
+                                     whose first page the ledger did not
+                                     know */
   BIOSNOOP_CTR_LEDGER_REPLACED,   /* ledger entries replaced by another
                                      page's */
   BIOSNOOP_CTR_ATTR_LOST,         /* attribution left out of a record:
