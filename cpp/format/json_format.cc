@@ -645,8 +645,13 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   AppendUintField("missed", stats.missed, out);
   AppendUintField("unfinished", stats.unfinished, out);
   if (!stats.run_id.empty()) AppendStringField("run_id", stats.run_id, out);
-  AppendUintField("ledger_misses", stats.ledger_misses, out);
-  AppendUintField("ledger_replaced", stats.ledger_replaced, out);
+  // Both, and only when one is not 0: protobuf cannot tell a 0 from an
+  // absent field, so this is the rule that converts back byte for byte;
+  // and the stats of a run without the ledger are as before it.
+  if (stats.ledger_misses != 0 || stats.ledger_replaced != 0) {
+    AppendUintField("ledger_misses", stats.ledger_misses, out);
+    AppendUintField("ledger_replaced", stats.ledger_replaced, out);
+  }
   out->append("}\n");
 }
 

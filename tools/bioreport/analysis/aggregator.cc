@@ -110,29 +110,7 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   h.overall.Add(latency, e.bytes(), error, /*keep=*/false);
   if (tail) ++h.tail_events;
 
-  // host, pid and comm as one key: no allocation once the key has grown.
-  // The host's length first, so that no host and comm pair reads as
-  // another.
-  process_key_.clear();
-  const uint32_t pid = e.pid();
-  const uint32_t host_size = static_cast<uint32_t>(e.host().size());
-  process_key_.append(reinterpret_cast<const char*>(&host_size),
-                      sizeof(host_size));
-  process_key_.append(e.host());
-  process_key_.append(reinterpret_cast<const char*>(&pid), sizeof(pid));
-  process_key_.append(e.comm());
-  auto it = processes_.find(process_key_);
-  if (it == processes_.end()) {
-    it = processes_.emplace(process_key_, ProcessTotals{}).first;
-    it->second.host = e.host();
-    it->second.pid = pid;
-    it->second.comm = e.comm();
-  }
-  ProcessTotals& p = it->second;
-  ++p.count;
-  p.total_us += latency;
-  p.max_us = std::max(p.max_us, latency);
-  p.bytes += e.bytes();
+  AddProcess(processes_, e.host(), e.pid(), e.comm(), latency, e.bytes());
 
   if (e.has_cgroup()) {
     AddNamed(cgroups_, e.host(), e.cgroup(), latency, e.bytes());
@@ -143,6 +121,7 @@ void Aggregator::AddEvent(const v1::Event& e, int64_t ns) {
   if (e.has_container_id()) {
     AddNamed(containers_, e.host(), e.container_id(), latency, e.bytes());
   }
+  if (!e.content().empty()) AddAttribution(e);
 
   if (e.bytes() == 0) {
     ++zero_byte_events_;
@@ -218,18 +197,62 @@ void Aggregator::AddNamed(NamedMap& m, const std::string& host,
   t.bytes += bytes;
 }
 
-std::vector<NamedTotals> Aggregator::Values(const NamedMap& m) {
-  std::vector<NamedTotals> out;
-  out.reserve(m.size());
-  for (const auto& [key, t] : m) out.push_back(t);
-  return out;
+void Aggregator::AddProcess(ProcessMap& m, const std::string& host,
+                            uint32_t pid, const std::string& comm,
+                            uint64_t latency_us, uint64_t bytes) {
+  // host, pid and comm as one key: no allocation once the key has grown.
+  // The host's length first, so that no host and comm pair reads as
+  // another.
+  process_key_.clear();
+  const uint32_t host_size = static_cast<uint32_t>(host.size());
+  process_key_.append(reinterpret_cast<const char*>(&host_size),
+                      sizeof(host_size));
+  process_key_.append(host);
+  process_key_.append(reinterpret_cast<const char*>(&pid), sizeof(pid));
+  process_key_.append(comm);
+  auto it = m.find(process_key_);
+  if (it == m.end()) {
+    it = m.emplace(process_key_, ProcessTotals{}).first;
+    it->second.host = host;
+    it->second.pid = pid;
+    it->second.comm = comm;
+  }
+  ProcessTotals& p = it->second;
+  ++p.count;
+  p.total_us += latency_us;
+  p.max_us = std::max(p.max_us, latency_us);
+  p.bytes += bytes;
+}
+
+void Aggregator::AddAttribution(const v1::Event& e) {
+  const uint64_t latency = e.latency_us();
+  AddNamed(contents_, e.host(), e.content(), latency, e.bytes());
+  if (e.files_size() > 0) {
+    // The first page's file: the one the request was for, when it carries
+    // several (a writeback batch).
+    const v1::FileRef& f = e.files(0);
+    if (!f.path().empty()) {
+      AddNamed(files_, e.host(), f.path(), latency, e.bytes());
+    } else {
+      AddNamed(files_, e.host(),
+               absl::StrCat("inode ", f.inode(), " on ", f.dev()), latency,
+               e.bytes());
+    }
+  }
+  if (e.has_dirtied_by()) {
+    const v1::Dirtier& d = e.dirtied_by();
+    AddProcess(dirtiers_, e.host(), d.pid(), d.comm(), latency, e.bytes());
+    if (d.has_cgroup()) {
+      AddNamed(dirtier_cgroups_, e.host(), d.cgroup(), latency, e.bytes());
+    } else if (d.cgroup_id() != 0) {
+      AddNamed(dirtier_cgroups_, e.host(),
+               absl::StrCat("cgroup id ", d.cgroup_id()), latency, e.bytes());
+    }
+  }
 }
 
 std::vector<ProcessTotals> Aggregator::Processes() const {
-  std::vector<ProcessTotals> out;
-  out.reserve(processes_.size());
-  for (const auto& [key, p] : processes_) out.push_back(p);
-  return out;
+  return Values(processes_);
 }
 
 std::vector<std::string> Aggregator::Hosts() const {

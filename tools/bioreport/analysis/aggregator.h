@@ -178,6 +178,17 @@ class Aggregator {
   // with a container id); empty when no event had one.
   std::vector<NamedTotals> Cgroups() const { return Values(cgroups_); }
   std::vector<NamedTotals> Containers() const { return Values(containers_); }
+  // Per content ("file", "metadata", ...: events whose files were looked
+  // at), per file (the first of an event's files, by its path; one with no
+  // name is "inode N on MAJ:MIN"), per dirtier (dirtied_by's pid and
+  // comm) and per dirtier cgroup (its path, or "cgroup id N" as above);
+  // empty when no event had one.
+  std::vector<NamedTotals> Contents() const { return Values(contents_); }
+  std::vector<NamedTotals> Files() const { return Values(files_); }
+  std::vector<ProcessTotals> Dirtiers() const { return Values(dirtiers_); }
+  std::vector<NamedTotals> DirtierCgroups() const {
+    return Values(dirtier_cgroups_);
+  }
   // Sizes of requests that carry data (bytes > 0), in KiB.
   const Log2Hist& size_hist_kib() const { return size_hist_kib_; }
   uint64_t zero_byte_events() const { return zero_byte_events_; }
@@ -203,10 +214,24 @@ class Aggregator {
   }
 
   using NamedMap = absl::flat_hash_map<std::string, NamedTotals>;
-  static std::vector<NamedTotals> Values(const NamedMap& m);
-  // Adds an event of `host` and `name` to `m` (key_: scratch).
+  using ProcessMap = absl::flat_hash_map<std::string, ProcessTotals>;
+  template <typename Totals>
+  static std::vector<Totals> Values(
+      const absl::flat_hash_map<std::string, Totals>& m) {
+    std::vector<Totals> out;
+    out.reserve(m.size());
+    for (const auto& [key, t] : m) out.push_back(t);
+    return out;
+  }
+  // Adds an event of `host` and `name` to `m` (named_key_: scratch).
   void AddNamed(NamedMap& m, const std::string& host, absl::string_view name,
                 uint64_t latency_us, uint64_t bytes);
+  // Adds an event of `host`, `pid` and `comm` to `m` (process_key_:
+  // scratch).
+  void AddProcess(ProcessMap& m, const std::string& host, uint32_t pid,
+                  const std::string& comm, uint64_t latency_us, uint64_t bytes);
+  // The attribution tables' share of an event (content not empty).
+  void AddAttribution(const v1::Event& e);
 
   AggregatorOptions options_;
   LatencyStats overall_;
@@ -217,10 +242,14 @@ class Aggregator {
   std::map<std::string, HostTotals> host_totals_;
   HostTotals* last_host_totals_ = nullptr;
   std::string last_totals_host_;
-  absl::flat_hash_map<std::string, ProcessTotals> processes_;
+  ProcessMap processes_;
   std::string process_key_;
   NamedMap cgroups_;
   NamedMap containers_;
+  NamedMap contents_;
+  NamedMap files_;
+  ProcessMap dirtiers_;
+  NamedMap dirtier_cgroups_;
   std::string named_key_;
   Log2Hist size_hist_kib_{};
   uint64_t zero_byte_events_ = 0;

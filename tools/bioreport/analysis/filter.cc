@@ -42,10 +42,19 @@ bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
   return true;
 }
 
+// Some file of `e` has a path that starts with `prefix`.
+bool HasFileUnder(const v1::Event& e, const std::string& prefix) {
+  for (const v1::FileRef& f : e.files()) {
+    if (f.path().compare(0, prefix.size(), prefix) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool Filter::Matches(const v1::Event& e, int64_t ns) const {
   if (e.latency_us() < min_us) return false;
+  if (!file.empty() && !HasFileUnder(e, file)) return false;
   return MatchesRequest(*this, e, ns);
 }
 

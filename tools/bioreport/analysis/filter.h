@@ -1,10 +1,11 @@
 #pragma once
 
 // Which events a report counts: --since/--until, --host, --disk, --pid,
-// --comm, --cgroup, --container, --op, --min-us.  Stuck records (requests still
-// in flight) are selected by the same filters but --min-us: they have no
-// latency (the request has not completed), and a hung disk must not vanish from
-// a report because its requests have not hung for N microseconds yet.  Headers
+// --comm, --cgroup, --container, --file, --op, --min-us.  Stuck records
+// (requests still in flight) are selected by the same filters but --min-us
+// and --file: they have no latency (the request has not completed) and name
+// no file, and a hung disk must not vanish from a report because its requests
+// have not hung for N microseconds yet, or carry no file name.  Headers
 // and stats are never filtered (loss figures are those of whole runs: --host
 // picks the runs, Aggregator::Loss()); summary records are selected by the
 // baseline report's own rules (baseline.h).
@@ -30,12 +31,17 @@ struct Filter {
   // (null, or a stream from before cgroups) never matches.
   std::string cgroup;
   std::string container;  // container_id starts with it; "" = any
-  std::string op;         // "read", "write", ...; "" = any
-  uint64_t min_us = 0;    // latency_us >= min_us
+  // A path prefix: some file of the event has a path that starts with it
+  // (as text: "/var/lib/pg" takes "/var/lib/pgsql/x"); "" = any.  An event
+  // without files (attribution off, a stream from before it, no file
+  // behind its pages) never matches; stuck records are not selected by it.
+  std::string file;
+  std::string op;       // "read", "write", ...; "" = any
+  uint64_t min_us = 0;  // latency_us >= min_us
 
   // `ns` is the event's timestamp in ns (already validated by the reader).
   bool Matches(const v1::Event& e, int64_t ns) const;
-  // The same for a stuck record, but min_us (see above).
+  // The same for a stuck record, but min_us and file (see above).
   bool Matches(const v1::Stuck& k, int64_t ns) const;
   bool InWindow(int64_t ns) const {
     return (!since_ns || ns >= *since_ns) && (!until_ns || ns < *until_ns);

@@ -33,6 +33,7 @@ constexpr char kUsage[] =
     "  csv       histogram as CSV: bucket,lo_us,hi_us,count\n"
     "  json      summary JSON for scripts\n"
     "  top       top processes and disks by count and by total latency\n"
+    "            (and cgroups, containers, contents, files, dirtiers)\n"
     "  sizes     log2 histogram of I/O sizes\n"
     "  errors    I/O errors by disk\n"
     "  baseline  from summary records: all completions per disk and\n"
@@ -41,9 +42,9 @@ constexpr char kUsage[] =
     "            count) with p50/p99 lines; --html for a page\n"
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
-    "Filters (events, and stuck records but --min-us; for baseline,\n"
-    "--since/--until select summary intervals by their end, --host their\n"
-    "runs, -d/--op their groups; each at most once):\n"
+    "Filters (events, and stuck records but --min-us and --file; for\n"
+    "baseline, --since/--until select summary intervals by their end,\n"
+    "--host their runs, -d/--op their groups; each at most once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
     "                               is exclusive\n"
     "  --host NAME                  one host's records (and its runs' loss)\n"
@@ -53,6 +54,8 @@ constexpr char kUsage[] =
     "  --cgroup PATH                cgroup v2 PATH and the cgroups below it\n"
     "                               (/system.slice, /kubepods.slice/...)\n"
     "  --container ID               container whose id starts with ID\n"
+    "  --file PREFIX                events with a file whose path starts\n"
+    "                               with PREFIX (/var/lib/postgresql/)\n"
     "  --op OP                      read, write, flush, discard, ...\n"
     "  --min-us N                   latency of at least N microseconds\n"
     "Report options:\n"
@@ -95,6 +98,7 @@ enum LongOnly {
   kHtml,
   kColumns,
   kBucket,
+  kFile,
 };
 
 const struct option kLongOptions[] = {
@@ -105,6 +109,7 @@ const struct option kLongOptions[] = {
     {"comm", required_argument, nullptr, 'c'},
     {"cgroup", required_argument, nullptr, kCgroup},
     {"container", required_argument, nullptr, kContainer},
+    {"file", required_argument, nullptr, kFile},
     {"op", required_argument, nullptr, kOp},
     {"min-us", required_argument, nullptr, kMinUs},
     {"ms", no_argument, nullptr, 'm'},
@@ -205,7 +210,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     // An empty filter value is bad usage, as it is for biosnoop: "" would
     // read as "no filter" for one option and "matches nothing" for another.
     if ((c == 'd' || c == 'c' || c == kHost || c == kCgroup ||
-         c == kContainer) &&
+         c == kContainer || c == kFile) &&
         arg.empty()) {
       return Usage(
           absl::StrCat(name, ": empty value: expected ",
@@ -213,6 +218,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
                        : c == 'c'        ? "a process name such as dd"
                        : c == kCgroup    ? "a cgroup path such as /system.slice"
                        : c == kContainer ? "a container id (or its start)"
+                       : c == kFile      ? "a path or its start, such as /var/"
                                          : "a host name such as db7"));
     }
     // A filter takes one value.  Given twice it reads as "this or that"
@@ -221,7 +227,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     // events than the user asked for.
     if (c == 'd' || c == 'p' || c == 'c' || c == kOp || c == kSince ||
         c == kUntil || c == kMinUs || c == kHost || c == kCgroup ||
-        c == kContainer) {
+        c == kContainer || c == kFile) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
           filters_seen.end()) {
         return Usage(absl::StrCat(
@@ -280,6 +286,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         break;
       case kContainer:
         o.filter.container = absl::AsciiStrToLower(arg);
+        break;
+      case kFile:
+        o.filter.file = std::string(arg);
         break;
       case kOp:
         if (arg != "read" && arg != "write" && arg != "flush" &&
@@ -426,6 +435,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
                       : o.filter.min_us > 0         ? "--min-us"
                       : !o.filter.cgroup.empty()    ? "--cgroup"
                       : !o.filter.container.empty() ? "--container"
+                      : !o.filter.file.empty()      ? "--file"
                                                     : nullptr;
     if (bad != nullptr) {
       return Usage(absl::StrCat(bad,

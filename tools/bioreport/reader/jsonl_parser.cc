@@ -3,7 +3,8 @@
 // The hot path is an event line as biosnoop writes it: keys in schema order
 // (the lookup tries the next expected key first), strings without escapes
 // (views, no copies), a timestamp whose seconds were seen on the previous line
-// (cached).
+// (cached).  An event's files and dirtier, nested objects, are read in
+// jsonl_attribution.cc; what both files use is in jsonl_schema.h.
 
 #include <cstdint>
 #include <limits>
@@ -16,47 +17,17 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "json_lexer.h"
+#include "jsonl_schema.h"
 #include "proto_format.h"
 #include "record_parsers.h"
 
 namespace biosnoop::report {
-namespace {
-
-constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
-constexpr uint64_t kU64 = std::numeric_limits<uint64_t>::max();
+namespace jsonl {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 
-// A key of a record kind: the name and number of its field in the schema.
-struct Key {
-  absl::string_view name;
-  int field;
-};
-
-// Bit n of a set of fields: field n (fields numbered 64 and up have none:
-// a key of theirs is neither checked for repeats nor required).  Bit 0
-// stands for keys not in the schema.
-constexpr uint64_t FieldBit(int field) {
-  return field < 64 ? uint64_t{1} << field : 0;
-}
-
-// What the parser knows of each record type, from its message in
-// proto/biosnoop.proto: its keys, in schema order (the lookup tries the
-// next expected key first), and those a line must carry.
-struct Schema {
-  absl::string_view what;      // for messages: "event", "stats record"
-  absl::Span<const Key> keys;  // into `storage`
-  std::vector<Key> storage;
-  // Every field but the `optional` ones (partition, queue_us, comm_raw,
-  // error: absent reads as null) and those marked `added_later` (absent in
-  // the streams of earlier versions: reads as the default).  A record
-  // without one of them is not read with a zero standing in: a log
-  // pipeline that dropped "latency_us" or "error_code" would turn slow or
-  // failed I/O into fast, clean I/O, one that dropped "lost" would hide a
-  // loss, and one that dropped "boot_id" would merge two runs.
-  uint64_t required = 0;
-};
+namespace {
 
 Schema SchemaOf(absl::string_view what, const Descriptor* d) {
   Schema schema{what, {}, {}, 0};
@@ -71,56 +42,37 @@ Schema SchemaOf(absl::string_view what, const Descriptor* d) {
   return schema;  // `keys` is set where the schema stays (Schemas)
 }
 
-struct Schemas {
-  Schemas() {
-    for (Schema* s :
-         {&event, &header, &stuck, &stats, &summary, &summary_group}) {
-      s->keys = s->storage;
-    }
-  }
-  Schema event = SchemaOf("event", v1::Event::descriptor());
-  Schema header = SchemaOf("header", v1::StreamHeader::descriptor());
-  Schema stuck = SchemaOf("stuck record", v1::Stuck::descriptor());
-  Schema stats = SchemaOf("stats record", v1::Stats::descriptor());
-  Schema summary = SchemaOf("summary", v1::Summary::descriptor());
-  Schema summary_group = SchemaOf("group", v1::SummaryGroup::descriptor());
-};
+}  // namespace
 
-// Made once, from the generated descriptors (which live as long as the
-// program: the names are views into them).
+Schemas::Schemas()
+    : event(SchemaOf("event", v1::Event::descriptor())),
+      header(SchemaOf("header", v1::StreamHeader::descriptor())),
+      stuck(SchemaOf("stuck record", v1::Stuck::descriptor())),
+      stats(SchemaOf("stats record", v1::Stats::descriptor())),
+      summary(SchemaOf("summary", v1::Summary::descriptor())),
+      summary_group(SchemaOf("group", v1::SummaryGroup::descriptor())),
+      file_ref(SchemaOf("file", v1::FileRef::descriptor())),
+      dirtier(SchemaOf("dirtier", v1::Dirtier::descriptor())) {
+  for (Schema* s : {&event, &header, &stuck, &stats, &summary, &summary_group,
+                    &file_ref, &dirtier}) {
+    s->keys = s->storage;
+  }
+}
+
 const Schemas& AllSchemas() {
   static const Schemas* const schemas = new Schemas;
   return *schemas;
 }
 
-const Schema& SchemaOf(RecordKind kind) {
-  const Schemas& all = AllSchemas();
-  switch (kind) {
-    case RecordKind::kHeader:
-      return all.header;
-    case RecordKind::kStats:
-      return all.stats;
-    case RecordKind::kSummary:
-      return all.summary;
-    case RecordKind::kStuck:
-      return all.stuck;
-    case RecordKind::kEvent:
-      break;
-  }
-  return all.event;
-}
-
-// "<what> with \"key\" twice".  A key given twice in one object is
-// refused rather than read as its last value: which one the writer meant
-// is unknown, and a pipeline that appended a field would otherwise
-// silently replace one (a second "latency_us").
+// A key given twice in one object is refused rather than read as its last
+// value: which one the writer meant is unknown, and a pipeline that
+// appended a field would otherwise silently replace one (a second
+// "latency_us").
 absl::Status Twice(const Schema& schema, absl::string_view key) {
   return absl::InvalidArgumentError(
       absl::StrCat(schema.what, " with \"", key, "\" twice"));
 }
 
-// OK, or "<what> without \"a\", \"b\"" for the required keys not in
-// `seen`.
 absl::Status CheckKeys(const Schema& schema, uint64_t seen) {
   if ((seen & schema.required) == schema.required) return absl::OkStatus();
   std::string names;
@@ -134,114 +86,7 @@ absl::Status CheckKeys(const Schema& schema, uint64_t seen) {
       absl::StrCat(schema.what, " without ", names));
 }
 
-// Short-string equality without a call to memcmp (keys are a few bytes).
-inline bool SameKey(absl::string_view a, absl::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  return true;
-}
-
-// The field number of `key`, or 0.  `*next` is the index expected next.
-int Lookup(absl::Span<const Key> keys, absl::string_view key, size_t* next) {
-  const size_t n = keys.size();
-  if (*next < n && SameKey(keys[*next].name, key)) return keys[(*next)++].field;
-  for (size_t i = 0; i < n; ++i) {
-    if (SameKey(keys[i].name, key)) {
-      *next = i + 1;
-      return keys[i].field;
-    }
-  }
-  return 0;
-}
-
-// Reads the value of one member into the reused messages.
-class ValueReader {
- public:
-  // `key_scratch` holds the keys of nested objects (summary groups).
-  ValueReader(JsonLexer* lex, Rfc3339Parser* times, std::string* scratch,
-              std::string* key_scratch)
-      : lex_(*lex),
-        times_(*times),
-        scratch_(*scratch),
-        key_scratch_(*key_scratch) {}
-
-  absl::Status Str(std::string* out) { return lex_.StringInto(out); }
-  // A string as a view into the line or the scratch buffer.
-  absl::Status View(absl::string_view* out) {
-    return lex_.String(&scratch_, out);
-  }
-
-  template <typename Clear, typename Set>
-  absl::Status NullableStr(Clear clear, Set mutable_str) {
-    if (lex_.ConsumeNull()) {
-      clear();
-      return absl::OkStatus();
-    }
-    return lex_.StringInto(mutable_str());
-  }
-
-  absl::Status U64(uint64_t max, uint64_t* v) { return lex_.Uint(max, v); }
-
-  absl::Status Time(google::protobuf::Timestamp* ts) {
-    absl::string_view text;
-    if (absl::Status s = lex_.String(&scratch_, &text); !s.ok()) return s;
-    absl::StatusOr<int64_t> ns = times_.Parse(text);
-    if (!ns.ok()) return ns.status();
-    SetTimestamp(*ns, ts);
-    return absl::OkStatus();
-  }
-
-  // A key of a nested object, followed by ':'.
-  absl::Status NestedKey(absl::string_view* key) {
-    if (absl::Status s = lex_.String(&key_scratch_, key); !s.ok()) return s;
-    if (!lex_.Consume(':')) return lex_.Error("expected ':' after a key");
-    return absl::OkStatus();
-  }
-
-  JsonLexer& lex() { return lex_; }
-
- private:
-  JsonLexer& lex_;
-  Rfc3339Parser& times_;
-  std::string& scratch_;
-  std::string& key_scratch_;
-};
-
-// comm_raw: hex digit pairs, or null (unset).
-template <typename Message>
-absl::Status CommRaw(ValueReader& r, Message* m) {
-  if (r.lex().ConsumeNull()) {
-    m->clear_comm_raw();
-    return absl::OkStatus();
-  }
-  absl::string_view hex;
-  if (absl::Status s = r.View(&hex); !s.ok()) return s;
-  if (!DecodeHex(hex, m->mutable_comm_raw())) {
-    return absl::InvalidArgumentError("comm_raw is not hex digit pairs");
-  }
-  return absl::OkStatus();
-}
-
-// queue_us: an integer, or null (unset).
-template <typename Message>
-absl::Status QueueUs(ValueReader& r, Message* m) {
-  if (r.lex().ConsumeNull()) {
-    m->clear_queue_us();
-    return absl::OkStatus();
-  }
-  uint64_t u = 0;
-  absl::Status s = r.U64(kU64, &u);
-  m->set_queue_us(u);
-  return s;
-}
-
-// A field the switches below do not name: one added to the schema since
-// they were written, read through reflection by its type, as they read
-// theirs (so that a new field needs no change here); or a key not in the
-// schema (field 0), skipped.  Kept out of line: the switches that call
-// it are the hot path.
+// Kept out of line: the switches that call it are the hot path.
 ABSL_ATTRIBUTE_NOINLINE absl::Status UnlistedField(
     int field, ValueReader& r, google::protobuf::Message* m) {
   const FieldDescriptor* f =
@@ -327,6 +172,37 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status UnlistedField(
   return absl::InvalidArgumentError("no JSON reading for its type");
 }
 
+namespace {
+
+const Schema& SchemaOf(RecordKind kind) {
+  const Schemas& all = AllSchemas();
+  switch (kind) {
+    case RecordKind::kHeader:
+      return all.header;
+    case RecordKind::kStats:
+      return all.stats;
+    case RecordKind::kSummary:
+      return all.summary;
+    case RecordKind::kStuck:
+      return all.stuck;
+    case RecordKind::kEvent:
+      break;
+  }
+  return all.event;
+}
+
+// queue_us: an integer, or null (unset).
+template <typename Message>
+absl::Status QueueUs(ValueReader& r, Message* m) {
+  if (r.lex().ConsumeNull()) {
+    m->clear_queue_us();
+    return absl::OkStatus();
+  }
+  uint64_t u = 0;
+  absl::Status s = r.U64(kU64, &u);
+  m->set_queue_us(u);
+  return s;
+}
 absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
   uint64_t u = 0;
   absl::Status s;
@@ -393,6 +269,26 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
     case v1::Event::kSeqFieldNumber:
       s = r.U64(kU64, &u);
       e->set_seq(u);
+      return s;
+    case v1::Event::kContentFieldNumber:
+      return r.Str(e->mutable_content());
+    case v1::Event::kFilesFieldNumber:
+      return FilesArray(r, e);
+    case v1::Event::kFileCountFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_file_count(static_cast<uint32_t>(u));
+      return s;
+    case v1::Event::kFilesIncompleteFieldNumber: {
+      bool b = false;
+      s = r.lex().Bool(&b);
+      e->set_files_incomplete(b);
+      return s;
+    }
+    case v1::Event::kDirtiedByFieldNumber:
+      return DirtiedBy(r, e);
+    case v1::Event::kDirtierCountFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_dirtier_count(static_cast<uint32_t>(u));
       return s;
   }
   return UnlistedField(field, r, e);
@@ -573,6 +469,14 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
       s = r.U64(kU64, &u);
       st->set_unfinished(u);
       return s;
+    case S::kLedgerMissesFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_ledger_misses(u);
+      return s;
+    case S::kLedgerReplacedFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_ledger_replaced(u);
+      return s;
   }
   return UnlistedField(field, r, st);
 }
@@ -630,30 +534,7 @@ absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
 
 // One object of "groups"; unknown keys are skipped, as at the top level.
 absl::Status SummaryGroupObject(ValueReader& r, v1::SummaryGroup* g) {
-  JsonLexer& lex = r.lex();
-  if (!lex.Consume('{')) return lex.Error("expected an object");
-  size_t next = 0;
-  const Schema& schema = AllSchemas().summary_group;
-  uint64_t seen = 0;
-  if (lex.Consume('}')) {
-    return CheckKeys(schema, seen);
-  }
-  do {
-    absl::string_view key;
-    if (absl::Status s = r.NestedKey(&key); !s.ok()) return s;
-    const int field = Lookup(schema.keys, key, &next);
-    // Field 0 (keys not in the schema, skipped) may repeat.
-    if (field != 0 && (seen & FieldBit(field))) {
-      return Twice(schema, key);
-    }
-    seen |= FieldBit(field);
-    if (absl::Status s = SummaryGroupField(field, r, g); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("\"", key, "\": ", s.message()));
-    }
-  } while (lex.Consume(','));
-  if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
-  return CheckKeys(schema, seen);
+  return NestedObject(r, AllSchemas().summary_group, g, SummaryGroupField);
 }
 
 absl::Status SummaryField(int field, ValueReader& r, v1::Summary* su) {
@@ -731,9 +612,24 @@ absl::StatusOr<RecordKind> ScanForKind(absl::string_view line,
 }
 
 }  // namespace
+}  // namespace jsonl
 
 absl::Status JsonRecordParser::Parse(absl::string_view line,
                                      ParsedRecord* rec) {
+  using jsonl::CheckKeys;
+  using jsonl::EventField;
+  using jsonl::FieldBit;
+  using jsonl::HeaderField;
+  using jsonl::Lookup;
+  using jsonl::SameKey;
+  using jsonl::ScanForKind;
+  using jsonl::Schema;
+  using jsonl::SchemaOf;
+  using jsonl::StatsField;
+  using jsonl::StuckField;
+  using jsonl::SummaryField;
+  using jsonl::Twice;
+  using jsonl::ValueReader;
   // The kind first: biosnoop writes "type" as the first key.
   RecordKind kind;
   if (line.substr(0, 16) == "{\"type\":\"event\",") {

@@ -63,6 +63,38 @@ absl::Status CheckRequest(const char* what, const Message& m) {
   return absl::OkStatus();
 }
 
+// An event's files and dirtier, whatever the format.  They come with a
+// content (biosnoop writes all six fields or none, and so do the writers
+// here: an event with files but no content would lose them on
+// conversion; a pipeline that dropped "content" would be read as
+// attribution off); at most kMaxEventFiles files, no more than file_count
+// says there were; a dirtier with a valid time (the wall clock of its
+// dirtying, never the epoch).
+absl::Status CheckAttribution(const v1::Event& e) {
+  if (e.content().empty()) {
+    if (e.files_size() > 0 || e.file_count() != 0 || e.files_incomplete() ||
+        e.has_dirtied_by() || e.dirtier_count() != 0) {
+      return absl::InvalidArgumentError(
+          "event with files or a dirtier but no \"content\"");
+    }
+    return absl::OkStatus();
+  }
+  if (e.files_size() > kMaxEventFiles) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event with ", e.files_size(), " files (at most ",
+                     kMaxEventFiles, ")"));
+  }
+  if (e.file_count() < static_cast<uint32_t>(e.files_size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("file_count ", e.file_count(), " is below the ",
+                     e.files_size(), " files listed"));
+  }
+  if (e.has_dirtied_by()) {
+    return CheckTimestamp("dirtier", "dirtied_at", e.dirtied_by().dirtied_at());
+  }
+  return absl::OkStatus();
+}
+
 template <typename Message>
 void ResetKeepingTimestamp(Message* msg,
                            google::protobuf::Timestamp* (Message::*release)(),
@@ -112,7 +144,10 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec) {
 absl::Status ValidateRecord(ParsedRecord* rec) {
   switch (rec->kind) {
     case RecordKind::kEvent: {
-      return CheckRequest("event", rec->event);
+      if (absl::Status s = CheckRequest("event", rec->event); !s.ok()) {
+        return s;
+      }
+      return CheckAttribution(rec->event);
     }
     case RecordKind::kStuck: {
       return CheckRequest("stuck record", rec->stuck);

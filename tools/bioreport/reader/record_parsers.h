@@ -27,12 +27,14 @@ namespace biosnoop::report {
 // comm_raw, error), meaning unset; every key of the record's message in
 // proto/biosnoop.proto must be there, but those `optional` ones and the fields
 // marked `added_later` (a header's stuck_after_us and run_id, a stats record's
-// unfinished and run_id, a summary group's errors), which read as 0 or "" when
-// absent (keys, field numbers and these rules come from the generated
-// descriptors);
-// a summary's "groups" is an array of objects (SummaryGroup fields, unknown
-// keys skipped) and its histograms arrays of at most kMaxSummaryBuckets
-// integers.
+// unfinished, run_id and ledger counters, a summary group's errors, an
+// event's cgroup, completion context, content, files and dirtier), which read
+// as 0, "", [] or null when absent (keys, field numbers and these rules come
+// from the generated descriptors); a summary's "groups" is an array of objects
+// (SummaryGroup fields, unknown keys skipped) and its histograms arrays of at
+// most kMaxSummaryBuckets integers; an event's "files" an array of objects
+// (FileRef fields, each key required) and its "dirtied_by" an object (Dirtier
+// fields, comm_raw and cgroup optional) or null, read with the same rules.
 // Anything else, including invalid UTF-8 and trailing text, is an
 // InvalidArgumentError whose message names the field and the column.
 class JsonRecordParser {
@@ -43,7 +45,7 @@ class JsonRecordParser {
   Rfc3339Parser time_parser_;
   std::string scratch_;
   std::string key_scratch_;
-  std::string nested_key_scratch_;  // keys inside summary groups
+  std::string nested_key_scratch_;  // keys inside groups, files, dirtiers
 };
 
 // One serialized biosnoop.v1.Record (without its length prefix) -> a
@@ -68,8 +70,10 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec);
 // absent timestamp to the epoch; rejects a header whose format_version is
 // not the one biosnoop writes (kStreamFormatVersion), out-of-range
 // timestamps, an event or stuck record without a time, disk, dev, op or
-// rwbs, a non-finite elapsed_s, an interval_s outside 0 to 100 years, and
-// over-long summary histograms.
+// rwbs, an event with files or a dirtier but no content, more than
+// kMaxEventFiles files or fewer than its file_count says, or a dirtier
+// without a valid dirtied_at, a non-finite elapsed_s, an interval_s
+// outside 0 to 100 years, and over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 
 }  // namespace biosnoop::report

@@ -20,7 +20,9 @@ enum class RecordKind { kHeader, kEvent, kStats, kSummary, kStuck };
 // range, a Stats' elapsed_s is finite, a Summary's interval_s is between 0
 // and 100 years (record_parsers.h), a
 // SummaryGroup's histograms have at most kMaxSummaryBuckets buckets, an
-// event or stuck record names its disk, device, op and rwbs, and all
+// event or stuck record names its disk, device, op and rwbs, an event's
+// files and dirtier come with its content (and its files number at most
+// kMaxEventFiles and file_count, its dirtier's time is valid), and all
 // strings are valid UTF-8.
 //
 // A Stuck record (a request still in flight past biosnoop's --stuck-after)
@@ -38,6 +40,9 @@ struct ParsedRecord {
 // The most buckets a SummaryGroup histogram may have: one per bit of a
 // uint64 value (biosnoop writes at most 32).
 inline constexpr int kMaxSummaryBuckets = 64;
+
+// The most files an event may list (Event.files: "at most 8").
+inline constexpr int kMaxEventFiles = 8;
 
 // "header", "event", "stats", "summary", "stuck": the oneof member names.
 const char* RecordKindName(RecordKind kind);

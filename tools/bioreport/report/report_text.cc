@@ -179,40 +179,45 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
   const char* u = Unit(opt.ms);
 
   const bool multi = a.MultiHost();
-  std::vector<ProcessTotals> procs = a.Processes();
-  auto proc_table = [&](const char* title, auto better) {
-    std::sort(procs.begin(), procs.end(), better);
-    Table t(WithHost(multi, {"pid", "comm", "count", absl::StrCat("total_", u),
-                             absl::StrCat("max_", u), "bytes"}),
-            WithHostAlign(multi, "rlrrrr"));
-    for (size_t i = 0; i < procs.size() && i < opt.top; ++i) {
-      const ProcessTotals& p = procs[i];
-      std::vector<std::string> cells;
-      if (multi) cells.push_back(HostName(p.host));
-      cells.insert(cells.end(),
-                   {absl::StrCat(p.pid), Printable(p.comm),
-                    absl::StrCat(p.count), Latency(p.total_us, opt.ms),
-                    Latency(p.max_us, opt.ms), HumanBytes(p.bytes)});
-      t.Add(std::move(cells));
-    }
-    absl::StrAppend(&out, title, "\n", t.Render());
+  // Processes by pid and comm: the submitters, and the dirtiers.
+  auto proc_tables = [&](const char* what, std::vector<ProcessTotals> procs,
+                         const char* between) {
+    auto table = [&](const std::string& title, auto better) {
+      std::sort(procs.begin(), procs.end(), better);
+      Table t(
+          WithHost(multi, {"pid", "comm", "count", absl::StrCat("total_", u),
+                           absl::StrCat("max_", u), "bytes"}),
+          WithHostAlign(multi, "rlrrrr"));
+      for (size_t i = 0; i < procs.size() && i < opt.top; ++i) {
+        const ProcessTotals& p = procs[i];
+        std::vector<std::string> cells;
+        if (multi) cells.push_back(HostName(p.host));
+        cells.insert(cells.end(),
+                     {absl::StrCat(p.pid), Printable(p.comm),
+                      absl::StrCat(p.count), Latency(p.total_us, opt.ms),
+                      Latency(p.max_us, opt.ms), HumanBytes(p.bytes)});
+        t.Add(std::move(cells));
+      }
+      absl::StrAppend(&out, title, "\n", t.Render());
+    };
+    // Ties broken by pid, comm then host, so that the output is
+    // deterministic.
+    auto tie = [](const ProcessTotals& x, const ProcessTotals& y) {
+      return std::tie(x.pid, x.comm, x.host) < std::tie(y.pid, y.comm, y.host);
+    };
+    table(absl::StrCat("top ", what, " by slow I/O count:"),
+          [&](const ProcessTotals& x, const ProcessTotals& y) {
+            if (x.count != y.count) return x.count > y.count;
+            return tie(x, y);
+          });
+    out += between;
+    table(absl::StrCat("top ", what, " by total latency:"),
+          [&](const ProcessTotals& x, const ProcessTotals& y) {
+            if (x.total_us != y.total_us) return x.total_us > y.total_us;
+            return tie(x, y);
+          });
   };
-  // Ties broken by pid, comm then host, so that the output is
-  // deterministic.
-  auto tie = [](const ProcessTotals& x, const ProcessTotals& y) {
-    return std::tie(x.pid, x.comm, x.host) < std::tie(y.pid, y.comm, y.host);
-  };
-  proc_table("top processes by slow I/O count:",
-             [&](const ProcessTotals& x, const ProcessTotals& y) {
-               if (x.count != y.count) return x.count > y.count;
-               return tie(x, y);
-             });
-  out += "\n";
-  proc_table("top processes by total latency:",
-             [&](const ProcessTotals& x, const ProcessTotals& y) {
-               if (x.total_us != y.total_us) return x.total_us > y.total_us;
-               return tie(x, y);
-             });
+  proc_tables("processes", a.Processes(), "\n");
 
   // (host, disk): the host empty when there is one.
   std::map<std::pair<std::string, std::string>, LatencyStats> disk_map;
@@ -250,17 +255,19 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
              [](const DiskRow& x, const DiskRow& y) {
                return x.second.sum_us > y.second.sum_us;
              });
-  // Cgroups and containers: only when the events name any (streams from
-  // before them, or from a machine without containers, keep their layout).
-  auto named_tables = [&](const char* what, std::vector<NamedTotals> rows,
-                          size_t name_width) {
+  // Cgroups, containers, contents, files, dirtiers: only when the events
+  // name any (streams from before them, from a machine without containers
+  // or a biosnoop without file attribution, keep their layout).  `what`
+  // names the rows in the titles ("cgroups"), `column` the name column.
+  auto named_tables = [&](const char* what, const char* column,
+                          std::vector<NamedTotals> rows, size_t name_width) {
     if (rows.empty()) return;
     auto tie = [](const NamedTotals& x, const NamedTotals& y) {
       return std::tie(x.name, x.host) < std::tie(y.name, y.host);
     };
     auto table = [&](const std::string& title, auto better) {
       std::sort(rows.begin(), rows.end(), better);
-      Table t(WithHost(multi, {what, "count", absl::StrCat("total_", u),
+      Table t(WithHost(multi, {column, "count", absl::StrCat("total_", u),
                                absl::StrCat("max_", u), "bytes"}),
               WithHostAlign(multi, "lrrrr"));
       for (size_t i = 0; i < rows.size() && i < opt.top; ++i) {
@@ -275,20 +282,28 @@ std::string TopReport(const ReportInput& in, const ReportOptions& opt) {
       }
       absl::StrAppend(&out, "\n", title, "\n", t.Render());
     };
-    table(absl::StrCat("top ", what, "s by slow I/O count:"),
+    table(absl::StrCat("top ", what, " by slow I/O count:"),
           [&](const NamedTotals& x, const NamedTotals& y) {
             if (x.count != y.count) return x.count > y.count;
             return tie(x, y);
           });
-    table(absl::StrCat("top ", what, "s by total latency:"),
+    table(absl::StrCat("top ", what, " by total latency:"),
           [&](const NamedTotals& x, const NamedTotals& y) {
             if (x.total_us != y.total_us) return x.total_us > y.total_us;
             return tie(x, y);
           });
   };
-  named_tables("cgroup", a.Cgroups(), std::string::npos);
+  named_tables("cgroups", "cgroup", a.Cgroups(), std::string::npos);
   // Twelve digits, as `docker ps` shows them (--container takes a prefix).
-  named_tables("container", a.Containers(), 12);
+  named_tables("containers", "container", a.Containers(), 12);
+  named_tables("contents", "content", a.Contents(), std::string::npos);
+  named_tables("files", "file", a.Files(), std::string::npos);
+  if (std::vector<ProcessTotals> dirtiers = a.Dirtiers(); !dirtiers.empty()) {
+    out += "\n";
+    proc_tables("dirtiers", std::move(dirtiers), "\n");
+  }
+  named_tables("dirtier cgroups", "cgroup", a.DirtierCgroups(),
+               std::string::npos);
   return out;
 }
 

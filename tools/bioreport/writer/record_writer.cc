@@ -132,12 +132,12 @@ void AppendLaterFieldsJson(const google::protobuf::Message& m, int last_written,
   }
 }
 
-// For a line an other writer ended ("...}\n"): the later fields go before
-// its closing brace.
+// For a line an other writer ended ("...}\n"): `tail`, then the fields
+// above `last_written`, go before its closing brace.
 void InsertLaterFieldsJson(const google::protobuf::Message& m, int last_written,
-                           size_t line_start, std::string* out) {
+                           size_t line_start, std::string tail,
+                           std::string* out) {
   if (out->size() < line_start + 2) return;
-  std::string tail;
   AppendLaterFieldsJson(m, last_written, &tail);
   if (tail.empty()) return;
   out->insert(out->size() - 2, tail);
@@ -198,6 +198,60 @@ void AppendCgroupFields(const Msg& m, std::string* out) {
   NullableString("pod_uid", m.has_pod_uid(), m.pod_uid(), out);
 }
 
+void AppendBool(bool v, std::string* out) { out->append(v ? "true" : "false"); }
+
+// "content" to "dirtier_count", as biosnoop writes them: all six, and only
+// when the files were looked at (content not empty: attribution on), so
+// that a stream from before them, or written with --no-files, converts
+// back unchanged.  The readers refuse an event with files or a dirtier
+// but no content, which would lose them here.
+void AppendAttributionFields(const v1::Event& e, std::string* out) {
+  if (e.content().empty()) return;
+  Key("content", out);
+  AppendJsonString(e.content(), out);
+  out->append(",\"files\":[");
+  for (int i = 0; i < e.files_size(); ++i) {
+    const v1::FileRef& f = e.files(i);
+    if (i > 0) out->push_back(',');
+    out->append("{\"path\":");
+    AppendJsonString(f.path(), out);
+    Key("path_kind", out);
+    AppendJsonString(f.path_kind(), out);
+    absl::StrAppend(out, ",\"inode\":", f.inode());
+    Key("dev", out);
+    AppendJsonString(f.dev(), out);
+    Key("direct", out);
+    AppendBool(f.direct(), out);
+    AppendLaterFieldsJson(f, v1::FileRef::kDirectFieldNumber, out);
+    out->push_back('}');
+  }
+  absl::StrAppend(out, "],\"file_count\":", e.file_count());
+  Key("files_incomplete", out);
+  AppendBool(e.files_incomplete(), out);
+  Key("dirtied_by", out);
+  if (e.has_dirtied_by()) {
+    const v1::Dirtier& d = e.dirtied_by();
+    absl::StrAppend(out, "{\"pid\":", d.pid(), ",\"tid\":", d.tid());
+    Key("comm", out);
+    AppendJsonString(d.comm(), out);
+    if (d.has_comm_raw()) {  // as an event's: only when set
+      out->append(",\"comm_raw\":\"");
+      AppendLowerHex(d.comm_raw(), out);
+      out->push_back('"');
+    }
+    NullableString("cgroup", d.has_cgroup(), d.cgroup(), out);
+    absl::StrAppend(out, ",\"cgroup_id\":", d.cgroup_id(),
+                    ",\"dirtied_at\":\"");
+    AppendRfc3339Nanos(ToNs(d.dirtied_at()), out);
+    out->push_back('"');
+    AppendLaterFieldsJson(d, v1::Dirtier::kDirtiedAtFieldNumber, out);
+    out->push_back('}');
+  } else {
+    out->append("null");
+  }
+  absl::StrAppend(out, ",\"dirtier_count\":", e.dirtier_count());
+}
+
 // Same field order and rules as AppendEventJson() (a unit test compares
 // the two on the same events).
 void AppendEventRecordJson(const v1::Event& e, std::string* out) {
@@ -214,7 +268,8 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
     Key("completion_context", out);
     AppendJsonString(e.completion_context(), out);
   }
-  AppendLaterFieldsJson(e, v1::Event::kCompletionContextFieldNumber, out);
+  AppendAttributionFields(e, out);
+  AppendLaterFieldsJson(e, v1::Event::kDirtierCountFieldNumber, out);
   out->append("}\n");
 }
 
@@ -304,6 +359,8 @@ StatsSnapshot SnapshotOf(const v1::Stats& s) {
   snap.unfinished = s.unfinished();
   snap.final = s.final();
   snap.run_id = s.run_id();
+  snap.ledger_misses = s.ledger_misses();
+  snap.ledger_replaced = s.ledger_replaced();
   return snap;
 }
 
@@ -317,15 +374,16 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kHeader: {
       const size_t start = out->size();
       AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
-      InsertLaterFieldsJson(
-          rec.header, v1::StreamHeader::kCgroupFilterFieldNumber, start, out);
+      InsertLaterFieldsJson(rec.header,
+                            v1::StreamHeader::kCgroupFilterFieldNumber, start,
+                            "", out);
       return;
     }
     case RecordKind::kStats: {
       const size_t start = out->size();
       AppendStatsJson(SnapshotOf(rec.stats), out);
-      InsertLaterFieldsJson(rec.stats, v1::Stats::kRunIdFieldNumber, start,
-                            out);
+      InsertLaterFieldsJson(rec.stats, v1::Stats::kLedgerReplacedFieldNumber,
+                            start, "", out);
       return;
     }
     case RecordKind::kSummary:
