@@ -540,6 +540,9 @@ int BPF_PROG(rescue_rq_complete, struct request *rq, blk_status_t error,
   return on_complete(rq, error, nr_bytes);
 }
 
+_Static_assert(sizeof(struct biosnoop_hist) ==
+                   8 * (6 + 2 * BIOSNOOP_HIST_BUCKETS),
+               "struct biosnoop_hist layout changed: change both sides");
 _Static_assert(
     sizeof(struct biosnoop_event) == 112,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
