@@ -583,6 +583,9 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio,
   return 0;
 }
 
+_Static_assert(sizeof(struct biosnoop_hist) ==
+                   8 * (6 + 2 * BIOSNOOP_HIST_BUCKETS),
+               "struct biosnoop_hist layout changed: change both sides");
 _Static_assert(
     sizeof(struct biosnoop_event) == 112,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");

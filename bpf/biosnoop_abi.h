@@ -270,10 +270,11 @@ static inline __u32 biosnoop_hist_slot_index(__u64 key) {
 
 struct biosnoop_hist {
   __u64 key;
-  __u64 count;  /* completions */
-  __u64 bytes;  /* their bytes */
-  __u64 slow;   /* completions at least as slow as the threshold */
-  __u64 errors; /* completions that failed (a nonzero blk_status_t) */
+  __u64 count;      /* completions */
+  __u64 bytes;      /* their bytes */
+  __u64 slow;       /* completions at least as slow as the threshold */
+  __u64 errors;     /* completions that failed (a nonzero blk_status_t) */
+  __u64 latency_ns; /* their latencies summed, in ns (a histogram's sum) */
   __u64 latency[BIOSNOOP_HIST_BUCKETS]; /* log2 of latency in hist_unit_ns */
   __u64 size[BIOSNOOP_HIST_BUCKETS];    /* log2 of bytes */
 };

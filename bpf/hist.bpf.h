@@ -49,6 +49,7 @@ static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
   }
   h->count += 1;
   h->bytes += bytes;
+  h->latency_ns += latency_ns;
   if (slow) h->slow += 1;
   if (failed) h->errors += 1;
   __u32 lb = biosnoop_log2_bucket(latency_ns / hist_unit_ns);

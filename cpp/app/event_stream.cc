@@ -12,6 +12,7 @@
 #include "biosnoop_abi.h"
 #include "hist_decoder.h"
 #include "jsonl_sink.h"
+#include "metrics_text.h"
 #include "proto_sink.h"
 #include "run_output.h"
 #include "status_macros.h"
@@ -70,6 +71,12 @@ EventStream::~EventStream() = default;
 int EventStream::poll_ms() const { return kPollMs; }
 
 absl::StatusOr<absl::Duration> EventStream::OpenOutput(const RunState& run) {
+  // Bound before the output is created and the program loaded, and while
+  // privileged (a port below 1024); served once privileges are dropped.
+  if (options_.metrics_port >= 0) {
+    ASSIGN_OR_RETURN(metrics_, MetricsServer::Bind(options_.metrics_host,
+                                                   options_.metrics_port));
+  }
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host_ = *h;
   const bool proto = options_.format == Options::Format::kProto;
   if (proto && options_.output == "-" && isatty(STDOUT_FILENO)) {
@@ -121,6 +128,14 @@ absl::Status EventStream::Started(RunState& run) {
     next_summary_ = run.start_ns + summary_every_ns_;
   }
   summary_start_ = run.start_ns;
+  if (metrics_ != nullptr) {
+    ASSIGN_OR_RETURN(StatsSnapshot stats, Snapshot(run, false));
+    RETURN_IF_ERROR(PublishMetrics(run, stats));
+    // Privileges are dropped by now, so its threads have none either.
+    metrics_->Serve();
+    absl::FPrintF(run.diag, "biosnoop: serving metrics at %s\n",
+                  metrics_->Url());
+  }
   return absl::OkStatus();
 }
 
@@ -147,6 +162,10 @@ absl::Status EventStream::EverySecond(RunState& run, uint64_t now_ns) {
   enricher_.Recalibrate();
   RETURN_IF_ERROR(stuck_->Look(now_ns, enricher_));
   run.Keep(stuck_->WriteFound(*sink_));
+  if (metrics_ != nullptr) {
+    ASSIGN_OR_RETURN(StatsSnapshot stats, Snapshot(run, false));
+    RETURN_IF_ERROR(PublishMetrics(run, stats));
+  }
   return absl::OkStatus();
 }
 
@@ -181,6 +200,9 @@ absl::Status EventStream::LastRecords(RunState& run) {
 absl::Status EventStream::Summarise(RunState& run, uint64_t unfinished) {
   unfinished_ = unfinished;
   ASSIGN_OR_RETURN(StatsSnapshot last, Snapshot(run, true));
+  // Served until the process ends: a scrape at the very end sees the
+  // final counts, `unfinished` among them.
+  RETURN_IF_ERROR(PublishMetrics(run, last));
   if (run.output_ok()) {
     run.Keep(sink_->WriteStats(last));
     run.Keep(sink_->Flush());
@@ -223,14 +245,33 @@ absl::Status EventStream::WriteSummary(RunState& run) {
   r.realtime_ns = enricher_.wall_clock().ToRealtimeNs(now);
   r.interval_s = (now - summary_start_) / 1e9;
   r.min_us = options_.min_us;
-  r.groups = GroupHistograms(
-      HistDelta(now_set, hist_before_), HistGrouping::kPerDiskAndOp,
-      [this, now](uint32_t major, uint32_t minor) {
-        return enricher_.disk_names().Lookup(major, minor, 0, now).disk;
-      });
+  r.groups = PerDiskAndOp(HistDelta(now_set, hist_before_), now);
   hist_before_ = std::move(now_set);
   summary_start_ = now;
   run.Keep(sink_->WriteSummary(r));
+  return absl::OkStatus();
+}
+
+std::vector<HistGroup> EventStream::PerDiskAndOp(const HistSet& set,
+                                                 uint64_t now_ns) {
+  return GroupHistograms(
+      set, HistGrouping::kPerDiskAndOp,
+      [this, now_ns](uint32_t major, uint32_t minor) {
+        return enricher_.disk_names().Lookup(major, minor, 0, now_ns).disk;
+      });
+}
+
+absl::Status EventStream::PublishMetrics(RunState& run,
+                                         const StatsSnapshot& stats) {
+  if (metrics_ == nullptr) return absl::OkStatus();
+  // The kernel's counts are cumulative, as Prometheus counters are: no
+  // difference to take, and a scraper that misses a tick loses nothing.
+  ASSIGN_OR_RETURN(KernelHistograms read, run.probe->ReadHistograms());
+  MetricsSnapshot m;
+  m.stats = stats;
+  m.stuck = stuck_.has_value() ? stuck_->reported() : 0;
+  m.groups = PerDiskAndOp(DecodeHistograms(read), MonotonicNs());
+  metrics_->Publish(FormatMetrics(m));
   return absl::OkStatus();
 }
 

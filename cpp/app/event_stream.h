@@ -14,6 +14,7 @@
 #include "enricher.h"
 #include "file_sink.h"
 #include "histogram.h"
+#include "metrics_server.h"
 #include "output_watch.h"
 #include "record_pipeline.h"
 #include "run_mode.h"
@@ -27,6 +28,8 @@ class EventStream : public RunMode {
   explicit EventStream(const Options& options);
   ~EventStream() override;
 
+  // Binds --metrics-listen first, so a port in use stops the start
+  // before the output is created.
   absl::StatusOr<absl::Duration> OpenOutput(const RunState& run) override;
   void RemoveOutputIfUnused() override { sink_->RemoveOutputIfUnused(); }
   OutputFile& output() override { return sink_->mutable_file(); }
@@ -34,20 +37,21 @@ class EventStream : public RunMode {
   int poll_ms() const override;
   DiskNames* disk_names() override { return &enricher_.disk_names(); }
 
-  // The stream header, the output watch.
+  // The stream header, the output watch, the metrics served.
   absl::Status Started(RunState& run) override;
   // Flushes at most every kFlushEveryNs.
   absl::Status AfterPoll(RunState& run, uint64_t now_ns) override;
   // A header and a stats record start each file.
   absl::Status NewFile(RunState& run) override;
-  // Recalibrates the wall clock; the stuck look and its records.
+  // Recalibrates the wall clock; the stuck look and its records; the
+  // metrics' new snapshot.
   absl::Status EverySecond(RunState& run, uint64_t now_ns) override;
   // Summary and stats records when due.
   absl::Status Periodic(RunState& run, uint64_t now_ns) override;
   absl::Status Drained(RunState& run) override;
   // The last summary record.
   absl::Status LastRecords(RunState& run) override;
-  // The final stats record, then the summary line.
+  // The final stats record (and metrics), then the summary line.
   absl::Status Summarise(RunState& run, uint64_t unfinished) override;
   void OutputFailed() override { pipeline_->discarding = true; }
 
@@ -57,6 +61,11 @@ class EventStream : public RunMode {
   absl::StatusOr<StatsSnapshot> Snapshot(RunState& run, bool final);
   // A summary record: the interval's kernel histograms per disk and op.
   absl::Status WriteSummary(RunState& run);
+  // `set` per disk and op, disks named as at now_ns.
+  std::vector<HistGroup> PerDiskAndOp(const HistSet& set, uint64_t now_ns);
+  // What the metrics serve from now on: `stats` and the kernel's
+  // histograms since the start.  Does nothing without --metrics-listen.
+  absl::Status PublishMetrics(RunState& run, const StatsSnapshot& stats);
 
   const Options& options_;
   Enricher enricher_;
@@ -74,6 +83,7 @@ class EventStream : public RunMode {
   uint64_t next_summary_ = UINT64_MAX;
   HistSet hist_before_;
   uint64_t summary_start_ = 0;
+  std::unique_ptr<MetricsServer> metrics_;  // --metrics-listen
 };
 
 }  // namespace biosnoop

@@ -3,6 +3,7 @@
 
 #include "options.h"
 
+#include <arpa/inet.h>
 #include <getopt.h>
 
 #include <algorithm>
@@ -43,6 +44,7 @@ enum LongOnly : int {
   kOptWritebackOwner,
   kOptNoWritebackOwner,
   kOptLedgerEntries,
+  kOptMetricsListen,
 };
 
 constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
@@ -78,6 +80,7 @@ const struct option kLongOptions[] = {
     {"writeback-owner", no_argument, nullptr, kOptWritebackOwner},
     {"no-writeback-owner", no_argument, nullptr, kOptNoWritebackOwner},
     {"ledger-entries", required_argument, nullptr, kOptLedgerEntries},
+    {"metrics-listen", required_argument, nullptr, kOptMetricsListen},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -402,6 +405,13 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.summary_interval = *d;
         break;
       }
+      case kOptMetricsListen: {
+        stream_option_given = true;
+        absl::Status st =
+            ParseListenAddress(arg, &opts.metrics_host, &opts.metrics_port);
+        if (!st.ok()) return st;
+        break;
+      }
       case 'v':
         ++opts.verbose;
         break;
@@ -438,14 +448,50 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   }
   if (opts.hist && stream_option_given) {
     return absl::InvalidArgumentError(
-        "--format, --stats-interval, --summary-interval and --stuck-after go "
-        "with the event stream, not --hist");
+        "--format, --stats-interval, --summary-interval, --stuck-after and "
+        "--metrics-listen go with the event stream, not --hist");
   }
   if (optind < argc) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unexpected argument \"", Echo(argv[optind]), "\" (see --help)"));
   }
   return opts;
+}
+
+absl::Status ParseListenAddress(absl::string_view value, std::string* host,
+                                int* port) {
+  const absl::Status bad =
+      BadValue(kOptMetricsListen, value,
+               "PORT (loopback), ADDR:PORT or [IPV6]:PORT, such as 9100, "
+               "127.0.0.1:9100, 0.0.0.0:9100 (every interface) or [::1]:9100");
+  absl::string_view addr = "127.0.0.1";
+  absl::string_view port_text = value;
+  if (absl::ConsumePrefix(&port_text, "[")) {
+    const size_t close = port_text.find("]:");
+    if (close == absl::string_view::npos) return bad;
+    addr = port_text.substr(0, close);
+    port_text.remove_prefix(close + 2);
+    in6_addr a6;
+    if (inet_pton(AF_INET6, std::string(addr).c_str(), &a6) != 1) return bad;
+  } else if (const size_t colon = port_text.rfind(':');
+             colon != absl::string_view::npos) {
+    // ":9100" means every interface to some programs and loopback to
+    // others: refused rather than guessed.
+    addr = port_text.substr(0, colon);
+    port_text.remove_prefix(colon + 1);
+    in_addr a4;
+    if (inet_pton(AF_INET, std::string(addr).c_str(), &a4) != 1) return bad;
+  }
+  if (port_text.empty() ||
+      port_text.find_first_not_of("0123456789") != absl::string_view::npos ||
+      port_text.size() > 5) {
+    return bad;
+  }
+  int p = 0;
+  if (!absl::SimpleAtoi(port_text, &p) || p > 65535) return bad;
+  *host = std::string(addr);
+  *port = p;
+  return absl::OkStatus();
 }
 
 const char* UsageText() {
@@ -483,6 +529,12 @@ one JSON object per line.
       --stuck-after T a stuck record for each request still in flight T
                       after its issue, written while it hangs (default 1s,
                       at least 1s; 0: never)
+      --metrics-listen ADDR:PORT
+                      serve Prometheus metrics (latency histograms per disk
+                      and op, I/O, byte and loss counters) at
+                      http://ADDR:PORT/metrics; a port alone listens on
+                      127.0.0.1, [IPV6]:PORT on an IPv6 address, port 0 on
+                      a free port (said on stderr)
       --rescue always|auto
                       the kernel skips a completion that interrupts
                       biosnoop's completion program on the same CPU; a

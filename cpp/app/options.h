@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace biosnoop {
@@ -45,6 +46,10 @@ struct Options {
   // --summary-interval: in the event stream, a summary record with the
   // interval's histograms every T; zero turns it off.
   absl::Duration summary_interval = absl::Minutes(1);
+  // --metrics-listen ADDR:PORT: serve Prometheus metrics there (port 0:
+  // a free one).  A port alone binds loopback; metrics_port -1: off.
+  std::string metrics_host;
+  int metrics_port = -1;
   // --rescue always|auto: attach the completion rescue program from the
   // start, or (auto) once the kernel first skips a completion.
   bool rescue_always = false;
@@ -63,6 +68,12 @@ struct Options {
 // out of range) is an InvalidArgument status whose message is one line that
 // names the option and what is wrong, ready to print after "biosnoop: ".
 absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]);
+
+// --metrics-listen's value: "PORT" (127.0.0.1), "IPV4:PORT" or
+// "[IPV6]:PORT", numeric addresses only, port 0 to 65535.  Bad usage as
+// above.
+absl::Status ParseListenAddress(absl::string_view value, std::string* host,
+                                int* port);
 
 // The --help text.
 const char* UsageText();

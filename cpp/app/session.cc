@@ -33,7 +33,9 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
                                            : BIOSNOOP_FILTER_OP_ANY;
   c.ringbuf_bytes = o.ringbuf_kib * 1024u;
   c.verbose = o.verbose;
-  c.histograms = o.hist || o.summary_interval > absl::ZeroDuration();
+  // The metrics serve the same kernel histograms as the summary records.
+  c.histograms = o.hist || o.summary_interval > absl::ZeroDuration() ||
+                 o.metrics_port >= 0;
   c.hist_unit_ns = o.hist && o.hist_ms ? 1000000 : 1000;
   c.events_disabled = o.hist;
   c.rescue_always = o.rescue_always;

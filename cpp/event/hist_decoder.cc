@@ -10,6 +10,8 @@ namespace biosnoop {
 
 static_assert(kHistBuckets == BIOSNOOP_HIST_BUCKETS,
               "event/histogram.h's kHistBuckets must match the kernel's");
+static_assert(sizeof(biosnoop_hist) == 8 * (6 + 2 * BIOSNOOP_HIST_BUCKETS),
+              "struct biosnoop_hist layout changed: change both sides");
 
 HistSet DecodeHistograms(const KernelHistograms& kernel) {
   HistSet set;
@@ -19,6 +21,7 @@ HistSet DecodeHistograms(const KernelHistograms& kernel) {
     d.bytes = h.bytes;
     d.slow = h.slow;
     d.errors = h.errors;
+    d.latency_ns = h.latency_ns;
     std::copy(std::begin(h.latency), std::end(h.latency), d.latency.begin());
     std::copy(std::begin(h.size), std::end(h.size), d.size.begin());
   }

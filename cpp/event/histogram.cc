@@ -10,6 +10,7 @@ void HistData::Add(const HistData& o) {
   bytes += o.bytes;
   slow += o.slow;
   errors += o.errors;
+  latency_ns += o.latency_ns;
   for (size_t i = 0; i < latency.size(); ++i) latency[i] += o.latency[i];
   for (size_t i = 0; i < size.size(); ++i) size[i] += o.size[i];
 }
@@ -23,6 +24,7 @@ HistData HistData::Minus(const HistData& e) const {
   d.bytes = sub(bytes, e.bytes);
   d.slow = sub(slow, e.slow);
   d.errors = sub(errors, e.errors);
+  d.latency_ns = sub(latency_ns, e.latency_ns);
   for (size_t i = 0; i < latency.size(); ++i)
     d.latency[i] = sub(latency[i], e.latency[i]);
   for (size_t i = 0; i < size.size(); ++i) d.size[i] = sub(size[i], e.size[i]);

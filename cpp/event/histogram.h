@@ -24,8 +24,9 @@ inline constexpr int kHistBuckets = 32;
 struct HistData {
   uint64_t count = 0;
   uint64_t bytes = 0;
-  uint64_t slow = 0;    // at least as slow as the threshold
-  uint64_t errors = 0;  // failed (a nonzero blk_status_t)
+  uint64_t slow = 0;        // at least as slow as the threshold
+  uint64_t errors = 0;      // failed (a nonzero blk_status_t)
+  uint64_t latency_ns = 0;  // the latencies summed, in ns
   std::array<uint64_t, kHistBuckets> latency{};
   std::array<uint64_t, kHistBuckets> size{};
 

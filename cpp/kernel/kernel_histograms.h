@@ -22,6 +22,7 @@ inline void AddKernelHist(const biosnoop_hist& one, biosnoop_hist* sum) {
   sum->bytes += one.bytes;
   sum->slow += one.slow;
   sum->errors += one.errors;
+  sum->latency_ns += one.latency_ns;
   for (int i = 0; i < BIOSNOOP_HIST_BUCKETS; ++i) {
     sum->latency[i] += one.latency[i];
     sum->size[i] += one.size[i];

@@ -248,13 +248,15 @@ TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
   EXPECT_EQ(ErrorOf({"--json"}),
             "--interval, -D, -F, -m, --csv and --json go with --hist");
   EXPECT_EQ(ErrorOf({"--hist", "--format", "proto"}),
-            "--format, --stats-interval, --summary-interval and --stuck-after "
-            "go with the event stream, not --hist");
+            "--format, --stats-interval, --summary-interval, --stuck-after "
+            "and --metrics-listen go with the event stream, not --hist");
   EXPECT_EQ(ErrorOf({"--hist", "--stats-interval", "10s"}),
             ErrorOf({"--hist", "--format", "proto"}));
   EXPECT_EQ(ErrorOf({"--summary-interval", "0", "--hist"}),
             ErrorOf({"--hist", "--format", "proto"}));
   EXPECT_EQ(ErrorOf({"--hist", "--stuck-after", "5s"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+  EXPECT_EQ(ErrorOf({"--hist", "--metrics-listen", "9100"}),
             ErrorOf({"--hist", "--format", "proto"}));
   absl::StatusOr<Options> o =
       Parse({"--hist", "-D", "--json", "--interval", "5"});
@@ -284,6 +286,41 @@ TEST(OptionsTest, StuckAfter) {
       "--stuck-after: expected 0 (off) or at least 1 second, got \"0.5\"");
   EXPECT_NE(ErrorOf({"--stuck-after", "soon"}).find("--stuck-after"),
             std::string::npos);
+}
+
+// --metrics-listen: off by default; a port alone is loopback, an
+// address is numeric (IPv6 in brackets); anything else is bad usage.
+TEST(OptionsTest, MetricsListen) {
+  absl::StatusOr<Options> o = Parse({});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->metrics_port, -1);
+  struct Case {
+    const char* value;
+    const char* host;
+    int port;
+  };
+  for (const Case& c :
+       {Case{"9100", "127.0.0.1", 9100}, Case{"0", "127.0.0.1", 0},
+        Case{"0.0.0.0:9100", "0.0.0.0", 9100},
+        Case{"10.1.2.3:65535", "10.1.2.3", 65535},
+        Case{"[::1]:9100", "::1", 9100}, Case{"[::]:80", "::", 80}}) {
+    o = Parse({"--metrics-listen", c.value});
+    ASSERT_TRUE(o.ok()) << c.value << ": " << o.status();
+    EXPECT_EQ(o->metrics_host, c.host) << c.value;
+    EXPECT_EQ(o->metrics_port, c.port) << c.value;
+  }
+  EXPECT_EQ(ErrorOf({"--metrics-listen", "x"}),
+            "--metrics-listen: expected PORT (loopback), ADDR:PORT or "
+            "[IPV6]:PORT, such as 9100, 127.0.0.1:9100, 0.0.0.0:9100 (every "
+            "interface) or [::1]:9100, got \"x\"");
+  for (const char* bad :
+       {"", ":9100", "65536", "99999999", "-1", "+80", "localhost:9100",
+        "127.0.0.1:", "127.0.0.1", "1.2.3:80", "::1:9100", "[::1]9100",
+        "[::1]:", "[127.0.0.1]:80", "[::1]:x", "1.2.3.4:80:80"}) {
+    EXPECT_NE(ErrorOf({"--metrics-listen", bad}).find("--metrics-listen"),
+              std::string::npos)
+        << bad;
+  }
 }
 
 TEST(OptionsTest, UnknownOptionsAndStrayArguments) {

@@ -84,9 +84,11 @@ TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
   HistSet prev = {{Key(254, 0, Op::kRead, 0), Data(10, 3, 12, 4096)},
                   {Key(7, 1, Op::kWrite, 0), Data(5, 4, 12, 4096)}};
   prev[Key(254, 0, Op::kRead, 0)].errors = 1;
+  prev[Key(254, 0, Op::kRead, 0)].latency_ns = 100000;
   HistSet cur = prev;
   HistData more = Data(7, 5, 13, 8192);
   more.errors = 2;
+  more.latency_ns = 7 * 40000;
   cur[Key(254, 0, Op::kRead, 0)].Add(more);
   cur[Key(7, 2, Op::kRead, 0)] = Data(2, 1, 9, 512);
   HistSet d = HistDelta(cur, prev);
@@ -97,6 +99,7 @@ TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
   EXPECT_EQ(vda.latency[5], 7u);
   EXPECT_EQ(vda.latency[3], 0u);
   EXPECT_EQ(vda.errors, 2u);
+  EXPECT_EQ(vda.latency_ns, 7u * 40000);  // the Prometheus histogram's sum
   EXPECT_EQ(d[Key(7, 2, Op::kRead, 0)].count, 2u);
 }
 

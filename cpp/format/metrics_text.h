@@ -1,0 +1,54 @@
+#pragma once
+
+// The metrics a scrape of --metrics-listen gets, in the Prometheus text
+// exposition format (version 0.0.4, which OpenMetrics parsers also take):
+//
+//   biosnoop_io_latency_seconds{disk,op}   histogram: the kernel's log2
+//       microsecond latency buckets since the start, bucket i (latencies
+//       in [2^i, 2^(i+1)) us) as le = 2^(i+1) us in seconds, cumulative;
+//       the last kernel bucket (open-ended) only in le="+Inf"; _sum the
+//       latencies summed, _count every I/O (= the +Inf bucket)
+//   biosnoop_io_total, biosnoop_io_bytes_total, biosnoop_io_slow_total,
+//   biosnoop_io_errors_total{disk,op}   counters from the same histograms
+//   biosnoop_<counter>_total   the stats record's counters (completions,
+//       emitted, written, lost, orphans, below_threshold, filtered,
+//       decode_errors, expired, dropped, missed, unfinished) and stuck
+//       (stuck records written)
+//
+// Each family has its HELP and TYPE lines; label values are UTF-8 (each
+// byte of an invalid sequence becomes U+FFFD, as in the JSON output) with
+// '\', '"' and newline escaped.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "histogram.h"
+#include "stream_info.h"
+
+namespace biosnoop {
+
+// The Content-Type of FormatMetrics' text.
+inline constexpr char kMetricsContentType[] =
+    "text/plain; version=0.0.4; charset=utf-8";
+
+// What one scrape shows, as the run's last tick read it.
+struct MetricsSnapshot {
+  StatsSnapshot stats;  // cumulative; `unfinished` is counted at exit only
+  uint64_t stuck = 0;   // stuck records written
+  // Per disk and op (GroupHistograms' kPerDiskAndOp), cumulative since the
+  // start, latency buckets in microseconds.
+  std::vector<HistGroup> groups;
+};
+
+// The exposition text of `m`, ending with a newline.
+std::string FormatMetrics(const MetricsSnapshot& m);
+
+// A latency bucket's upper bound, 2^(i+1) microseconds, in seconds as
+// exact decimal text ("0.000002" for bucket 0, "0.032768" for 14).
+std::string LatencyBucketLe(int i);
+
+// `value` as a label value between quotes (escaped as above).
+std::string MetricsLabelValue(const std::string& value);
+
+}  // namespace biosnoop

@@ -1,0 +1,69 @@
+#pragma once
+
+// The --metrics-listen endpoint: an HTTP server (Debian's cpp-httplib) on
+// threads of its own that answers GET /metrics with the last text the run
+// published.  The run never waits for a scraper: Publish() only swaps a
+// pointer under a lock that a scrape holds just long enough to copy that
+// pointer, and the text is sent from the server's threads.  Scrapers are
+// bounded: kWorkers connections served at once, kQueued more accepted and
+// waiting, the rest in the kernel's listen backlog; each connection
+// serves one request and is closed, and one that sends nothing, or
+// takes nothing, for kIoTimeoutS is dropped.
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+
+namespace biosnoop {
+
+class MetricsServer {
+ public:
+  static constexpr int kWorkers = 2;
+  static constexpr int kQueued = 8;
+  static constexpr int kIoTimeoutS = 2;
+
+  // Binds host:port (a numeric IPv4 or IPv6 address; port 0: one the
+  // kernel picks, see port()) and listens, but serves nothing until
+  // Serve(): bind while privileged (a port below 1024), serve from
+  // threads started after privileges are dropped.  Errors, tagged with
+  // their exit code (exit_codes.h): the address in use or not on this
+  // host, 64; no permission (a low port without CAP_NET_BIND_SERVICE), 77;
+  // anything else, 71.
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Bind(
+      const std::string& host, int port);
+
+  // Stops serving: waits for the connections being served, at most
+  // about kIoTimeoutS.
+  ~MetricsServer();
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  // Starts the server's threads, with every signal blocked in them.
+  void Serve();
+  // The text of every scrape from now on (until a scrape has one, 503).
+  // Never waits on a scrape.
+  void Publish(std::string text);
+
+  int port() const { return port_; }
+  // "http://127.0.0.1:9100/metrics" ("[::1]" for IPv6).
+  std::string Url() const;
+
+ private:
+  class Impl;
+  MetricsServer(std::unique_ptr<Impl> impl, std::string host, int port);
+  std::shared_ptr<const std::string> Current() const;
+
+  std::unique_ptr<Impl> impl_;
+  const std::string host_;
+  const int port_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const std::string> text_;  // guarded by mu_
+  std::atomic<bool> listen_ended_{false};
+  std::thread thread_;
+};
+
+}  // namespace biosnoop
