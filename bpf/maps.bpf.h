@@ -167,8 +167,10 @@ struct biosnoop_record_buf {
   struct biosnoop_event ev;
   struct biosnoop_attr attr;
   char names[BIOSNOOP_NAMES_BYTES + BIOSNOOP_NAME_MAX];
-  __u64 seen[BIOSNOOP_MAX_SEEN_FILES];   /* inodes counted */
-  __u32 dirtiers[BIOSNOOP_MAX_DIRTIERS]; /* dirtier tids counted */
+  __u64 seen[BIOSNOOP_MAX_SEEN_FILES]; /* inodes counted */
+  /* dirtier tids counted (BIOSNOOP_MAX_DIRTIERS used; sized as seen[]
+   * for attr_find_step's index mask) */
+  __u64 dirtiers[BIOSNOOP_MAX_SEEN_FILES];
   __u32 seen_n;
   __u32 dirtiers_n;
 };

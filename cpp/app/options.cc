@@ -220,6 +220,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   // Event-stream options, refused with --hist, which writes no stream and
   // would ignore them.
   bool stream_option_given = false;
+  // --writeback-owner said outright (it needs the files; the default does
+  // not stop --no-files).
+  bool writeback_owner_given = false;
   for (;;) {
     int index = -1;
     int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
@@ -319,6 +322,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case kOptWritebackOwner:
         opts.writeback_owner = true;
+        writeback_owner_given = true;
         break;
       case kOptNoWritebackOwner:
         opts.writeback_owner = false;
@@ -442,7 +446,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     return absl::InvalidArgumentError(
         "--interval, -D, -F, -m, --csv and --json go with --hist");
   }
-  if (!opts.files && opts.writeback_owner) {
+  if (!opts.files && writeback_owner_given) {
     return absl::InvalidArgumentError(
         "--writeback-owner needs the files of each event (drop --no-files)");
   }

@@ -853,13 +853,16 @@ TEST(Operations, RunningProcessHoldsNoPrivilege) {
 // Loading costs CPU in proportion to the paths the kernel's verifier walks
 // (the completion programs once walked 245,000 instructions: ~0.4 s of
 // system time at every start).  The total for every filter and mode stays
-// far below that; today it is about 5,000.
+// far below that; today it is about 5,000 without files and 26,000 with
+// them (the attribution's loops are bpf_loop callbacks, verified once; as
+// bounded loops they were 550,000).
 TEST(Operations, VerifierWorkAtLoadStaysSmall) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(8);
   ASSERT_TRUE(loop.ok());
   const std::vector<std::vector<std::string>> setups = {
       {"--min-us", "0"},
+      {"--min-us", "0", "--no-files"},
       {"--hist", "-D", "-F"},
       {"--min-us", "1000", "-Q", "-p", "1", "--comm", "dd", "--op", "write",
        "-d", loop.name()},
@@ -874,7 +877,7 @@ TEST(Operations, VerifierWorkAtLoadStaysSmall) {
     const size_t start = err.rfind(' ', at - 1) + 1;
     const uint64_t verified = std::stoull(err.substr(start, at - start));
     EXPECT_GT(verified, 1000u) << err;  // every program is counted
-    EXPECT_LT(verified, 20000u) << absl::StrJoin(args, " ") << "\n" << err;
+    EXPECT_LT(verified, 40000u) << absl::StrJoin(args, " ") << "\n" << err;
   }
 }
 
