@@ -141,16 +141,23 @@ struct biosnoop_attr {
 };
 
 /* The dirtied-page ledger (--writeback-owner): one entry per slot, the
- * slot chosen by a hash of (inode, folio index); an entry for another
+ * slot chosen by a hash of the page's file (its inode number and file
+ * system) and the folio's index in it; an entry for another
  * page is replaced (counted). */
 struct biosnoop_ledger_entry {
-  __u64 inode; /* the page's inode address; 0: free */
+  __u64 file;  /* i_ino ^ (s_dev << 40) of the page's inode; 0: free */
   __u64 index; /* the folio's index in its file */
   struct biosnoop_dirtier who;
 };
 
-static inline __u32 biosnoop_ledger_slot(__u64 inode, __u64 index, __u32 mask) {
-  return (__u32)(((inode ^ (index * 0x9E3779B97F4A7C15ULL)) *
+/* A page's file as the ledger keys it: inode numbers are unique within a
+ * file system, and s_dev (20-bit minor, 12-bit major) names it. */
+static inline __u64 biosnoop_ledger_file(__u64 ino, __u32 s_dev) {
+  return ino ^ ((__u64)s_dev << 40);
+}
+
+static inline __u32 biosnoop_ledger_slot(__u64 file, __u64 index, __u32 mask) {
+  return (__u32)(((file ^ (index * 0x9E3779B97F4A7C15ULL)) *
                   0x9E3779B97F4A7C15ULL) >>
                  32) &
          mask;

@@ -15,6 +15,18 @@ reads_completed() {
   echo "$reads"
 }
 
+# Requests of the workload's direction the disk DEV completed: reads, or
+# with --workload bufwrite, writes (the fifth field of its stat).
+ios_completed() {
+  if [[ ${fio_dir:-read} == write ]]; then
+    local _a _b _c _d writes _
+    read -r _a _b _c _d writes _ < "/sys/block/$1/stat"
+    echo "$writes"
+  else
+    reads_completed "$1"
+  fi
+}
+
 # record FILE [--arg k v | --argjson k json]...: appends one JSON object
 # with those members to FILE (one object per line).
 record() {

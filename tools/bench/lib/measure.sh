@@ -5,8 +5,26 @@
 # and the configuration arrays cfg_names, cfg_kinds, cfg_cmds, cfg_count,
 # cfg_skip.  Sourced, not executed.
 
+# The workload (--workload): randread, fio on the raw loop device; bufwrite,
+# buffered 4 KiB random writes with an fsync every 64, to a file on an
+# ext4 file system on it (the writeback, journal and dirtied pages that
+# file attribution and the dirtied-page ledger work on).
+fio_dir=read
+fio_target=
 fio_common=(--name=bench --rw=randread --bs=4k --direct=1 --ioengine=io_uring
   --iodepth=32 --numjobs=1 --output-format=json)
+fio_workload() {
+  case $1 in
+    randread) ;;
+    bufwrite)
+      fio_dir=write
+      fio_common=(--name=bench --rw=randwrite --bs=4k --direct=0
+        --ioengine=psync --fsync=64 --size=512M --numjobs=1
+        --output-format=json)
+      ;;
+    *) return 1 ;;
+  esac
+}
 
 # fio_run JSON_OUT STDERR ARGS...: fio on the benchmark disk, bounded in
 # time; kills it when the harness is interrupted (see cleanup in run).
@@ -14,7 +32,8 @@ fio_run() {
   local json=$1 err=$2 limit
   shift 2
   limit=$((runtime + 120))
-  timeout --kill-after=10 "$limit" fio "${fio_common[@]}" --filename="$devpath" \
+  timeout --kill-after=10 "$limit" fio "${fio_common[@]}" \
+    --filename="${fio_target:-$devpath}" \
     --output="$json" "$@" 2>"$err" &
   fio_pid=$!
   local rc=0
@@ -95,7 +114,7 @@ run_one() {
   [[ ${cfg_count[$i]} != none ]] && out="$outdir/$name.out"
   [[ -n $out ]] && rm -f "$out"
 
-  life0=$(reads_completed "$devname")
+  life0=$(ios_completed "$devname")
   if [[ ${cfg_kinds[$i]} != baseline ]]; then
     start_config "$i" "${out:-$outdir/$name.out}" "$tag" || {
       record "$results" --arg config "$name" --argjson round "$round" \
@@ -111,10 +130,10 @@ run_one() {
     use0=$(tracer_usage)
   fi
 
-  run0=$(reads_completed "$devname")
+  run0=$(ios_completed "$devname")
   fio_run "$logdir/$tag.fio.json" "$logdir/$tag.fio.stderr" \
     --time_based --runtime="$runtime" || fio_rc=$?
-  run1=$(reads_completed "$devname")
+  run1=$(ios_completed "$devname")
 
   if [[ ${cfg_kinds[$i]} != baseline ]]; then
     tracer_drain "$out"
@@ -133,12 +152,12 @@ run_one() {
     tracer_stop
     summary=$(grep -a '^biosnoop: completions=' "$logdir/$tag.stderr" | tail -n 1 || true)
   fi
-  life1=$(reads_completed "$devname")
+  life1=$(ios_completed "$devname")
 
   local iops="" fio_ios=""
   if ((fio_rc == 0)) && [[ -s $logdir/$tag.fio.json ]]; then
-    iops=$(jq '.jobs[0].read.iops' "$logdir/$tag.fio.json")
-    fio_ios=$(jq '.jobs[0].read.total_ios' "$logdir/$tag.fio.json")
+    iops=$(jq '.jobs[0].'"$fio_dir"'.iops' "$logdir/$tag.fio.json")
+    fio_ios=$(jq '.jobs[0].'"$fio_dir"'.total_ios' "$logdir/$tag.fio.json")
   else
     status=failed
     note="fio failed (exit $fio_rc): $(last_line "$logdir/$tag.fio.stderr")"
@@ -198,7 +217,7 @@ exactness() {
   local out="$outdir/exact.out" iolog="$outdir/exact.iolog" fio_rc=0
   rm -f "$out" "$iolog"
   local life0 life1
-  life0=$(reads_completed "$devname")
+  life0=$(ios_completed "$devname")
   local verbose=""
   [[ ${cfg_kinds[$i]} == biosnoop ]] && verbose=" -v"
   if ! start_config "$i" "$out" "$tag" "$verbose"; then
@@ -225,7 +244,7 @@ exactness() {
   fi
   misses1=$(bpf_prog_stats "${ids[@]}" | jq 'map(.misses) | add // 0')
   tracer_stop
-  life1=$(reads_completed "$devname")
+  life1=$(ios_completed "$devname")
 
   local summary fio_ios events lines fio_events missing extra
   summary=$(grep -a '^biosnoop: completions=' "$logdir/$tag.stderr" | tail -n 1 || true)
