@@ -368,10 +368,18 @@ TEST(EndToEnd, RwbsIsWhatTheKernelsOwnTracepointPrints) {
         "/f bs=64k count=4 conv=fsync status=none && "
         "umount " +
         mnt.path();
+    const uint64_t before = DiskCompletedRequests(loop.name());
     ASSERT_EQ(RunCommand({"bash", "-c", script}), 0);
-    // Completions come in softirq: let the last ones reach the trace.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    kernel = trace.Completions();
+    // Completions come in softirq: wait until the trace holds at least
+    // one line for each request the disk says it completed.
+    const uint64_t done = DiskCompletedRequests(loop.name()) - before;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          kernel = trace.Completions();
+          return kernel.size() >= done;
+        },
+        20000))
+        << kernel.size() << " traced completions, the disk says " << done;
   }
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 

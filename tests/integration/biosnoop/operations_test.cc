@@ -510,7 +510,11 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     // ~330 bytes an event: 2000 are far more than the pipe (64 KiB) and
     // biosnoop's buffer (64 KiB) hold.
     ASSERT_EQ(DirectDd(loop.path(), true, 4096, 2000).exit_code, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The stop must find biosnoop blocked on the full pipe.
+    ASSERT_TRUE(
+        WaitUntil([&] { return ThreadsBlockedOnPipe(pid) >= 1; }, 20000))
+        << "biosnoop never blocked writing to the pipe\n"
+        << ReadFile(err_path);
     auto stop_at = started + std::chrono::seconds(kDurationS);
     if (!by_duration) {
       ASSERT_EQ(kill(pid, SIGTERM), 0);
@@ -660,8 +664,10 @@ TEST(Operations, StderrOnTheStalledPipeDoesNotHoldOffAStop) {
     FAIL() << out;
   }
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 2000).exit_code, 0);
-  // Long enough for the output watch to try to say the output is blocked.
-  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  // The stop must find biosnoop blocked on the full pipe; its messages
+  // at the stop (the stall, the summary line) then meet the same pipe.
+  ASSERT_TRUE(WaitUntil([&] { return ThreadsBlockedOnPipe(pid) >= 1; }, 20000))
+      << "biosnoop never blocked writing to the pipe";
   ASSERT_EQ(kill(pid, SIGTERM), 0);
   const auto stop_at = std::chrono::steady_clock::now();
   const int rc = WaitOrKill(pid, 20000);

@@ -320,6 +320,29 @@ bool WaitUntil(const std::function<bool()>& done, int timeout_ms) {
   return true;
 }
 
+int ThreadsBlockedOnPipe(pid_t pid) {
+  int blocked = 0;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(pid) + "/task", ec)) {
+    if (ReadFile(task.path() / "wchan").find("pipe_write") !=
+        std::string::npos) {
+      ++blocked;
+    }
+  }
+  return blocked;
+}
+
+uint64_t DiskCompletedRequests(const std::string& name) {
+  std::ifstream in("/sys/block/" + name + "/stat");
+  // reads 1, writes 5, discards 12, flushes 16 (1-based fields).
+  uint64_t total = 0, v = 0;
+  for (int field = 1; field <= 16 && in >> v; ++field) {
+    if (field == 1 || field == 5 || field == 12 || field == 16) total += v;
+  }
+  return total;
+}
+
 std::map<std::string, double> Biosnoop::Summary() const {
   return ParseSummary(Stderr());
 }

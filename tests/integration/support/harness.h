@@ -180,6 +180,14 @@ std::string ReadFile(const std::string& path);
 // whether it held.
 bool WaitUntil(const std::function<bool()>& done, int timeout_ms = 60000);
 
+// Threads of process `pid` blocked in a write to a full pipe now (their
+// /proc wchan names pipe_write).
+int ThreadsBlockedOnPipe(pid_t pid);
+
+// Requests the disk `name` (sysfs name) has completed: reads, writes,
+// discards and flushes (/sys/block/NAME/stat).
+uint64_t DiskCompletedRequests(const std::string& name);
+
 // Events whose pid is `pid`.
 std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
                                         pid_t pid);
