@@ -16,12 +16,13 @@ reads_completed() {
 }
 
 # Requests of the workload's direction the disk DEV completed: reads, or
-# with --workload bufwrite, writes (the fifth field of its stat).
+# with --workload bufwrite, writes and flushes (fields 5 and 16 of its
+# stat: fsync's flushes are events too).
 ios_completed() {
   if [[ ${fio_dir:-read} == write ]]; then
-    local _a _b _c _d writes _
-    read -r _a _b _c _d writes _ < "/sys/block/$1/stat"
-    echo "$writes"
+    local -a f
+    read -ra f < "/sys/block/$1/stat"
+    echo $((f[4] + ${f[15]:-0}))
   else
     reads_completed "$1"
   fi
