@@ -101,11 +101,67 @@ bool Search(int fd, const std::string& rel, uint64_t id, int depth,
   return found;
 }
 
+// A mountinfo root made of ".." alone ("/../.."): the mount shows an
+// ancestor of this process's cgroup namespace's root.
+bool AboveNamespaceRoot(absl::string_view root) {
+  bool any = false;
+  for (absl::string_view p : absl::StrSplit(root, '/', absl::SkipEmpty())) {
+    if (p != "..") return false;
+    any = true;
+  }
+  return any;
+}
+
+// Whether `dir`/cgroup.procs lists the process `pid`.
+bool ListsPid(const std::string& dir, const std::string& pid) {
+  std::ifstream in(dir + "/cgroup.procs");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line == pid) return true;
+  }
+  return false;
+}
+
+// Depth-first search of the directory open as `fd` (at `abs`, named `rel`
+// from the root) for the cgroup listing `pid`.  Takes ownership of fd.
+bool SearchPid(int fd, const std::string& abs, const std::string& rel,
+               const std::string& pid, int depth, std::string* path) {
+  if (ListsPid(abs, pid)) {
+    close(fd);
+    *path = rel;
+    return true;
+  }
+  DIR* dir = fdopendir(fd);
+  if (dir == nullptr) {
+    close(fd);
+    return false;
+  }
+  bool found = false;
+  while (dirent* d = readdir(dir)) {
+    if (d->d_type != DT_DIR || std::strcmp(d->d_name, ".") == 0 ||
+        std::strcmp(d->d_name, "..") == 0 || depth >= kMaxDepth) {
+      continue;
+    }
+    const int child_fd =
+        openat(dirfd(dir), d->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (child_fd < 0) continue;  // removed meanwhile
+    if (SearchPid(child_fd, absl::StrCat(abs, "/", d->d_name),
+                  absl::StrCat(rel == "/" ? "" : rel, "/", d->d_name), pid,
+                  depth + 1, path)) {
+      found = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
 }  // namespace
 
 std::string FindCgroup2Mount(const std::string& mountinfo_path) {
   std::ifstream in(mountinfo_path);
   std::string line;
+  std::string whole, ancestor;  // first mount rooted at "/", at "/../.."
   while (std::getline(in, line)) {
     // "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ..."
     const size_t dash = line.find(" - ");
@@ -115,11 +171,66 @@ std::string FindCgroup2Mount(const std::string& mountinfo_path) {
     if (tail.empty() || tail[0] != "cgroup2") continue;
     const std::vector<absl::string_view> head =
         absl::StrSplit(absl::string_view(line).substr(0, dash), ' ');
-    // The whole hierarchy (root "/"), not a bind mount of a subtree.
-    if (head.size() < 5 || head[3] != "/") continue;
-    return UnescapeMountField(head[4]);
+    if (head.size() < 5) continue;
+    // The whole hierarchy, not a bind mount of a subtree: root "/", or
+    // only ".." from a cgroup namespace's root.
+    const bool at_root = head[3] == "/";
+    if (!at_root && !AboveNamespaceRoot(head[3])) continue;
+    std::string point = UnescapeMountField(head[4]);
+    uint64_t ino = 0;
+    if (InodeOf(point, &ino) && ino == kRootId) return point;
+    std::string& slot = at_root ? whole : ancestor;
+    if (slot.empty()) slot = std::move(point);
   }
-  return "";
+  return whole.empty() ? ancestor : whole;
+}
+
+std::string CgroupPathFromRoot(absl::string_view ns_root,
+                               absl::string_view path) {
+  std::vector<absl::string_view> parts;
+  for (absl::string_view from : {ns_root, path}) {
+    for (absl::string_view p : absl::StrSplit(from, '/', absl::SkipEmpty())) {
+      if (p == ".") continue;
+      if (p == "..") {
+        if (!parts.empty()) parts.pop_back();
+        continue;
+      }
+      parts.push_back(p);
+    }
+  }
+  return absl::StrCat("/", absl::StrJoin(parts, "/"));
+}
+
+std::string CgroupNamespaceRoot(const std::string& mount,
+                                const std::string& proc) {
+  if (mount.empty()) return "/";
+  std::string self;  // this process's cgroup, from its namespace's root
+  {
+    std::ifstream in(proc + "/self/cgroup");
+    std::string line;
+    while (std::getline(in, line)) {
+      absl::string_view rest = line;
+      if (absl::ConsumePrefix(&rest, "0::")) self = std::string(rest);
+    }
+  }
+  if (self.empty() || !absl::StartsWith(self, "/")) return "/";
+  const std::string pid = std::to_string(getpid());
+  // Outside a namespace (the common case) the path is the real one.
+  if (ListsPid(mount + (self == "/" ? "" : self), pid)) return "/";
+  std::string found;
+  const int fd = open(mount.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || !SearchPid(fd, mount, "/", pid, 0, &found)) return "/";
+  // found = ns root + self: take self's components off its end.
+  std::vector<absl::string_view> have =
+      absl::StrSplit(found, '/', absl::SkipEmpty());
+  const std::vector<absl::string_view> own =
+      absl::StrSplit(self, '/', absl::SkipEmpty());
+  if (own.size() > have.size()) return "/";
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (have[have.size() - own.size() + i] != own[i]) return "/";
+  }
+  have.resize(have.size() - own.size());
+  return absl::StrCat("/", absl::StrJoin(have, "/"));
 }
 
 absl::StatusOr<CgroupTarget> ResolveCgroupPath(absl::string_view path,
@@ -164,6 +275,7 @@ CgroupFs::CgroupFs(std::string mount, std::string proc,
                    int64_t min_walk_interval_ns)
     : mount_(std::move(mount)),
       proc_(std::move(proc)),
+      ns_root_(CgroupNamespaceRoot(mount_, proc_)),
       min_walk_interval_ns_(min_walk_interval_ns) {}
 
 bool CgroupFs::FromProc(uint64_t id, uint32_t tid, std::string* path) const {
@@ -173,11 +285,15 @@ bool CgroupFs::FromProc(uint64_t id, uint32_t tid, std::string* path) const {
   while (std::getline(in, line)) {
     absl::string_view rest = line;
     if (!absl::ConsumePrefix(&rest, "0::")) continue;  // the v2 line
+    // From our cgroup namespace's root ("/../../x" in a container).
+    std::string from_root = ns_root_ == "/" && !absl::StrContains(rest, "/..")
+                                ? std::string(rest)
+                                : CgroupPathFromRoot(ns_root_, rest);
     uint64_t ino = 0;
     // The task's cgroup now: the one the I/O came from if the ids agree.
-    if (InodeOf(mount_ + (rest == "/" ? "" : std::string(rest)), &ino) &&
+    if (InodeOf(mount_ + (from_root == "/" ? "" : from_root), &ino) &&
         ino == id) {
-      path->assign(rest.data(), rest.size());
+      *path = std::move(from_root);
       return true;
     }
     return false;

@@ -11,9 +11,17 @@
 // (one open, one read, one stat); when the task has gone or moved, a walk
 // of the v2 tree reading directory entries, whose d_ino is the id, at most
 // one walk per second.  Names are cached, at most `capacity` ids, least
-// recently used out first.  A cgroup id is never reused, so a name once
-// found stays true, and an id that a fresh walk does not find belongs to
-// a removed cgroup: it stays unnamed (path null, id kept), cached as such.
+// recently used out first.
+//
+// In a cgroup namespace of its own (a container: Kubernetes gives one to
+// every unprivileged container on a cgroup v2 node), /proc/<tid>/cgroup
+// names cgroups from the namespace's root ("/../../system.slice/x") and
+// mountinfo shows the host's v2 mount rooted at "/../..": biosnoop finds
+// where its namespace's root is in the whole tree once, from the cgroup
+// that lists its own pid, and names every cgroup from the real v2 root.  A
+// cgroup id is never reused, so a name once found stays true, and an id that a
+// fresh walk does not find belongs to a removed cgroup: it stays unnamed (path
+// null, id kept), cached as such.
 
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +38,10 @@ namespace biosnoop {
 
 // The mount point of the cgroup v2 hierarchy (file system type cgroup2)
 // in a /proc/<pid>/mountinfo file; "" when there is none (a v1-only
-// machine) or the file cannot be read.
+// machine) or the file cannot be read.  A mount of the whole hierarchy:
+// root "/", or, seen from a cgroup namespace, an ancestor of the
+// namespace's root ("/../.."); where several qualify, the one whose
+// directory is the v2 root itself (inode 1).
 std::string FindCgroup2Mount(
     const std::string& mountinfo_path = "/proc/self/mountinfo");
 
@@ -58,14 +69,30 @@ struct CgroupLookup {
   std::string path;
 };
 
+// Where this process's cgroup namespace is rooted, from the v2 root of the
+// tree mounted at `mount`: "/" outside a cgroup namespace, else the path
+// of the cgroup that lists getpid() in its cgroup.procs, less this
+// process's own path in the namespace (`proc`/self/cgroup).  "/" when it
+// cannot be told (no mount, no such file, no cgroup lists the pid).
+std::string CgroupNamespaceRoot(const std::string& mount,
+                                const std::string& proc);
+
+// A path from /proc/<tid>/cgroup, relative to the namespace rooted at
+// `ns_root`, as a path from the v2 root ("/" for the root); ".." at the
+// root stays there.
+std::string CgroupPathFromRoot(absl::string_view ns_root,
+                               absl::string_view path);
+
 // The lookups themselves, over the v2 mount `mount` ("" = none: only the
 // root, id 1, is named) and the proc file system `proc`.
 class CgroupFs {
  public:
+  // Finds the namespace's root (CgroupNamespaceRoot) once, here.
   CgroupFs(std::string mount, std::string proc, int64_t min_walk_interval_ns);
   // `tid`: the thread that submitted the I/O (0: unknown).
   CgroupLookup Find(uint64_t id, uint32_t tid);
   uint64_t walks() const { return walks_; }
+  const std::string& ns_root() const { return ns_root_; }
 
  private:
   bool FromProc(uint64_t id, uint32_t tid, std::string* path) const;
@@ -73,6 +100,7 @@ class CgroupFs {
 
   std::string mount_;
   std::string proc_;
+  std::string ns_root_;  // "/" outside a cgroup namespace
   int64_t min_walk_interval_ns_;
   int64_t last_walk_ns_ = 0;
   bool walked_ = false;

@@ -20,10 +20,14 @@ expect_file bin/bioreport
 expect_file share/doc/biosnoop/README.md
 # The README links bioreport's manual as docs/bioreport.md.
 expect_file share/doc/biosnoop/docs/bioreport.md
+# ... and running on Kubernetes as docs/kubernetes.md.
+expect_file share/doc/biosnoop/docs/kubernetes.md
 expect_file share/doc/biosnoop/biosnoop.proto
 expect_file share/doc/biosnoop/examples/biosnoop.service
 expect_file share/doc/biosnoop/examples/biosnoop.logrotate
 expect_file share/doc/biosnoop/examples/slow-io-report.sh
+expect_file share/doc/biosnoop/examples/kubernetes/daemonset.yaml
+expect_file share/doc/biosnoop/examples/kubernetes/Dockerfile
 
 unit=$prefix/share/doc/biosnoop/examples/biosnoop.service
 doc=$(sed -n 's|^Documentation=file://||p' "$unit")

@@ -143,6 +143,54 @@ TEST_F(CgroupFsTest, RemovedDirectoryIsGone) {
   EXPECT_EQ(cgfs.Find(brief, 0).result, CgroupLookup::Result::kGone);
 }
 
+// A container's own cgroup namespace (Kubernetes on a cgroup v2 node):
+// /proc names cgroups from the namespace's root, found by our own pid.
+TEST_F(CgroupFsTest, FromInsideACgroupNamespace) {
+  const std::string ns = "/kubepods.slice/pod1.slice/cri-containerd-c.scope";
+  fs::create_directories(root_ + ns + "/inner");
+  fs::create_directories(proc_ + "/self");
+  fs::create_directories(proc_ + "/78");
+  std::ofstream(root_ + "/cgroup.procs") << "1\n2\n";
+  std::ofstream(root_ + ns + "/inner/cgroup.procs") << "3\n"
+                                                    << getpid() << "\n";
+  std::ofstream(proc_ + "/self/cgroup") << "0::/inner\n";
+  std::ofstream(proc_ + "/77/cgroup")
+      << "0::/../../../system.slice/a.service\n";
+  std::ofstream(proc_ + "/78/cgroup") << "0::/\n";
+  CgroupFs cgfs(root_, proc_, 1'000'000'000'000);
+  EXPECT_EQ(cgfs.ns_root(), ns);
+  CgroupLookup r = cgfs.Find(Ino("/system.slice/a.service"), 77);
+  EXPECT_EQ(r.result, CgroupLookup::Result::kFound);
+  EXPECT_EQ(r.path, "/system.slice/a.service");
+  r = cgfs.Find(Ino(ns), 78);
+  EXPECT_EQ(r.result, CgroupLookup::Result::kFound);
+  EXPECT_EQ(r.path, ns);
+  EXPECT_EQ(cgfs.walks(), 0u);  // all from /proc, none by a walk
+}
+
+TEST_F(CgroupFsTest, OutsideANamespaceTheRootIsTheRoot) {
+  fs::create_directories(proc_ + "/self");
+  std::ofstream(proc_ + "/self/cgroup") << "0::/system.slice/a.service\n";
+  std::ofstream(root_ + "/system.slice/a.service/cgroup.procs")
+      << getpid() << "\n";
+  EXPECT_EQ(CgroupNamespaceRoot(root_, proc_), "/");
+  // Nobody lists the pid (it cannot be told): as if outside.
+  std::ofstream(root_ + "/system.slice/a.service/cgroup.procs") << "1\n";
+  EXPECT_EQ(CgroupNamespaceRoot(root_, proc_), "/");
+  EXPECT_EQ(CgroupNamespaceRoot("", proc_), "/");
+}
+
+TEST(CgroupPathFromRoot, JoinsAndClimbs) {
+  EXPECT_EQ(CgroupPathFromRoot("/", "/"), "/");
+  EXPECT_EQ(CgroupPathFromRoot("/", "/a/b"), "/a/b");
+  EXPECT_EQ(CgroupPathFromRoot("/k/p/c", "/"), "/k/p/c");
+  EXPECT_EQ(CgroupPathFromRoot("/k/p/c", "/x"), "/k/p/c/x");
+  EXPECT_EQ(CgroupPathFromRoot("/k/p/c", "/../../../init.scope"),
+            "/init.scope");
+  EXPECT_EQ(CgroupPathFromRoot("/k/p/c", "/../../q/c2"), "/k/q/c2");
+  EXPECT_EQ(CgroupPathFromRoot("/k", "/../../.."), "/");
+}
+
 TEST(FindCgroup2Mount, FromMountinfo) {
   char tmpl[] = "/tmp/biosnoop-mountinfo-XXXXXX";
   const int fd = mkstemp(tmpl);
@@ -155,6 +203,14 @@ TEST(FindCgroup2Mount, FromMountinfo) {
          "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw shared:9 - cgroup2 "
          "cgroup2 rw\n";
   EXPECT_EQ(FindCgroup2Mount(tmpl), "/sys/fs/cgroup/uni fied");
+  // Seen from a cgroup namespace, the host's whole tree is rooted above
+  // the namespace's root; a subtree still is not the tree.
+  std::ofstream(tmpl)
+      << "57 47 0:38 /../.. /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+         "58 47 0:38 /../x /mnt/sub rw - cgroup2 cgroup2 rw\n";
+  EXPECT_EQ(FindCgroup2Mount(tmpl), "/sys/fs/cgroup/unified");
+  std::ofstream(tmpl) << "58 47 0:38 /../x /mnt/sub rw - cgroup2 cgroup2 rw\n";
+  EXPECT_EQ(FindCgroup2Mount(tmpl), "");
   std::ofstream(tmpl) << "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n";
   EXPECT_EQ(FindCgroup2Mount(tmpl), "");
   unlink(tmpl);
