@@ -103,6 +103,12 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
   const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
   const uint64_t verified = verbose > 0 ? probe->VerifiedInstructions() : 0;
   RETURN_IF_ERROR(DropPrivileges(keep_bpf));
+  if (probe->direct_io_unfollowed()) {
+    absl::FPrintF(diag,
+                  "biosnoop: /proc/kallsyms hides kernel addresses (no "
+                  "CAP_SYSLOG): direct I/O is not followed to its file "
+                  "(\"content\":\"unknown\")\n");
+  }
   if (verbose > 0) {
     absl::FPrintF(diag,
                   "biosnoop: attached %s; completion rescue %s; %s; "

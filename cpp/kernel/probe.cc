@@ -216,6 +216,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   }
 
   RETURN_IF_ERROR(ConfigureAttribution(config, skel));
+  probe->direct_io_unfollowed_ =
+      config.files && skel->rodata->iomap_dio_end_io == 0;
 
   // Feature-probe the hooks against the running kernel's BTF (one copy of
   // it in memory, see kernel_btf.h; loading below parses it again the same

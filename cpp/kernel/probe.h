@@ -119,6 +119,10 @@ class Probe {
   // it); needs no privilege.  OK if it already is.
   absl::Status AttachRescue();
   bool rescue_attached() const;
+  // Files on, but the address of iomap_dio_bio_end_io could not be read
+  // (kallsyms hides addresses without CAP_SYSLOG): direct I/O is then not
+  // followed to its file.
+  bool direct_io_unfollowed() const { return direct_io_unfollowed_; }
 
   // The histograms since load, summed over CPUs (empty unless enabled).
   absl::StatusOr<KernelHistograms> ReadHistograms() const;
@@ -180,6 +184,7 @@ class Probe {
   uint64_t VerifiedInstructions() const;
 
  private:
+  bool direct_io_unfollowed_ = false;
   Probe() = default;
   static int OnRecord(void* ctx, void* data, size_t size);
   // Attaches `prog` to `tracepoint`, its link owned by the skeleton.
