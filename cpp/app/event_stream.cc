@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "biosnoop_abi.h"
+#include "ecs_sink.h"
 #include "hist_decoder.h"
 #include "jsonl_sink.h"
 #include "metrics_text.h"
@@ -91,6 +92,8 @@ absl::StatusOr<absl::Duration> EventStream::OpenOutput(const RunState& run) {
                                  run.diag));
   if (proto) {
     sink_ = std::make_unique<ProtoSink>(std::move(out.file), host_);
+  } else if (options_.format == Options::Format::kEcs) {
+    sink_ = std::make_unique<EcsSink>(std::move(out.file), host_);
   } else {
     sink_ = std::make_unique<JsonlSink>(std::move(out.file), host_);
   }

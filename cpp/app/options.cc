@@ -377,10 +377,12 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         stream_option_given = true;
         if (arg == "json" || arg == "jsonl") {
           opts.format = Options::Format::kJson;
+        } else if (arg == "ecs") {
+          opts.format = Options::Format::kEcs;
         } else if (arg == "proto" || arg == "protobuf") {
           opts.format = Options::Format::kProto;
         } else {
-          return BadValue(c, arg, "json or proto");
+          return BadValue(c, arg, "json, ecs or proto");
         }
         break;
       case kOptStatsInterval: {
@@ -516,7 +518,8 @@ one JSON object per line.
                       that is compared and reported
   -o, --output FILE   append to FILE (mode 0640, never through a symlink);
                       default: stdout.  SIGHUP reopens FILE (log rotation).
-      --format F      json (JSON Lines, default) or proto (length-delimited
+      --format F      json (JSON Lines, default), ecs (one Elastic Common
+                      Schema document per line) or proto (length-delimited
                       biosnoop.v1.Record messages, see proto/biosnoop.proto)
       --stats-interval T
                       a stats record (counters, loss) in the stream every T

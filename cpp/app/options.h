@@ -23,7 +23,8 @@ struct Options {
   OpFilter op = OpFilter::kAny;  // --op read|write
   bool queued = false;           // -Q/--queued: latency includes queue time
   std::string output = "-";      // -o/--output: file, "-" for stdout
-  enum class Format { kJson, kProto } format = Format::kJson;  // --format
+  // --format: JSON Lines, ECS documents (JSON Lines too), protobuf.
+  enum class Format { kJson, kEcs, kProto } format = Format::kJson;
   // --stats-interval: a stats record every T (zero: only the final one).
   absl::Duration stats_interval = absl::Minutes(1);
   std::optional<absl::Duration> duration;  // --duration: run this long

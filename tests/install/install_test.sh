@@ -28,6 +28,11 @@ expect_file share/doc/biosnoop/examples/biosnoop.logrotate
 expect_file share/doc/biosnoop/examples/slow-io-report.sh
 expect_file share/doc/biosnoop/examples/kubernetes/daemonset.yaml
 expect_file share/doc/biosnoop/examples/kubernetes/Dockerfile
+expect_file share/doc/biosnoop/examples/README.md
+expect_file share/doc/biosnoop/examples/elasticsearch/biosnoop-index-template.json
+for f in filebeat.yml vector.yaml config.alloy fluent-bit.conf fluent-bit-parsers.conf; do
+  expect_file "share/doc/biosnoop/examples/shipping/$f"
+done
 
 unit=$prefix/share/doc/biosnoop/examples/biosnoop.service
 doc=$(sed -n 's|^Documentation=file://||p' "$unit")

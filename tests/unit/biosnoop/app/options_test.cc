@@ -266,6 +266,27 @@ TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
   EXPECT_TRUE(o.ok()) << o.status();
 }
 
+// --format: json by default; ecs and proto by name (json's and proto's
+// long spellings too); anything else is bad usage naming the three.
+TEST(OptionsTest, Formats) {
+  absl::StatusOr<Options> o = Parse({});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->format, Options::Format::kJson);
+  o = Parse({"--format", "ecs"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->format, Options::Format::kEcs);
+  o = Parse({"--format", "protobuf"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->format, Options::Format::kProto);
+  o = Parse({"--format", "jsonl"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->format, Options::Format::kJson);
+  EXPECT_EQ(ErrorOf({"--format", "ECS"}),
+            "--format: expected json, ecs or proto, got \"ECS\"");
+  EXPECT_EQ(ErrorOf({"--hist", "--format", "ecs"}),
+            ErrorOf({"--hist", "--format", "proto"}));
+}
+
 // --stuck-after: 1 s by default; any duration spelling of at least a
 // second (the in-flight table is looked at once a second), or 0 for off.
 TEST(OptionsTest, StuckAfter) {

@@ -9,6 +9,7 @@
 
 #include "biosnoop.pb.h"
 #include "event.h"
+#include "every_field_records.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -26,125 +27,6 @@ using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using nlohmann::ordered_json;
-
-// Every field set: queue time known, partition named, an error, and a comm
-// that is not UTF-8 so that comm_raw appears.
-EnrichedEvent EveryFieldEvent() {
-  EnrichedEvent e;
-  e.event.device_ns = 25000000;
-  e.event.queue_ns = 1000000;
-  e.event.sector = 2048;
-  e.event.major = 8;
-  e.event.minor = 0;
-  e.event.bytes = 65536;
-  e.event.pid = 100;
-  e.event.tid = 101;
-  e.event.queue_depth = 4;
-  e.event.op = Op::kRead;
-  e.event.blk_status = 10;
-  std::memcpy(e.event.comm.data(), "bad\xff", 4);
-  e.disk = "sda";
-  e.partition = "sda1";
-  e.realtime_ns = 1795239841000000000;
-  e.seq = 1;
-  e.event.cgroup_id = 4711;
-  e.event.completion_context = CompletionContext::kSoftirq;
-  e.cgroup = {
-      true,
-      "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') + ".scope",
-      std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
-  Attribution& a = e.event.attribution;
-  a.content = Content::kFile;
-  a.file_count = 9;
-  a.incomplete = true;
-  a.files.resize(1);
-  a.files[0].ino = 12;
-  a.files[0].dev_major = 8;
-  a.files[0].dev_minor = 1;
-  a.files[0].direct = true;
-  a.files[0].reached_root = true;
-  a.files[0].names = {"f\"1", "data"};
-  Dirtier& d = a.dirtier.emplace();
-  d.pid = 200;
-  d.tid = 201;
-  std::memcpy(d.comm.data(), "dd\xfe", 3);
-  d.cgroup_id = 77;
-  d.dirtied_ns = 5;
-  a.dirtier_count = 2;
-  e.attribution.content = "file";
-  e.attribution.files = {{"/srv/data/f\"1", PathKind::kAbsolute}};
-  e.attribution.dirtier_cgroup = {true, "/user.slice", "", ""};
-  e.attribution.dirtied_realtime_ns = 1795239840000000001;
-  return e;
-}
-
-StreamInfo EveryFieldInfo() {
-  StreamInfo info;
-  info.host = "host-a";
-  info.boot_id = "0f4c6d3e-1b2a-4c5d-8e9f-a0b1c2d3e4f5";
-  info.start_realtime_ns = 1795239800123456789;
-  info.biosnoop_version = "0.1.0";
-  info.kernel_release = "6.18.0";
-  info.min_us = 10000;
-  info.queued = true;
-  info.disk_filter = "vda";
-  info.pid_filter = 42;
-  info.comm_filter = "postgres";
-  info.op_filter = "write";
-  info.ringbuf_kib = 4096;
-  info.stuck_after_us = 2000000;
-  info.run_id = "9f86d081884c7d65";
-  info.cgroup_filter = "/system.slice";
-  return info;
-}
-
-StatsSnapshot EveryFieldStats() {
-  StatsSnapshot s;
-  s.realtime_ns = 1795239900000000001;
-  s.elapsed_s = 99.876;
-  s.completions = 100;
-  s.emitted = 10;
-  s.lost = 1;
-  s.orphans = 2;
-  s.below_threshold = 80;
-  s.filtered = 7;
-  s.decode_errors = 3;
-  s.expired = 4;
-  s.written = 9;
-  s.dropped = 1;
-  s.missed = 5;
-  s.unfinished = 6;
-  s.final = true;
-  s.run_id = "9f86d081884c7d65";
-  s.ledger_misses = 11;
-  s.ledger_replaced = 12;
-  return s;
-}
-
-// Two groups: one with histograms that end in zero buckets (left out) and
-// a disk name to escape, one with no completions at all ([] histograms).
-SummaryRecord EveryFieldSummary() {
-  SummaryRecord s;
-  s.realtime_ns = 1795239900000000001;
-  s.interval_s = 60.25;
-  s.min_us = 10000;
-  HistGroup a;
-  a.disk = "sda";
-  a.op = "read";
-  a.data.count = 7;
-  a.data.bytes = 28672;
-  a.data.slow = 2;
-  a.data.errors = 1;
-  a.data.latency[0] = 1;
-  a.data.latency[3] = 4;
-  a.data.latency[14] = 2;
-  a.data.size[12] = 7;
-  HistGroup b;
-  b.disk = "v\"d\xff";
-  b.op = "flush";
-  s.groups = {a, b};
-  return s;
-}
 
 std::string SummaryLine(const SummaryRecord& summary) {
   std::string line;

@@ -1,0 +1,411 @@
+// ECS documents (ecs_format.h).  Field names are ECS's where ECS has one
+// (checked against the @elastic/ecs definitions by the ecs_schema test),
+// else the schema's own (proto/biosnoop.proto) under "biosnoop".
+
+#include "ecs_format.h"
+
+#include <string.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "json_format.h"
+#include "wall_clock.h"
+
+namespace biosnoop {
+namespace {
+
+// Appends one JSON object member by member, opening and closing nested
+// objects, with the commas between members.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::string* out) : out_(out) {
+    out_->push_back('{');
+    first_.push_back(true);
+  }
+
+  void Open(absl::string_view key) {
+    Key(key);
+    out_->push_back('{');
+    first_.push_back(true);
+  }
+  void Close() {
+    out_->push_back('}');
+    first_.pop_back();
+  }
+  // Closes the document and ends its line.
+  void End() {
+    Close();
+    out_->push_back('\n');
+  }
+
+  void String(absl::string_view key, absl::string_view v) {
+    Key(key);
+    AppendJsonString(v, out_);
+  }
+  void Uint(absl::string_view key, uint64_t v) {
+    Key(key);
+    absl::StrAppend(out_, v);
+  }
+  void Int(absl::string_view key, int64_t v) {
+    Key(key);
+    absl::StrAppend(out_, v);
+  }
+  void Bool(absl::string_view key, bool v) {
+    Key(key);
+    out_->append(v ? "true" : "false");
+  }
+  void Double(absl::string_view key, double v) {
+    Key(key);
+    AppendJsonDouble(v, out_);
+  }
+  void Time(absl::string_view key, int64_t realtime_ns) {
+    Key(key);
+    out_->push_back('"');
+    AppendRfc3339Nanos(realtime_ns, out_);
+    out_->push_back('"');
+  }
+  void Hex(absl::string_view key, absl::string_view bytes) {
+    Key(key);
+    out_->push_back('"');
+    AppendLowerHex(bytes, out_);
+    out_->push_back('"');
+  }
+  // ["a","b"]: event.category and event.type are arrays in ECS.
+  void Strings(absl::string_view key,
+               std::initializer_list<absl::string_view> values) {
+    Key(key);
+    out_->push_back('[');
+    bool first = true;
+    for (absl::string_view v : values) {
+      if (!first) out_->push_back(',');
+      first = false;
+      AppendJsonString(v, out_);
+    }
+    out_->push_back(']');
+  }
+  void Uints(absl::string_view key, absl::Span<const uint64_t> values) {
+    Key(key);
+    AppendJsonUintArray(values, out_);
+  }
+
+  // Opens an object as the next element of an array the caller writes.
+  void OpenElement() {
+    out_->push_back('{');
+    first_.push_back(true);
+  }
+  // Writes `key` for an array the caller writes itself.
+  void ArrayKey(absl::string_view key) { Key(key); }
+  std::string* out() { return out_; }
+
+ private:
+  void Key(absl::string_view key) {
+    if (!first_.back()) out_->push_back(',');
+    first_.back() = false;
+    out_->push_back('"');
+    out_->append(key.data(), key.size());
+    out_->append("\":");
+  }
+
+  std::string* out_;
+  std::vector<bool> first_;
+};
+
+// The members every document starts with: @timestamp, ecs, event (left
+// open for the caller's further event.* members).
+void Begin(ObjectWriter& w, int64_t realtime_ns, absl::string_view kind,
+           absl::string_view action,
+           std::initializer_list<absl::string_view> categories,
+           std::initializer_list<absl::string_view> types) {
+  w.Time("@timestamp", realtime_ns);
+  w.Open("ecs");
+  w.String("version", kEcsVersion);
+  w.Close();
+  w.Open("event");
+  w.String("kind", kind);
+  w.Strings("category", categories);
+  w.Strings("type", types);
+  w.String("action", action);
+}
+
+void Host(ObjectWriter& w, absl::string_view host) {
+  w.Open("host");
+  w.String("name", host);
+  w.Close();
+}
+
+// process.*: the submitting task.  comm is a thread's name, but it is what
+// ps shows as the process's name for a single-threaded one, and what ECS
+// users look for in process.name.
+void Process(ObjectWriter& w, const Request& r) {
+  w.Open("process");
+  w.Uint("pid", r.pid);
+  w.String("name", r.Comm());
+  w.Open("thread");
+  w.Uint("id", r.tid);
+  w.Close();
+  w.Close();
+}
+
+void ContainerOf(ObjectWriter& w, const CgroupLabel& c) {
+  if (c.container_id.empty()) return;
+  w.Open("container");
+  w.String("id", c.container_id);
+  w.Close();
+}
+
+// The request's own members under biosnoop, as the schema names them.
+void RequestFields(ObjectWriter& w, const Request& r, absl::string_view disk,
+                   absl::string_view partition) {
+  w.String("disk", disk);
+  if (!partition.empty()) w.String("partition", partition);
+  w.String("dev", absl::StrCat(r.major, ":", r.minor));
+  w.String("op", OpName(r.op));
+  w.String("rwbs", Rwbs(r.op, r.flags));
+  w.Uint("sector", r.sector);
+  w.Uint("bytes", r.bytes);
+  w.Uint("queue_depth", r.queue_depth);
+  if (!IsValidUtf8(r.Comm())) w.Hex("comm_raw", r.Comm());
+}
+
+// biosnoop.cgroup, cgroup_id, pod_uid (container.id is ECS's); none when
+// the id is unknown, as in the JSON Lines stream.
+void CgroupFields(ObjectWriter& w, const CgroupLabel& c, uint64_t id) {
+  if (id == 0) return;
+  if (c.known) w.String("cgroup", c.path);
+  w.Uint("cgroup_id", id);
+  if (!c.pod_uid.empty()) w.String("pod_uid", c.pod_uid);
+}
+
+// The first file, when the kernel side named one: ECS's file.* holds one
+// file, so the rest are in biosnoop.files only.  file.path is a full path
+// in ECS: only an absolute one goes there.
+const FileRef* FirstFile(const EnrichedEvent& e) {
+  const Attribution& a = e.event.attribution;
+  if (a.content == Content::kNotLooked || a.files.empty() ||
+      e.attribution.files.empty()) {
+    return nullptr;
+  }
+  return &a.files[0];
+}
+
+void FileOf(ObjectWriter& w, const EnrichedEvent& e) {
+  const FileRef* f = FirstFile(e);
+  if (f == nullptr) return;
+  w.Open("file");
+  const FileLabel& label = e.attribution.files[0];
+  if (label.kind == PathKind::kAbsolute) w.String("path", label.path);
+  w.String("inode", absl::StrCat(f->ino));  // a keyword in ECS
+  w.Close();
+}
+
+// biosnoop.content ... dirtier_count, as the JSON Lines stream has them
+// (only when the kernel side looked at the request's pages).
+void AttributionFields(ObjectWriter& w, const EnrichedEvent& e) {
+  const Attribution& a = e.event.attribution;
+  const AttributionLabel& label = e.attribution;
+  if (a.content == Content::kNotLooked) return;
+  w.String("content", label.content);
+  w.ArrayKey("files");
+  std::string* out = w.out();
+  out->push_back('[');
+  for (size_t i = 0; i < a.files.size() && i < label.files.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    w.OpenElement();
+    w.String("path", label.files[i].path);
+    w.String("path_kind", PathKindName(label.files[i].kind));
+    w.Uint("inode", a.files[i].ino);
+    w.String("dev",
+             absl::StrCat(a.files[i].dev_major, ":", a.files[i].dev_minor));
+    w.Bool("direct", a.files[i].direct);
+    w.Close();
+  }
+  out->push_back(']');
+  w.Uint("file_count", a.file_count);
+  w.Bool("files_incomplete", a.incomplete);
+  if (a.dirtier.has_value()) {
+    const Dirtier& d = *a.dirtier;
+    w.Open("dirtied_by");
+    w.Uint("pid", d.pid);
+    w.Uint("tid", d.tid);
+    w.String("comm", d.Comm());
+    if (!IsValidUtf8(d.Comm())) w.Hex("comm_raw", d.Comm());
+    if (label.dirtier_cgroup.known)
+      w.String("cgroup", label.dirtier_cgroup.path);
+    w.Uint("cgroup_id", d.cgroup_id);
+    w.Time("dirtied_at", label.dirtied_realtime_ns);
+    w.Close();
+  }
+  w.Uint("dirtier_count", a.dirtier_count);
+}
+
+// The C library's description of an errno ("Input/output error"), the
+// same whatever the locale.
+absl::string_view ErrnoDescription(int errno_value) {
+  const char* d = strerrordesc_np(errno_value);
+  return d != nullptr ? absl::string_view(d) : absl::string_view();
+}
+
+}  // namespace
+
+void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
+                    std::string* out) {
+  const Event& ev = e.event;
+  const BlkError error = BlkStatusToError(ev.blk_status);
+  const bool failed = error.errno_value != 0;
+  const bool has_file = FirstFile(e) != nullptr;
+  ObjectWriter w(out);
+  if (has_file) {
+    Begin(w, e.realtime_ns, "event", "io-completed", {"host", "file"},
+          {"access"});
+  } else {
+    Begin(w, e.realtime_ns, "event", "io-completed", {"host"}, {"access"});
+  }
+  w.String("outcome", failed ? "failure" : "success");
+  w.Uint("duration", ev.LatencyNs(e.include_queue));
+  w.Uint("sequence", e.seq);
+  w.Close();
+  Host(w, host);
+  Process(w, ev);
+  if (failed) {
+    w.Open("error");
+    w.String("code", error.name);
+    const absl::string_view message = ErrnoDescription(error.errno_value);
+    w.String("message", message.empty() ? error.name : message);
+    w.Close();
+  }
+  ContainerOf(w, e.cgroup);
+  FileOf(w, e);
+  w.Open("biosnoop");
+  RequestFields(w, ev, e.disk, e.partition);
+  w.Open("latency");
+  w.Uint("us", ev.LatencyNs(e.include_queue) / 1000);
+  w.Uint("device_us", ev.device_ns / 1000);
+  if (ev.queue_ns.has_value()) w.Uint("queue_us", *ev.queue_ns / 1000);
+  w.Close();
+  w.Int("error_code", error.errno_value);
+  CgroupFields(w, e.cgroup, ev.cgroup_id);
+  w.String("completion_context", CompletionContextName(ev.completion_context));
+  AttributionFields(w, e);
+  w.Close();
+  w.End();
+}
+
+void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
+                    std::string* out) {
+  const Request& r = s.request;
+  ObjectWriter w(out);
+  Begin(w, s.realtime_ns, "event", "io-stuck", {"host"}, {"access"});
+  w.String("outcome", "unknown");
+  w.Close();
+  Host(w, host);
+  Process(w, r);
+  ContainerOf(w, s.cgroup);
+  w.Open("biosnoop");
+  RequestFields(w, r, s.disk, s.partition);
+  w.Uint("inflight_us", s.inflight_ns / 1000);
+  if (r.queue_ns.has_value()) {
+    w.Open("latency");
+    w.Uint("queue_us", *r.queue_ns / 1000);
+    w.Close();
+  }
+  CgroupFields(w, s.cgroup, r.cgroup_id);
+  w.Close();
+  w.End();
+}
+
+void AppendHeaderEcs(const StreamInfo& info, std::string* out) {
+  ObjectWriter w(out);
+  Begin(w, info.start_realtime_ns, "state", "stream-start", {"host"}, {"info"});
+  w.Close();
+  w.Open("host");
+  w.String("name", info.host);
+  if (!info.boot_id.empty()) {
+    w.Open("boot");
+    w.String("id", info.boot_id);
+    w.Close();
+  }
+  w.Open("os");
+  w.String("kernel", info.kernel_release);
+  w.Close();
+  w.Close();
+  w.Open("biosnoop");
+  if (!info.run_id.empty()) w.String("run_id", info.run_id);
+  w.Open("header");
+  w.Uint("format_version", kStreamFormatVersion);
+  w.String("biosnoop_version", info.biosnoop_version);
+  w.Uint("min_us", info.min_us);
+  w.Bool("queued", info.queued);
+  w.String("disk_filter", info.disk_filter);
+  w.Uint("pid_filter", info.pid_filter);
+  w.String("comm_filter", info.comm_filter);
+  w.String("op_filter", info.op_filter);
+  w.Uint("ringbuf_kib", info.ringbuf_kib);
+  w.Uint("stuck_after_us", info.stuck_after_us);
+  w.String("cgroup_filter", info.cgroup_filter);
+  w.Close();
+  w.Close();
+  w.End();
+}
+
+void AppendStatsEcs(const StatsSnapshot& stats, absl::string_view host,
+                    std::string* out) {
+  ObjectWriter w(out);
+  Begin(w, stats.realtime_ns, "metric", "stats", {"host"}, {"info"});
+  w.Close();
+  Host(w, host);
+  w.Open("biosnoop");
+  if (!stats.run_id.empty()) w.String("run_id", stats.run_id);
+  w.Open("stats");
+  w.Double("elapsed_s", stats.elapsed_s);
+  w.Uint("completions", stats.completions);
+  w.Uint("emitted", stats.emitted);
+  w.Uint("lost", stats.lost);
+  w.Uint("orphans", stats.orphans);
+  w.Uint("below_threshold", stats.below_threshold);
+  w.Uint("filtered", stats.filtered);
+  w.Uint("decode_errors", stats.decode_errors);
+  w.Uint("expired", stats.expired);
+  w.Uint("written", stats.written);
+  w.Uint("dropped", stats.dropped);
+  w.Bool("final", stats.final);
+  w.Uint("missed", stats.missed);
+  w.Uint("unfinished", stats.unfinished);
+  w.Uint("ledger_misses", stats.ledger_misses);
+  w.Uint("ledger_replaced", stats.ledger_replaced);
+  w.Close();
+  w.Close();
+  w.End();
+}
+
+void AppendSummaryEcs(const SummaryRecord& summary, absl::string_view host,
+                      std::string* out) {
+  for (const HistGroup& g : summary.groups) {
+    ObjectWriter w(out);
+    Begin(w, summary.realtime_ns, "metric", "summary", {"host"}, {"info"});
+    w.Close();
+    Host(w, host);
+    w.Open("biosnoop");
+    w.String("disk", g.disk);
+    w.String("op", g.op);
+    w.Open("summary");
+    w.Double("interval_s", summary.interval_s);
+    w.Uint("min_us", summary.min_us);
+    w.Uint("count", g.data.count);
+    w.Uint("bytes", g.data.bytes);
+    w.Uint("slow", g.data.slow);
+    w.Uint("errors", g.data.errors);
+    const absl::Span<const uint64_t> latency(g.data.latency);
+    const absl::Span<const uint64_t> size(g.data.size);
+    w.Uints("latency_us_log2",
+            latency.first(LengthWithoutTrailingZeros(latency)));
+    w.Uints("size_log2", size.first(LengthWithoutTrailingZeros(size)));
+    w.Close();
+    w.Close();
+    w.End();
+  }
+}
+
+}  // namespace biosnoop
