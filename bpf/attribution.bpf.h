@@ -8,11 +8,17 @@
  * stable while we look.  Per bio, its file is:
  *  - direct I/O through iomap (ext4, xfs, btrfs...): the bio's end_io is
  *    iomap_dio_bio_end_io (its address from /proc/kallsyms, set by user
- *    space) and bi_private the iomap_dio, whose iocb names the file;
+ *    space) and bi_private the iomap_dio, whose iocb names the file; the
+ *    front part the block layer split off a bio too large for the device
+ *    (bio_split) is a clone whose end_io is bio_chain_endio and bi_private
+ *    the rest, the bio with the dio;
  *  - else its first page's folio: mapping (low bits set: anonymous or
  *    movable, not a file), mapping->host the inode; a block device inode
  *    (S_IFBLK) means the device's own page cache: file system metadata and
  *    journal, or raw buffered I/O of the device.
+ * A bio's pages are its vectors from bi_iter.bi_idx, as many as
+ * bi_iter.bi_size covers: a clone (a split's front part) shares the vector
+ * table of the bio it was split from, and its bi_vcnt is 0.
  * A file's names are its first alias dentry's and its parents' up to the
  * file system's root; user space joins them and prefixes the mount point.
  *
@@ -239,24 +245,31 @@ struct attr_vec_walk {
   struct inode *inode;
   struct folio *folio; /* the first page's, already found */
   __u32 idx;
-  __u32 vcnt;
+  __u32 end;  /* bi_vcnt, or no bound (a clone): `left` ends the walk */
+  __u32 left; /* bytes of the bio not walked yet */
+  __u32 done; /* bytes of the first vector before the bio's start */
   bool file;
+  bool finished; /* reached the bio's last page */
 };
 
 static int attr_vec_step(__u32 k, struct attr_vec_walk *vw) {
   struct attr_walk *w = vw->walk;
   struct biosnoop_record_buf *b = w->buf;
   __u32 v = vw->idx + k;
-  if (v >= vw->vcnt) return 1;
+  if (vw->finished) return 1;
   if (w->bvecs >= BIOSNOOP_MAX_BVECS) {
     b->attr.incomplete = 1;
     return 1;
   }
   w->bvecs++;
+  /* Out of the macro: it would relocate vw->vecs too. */
+  struct bio_vec *bv = vw->vecs + v;
+  __u32 len = BPF_CORE_READ(bv, bv_len);
+  if (k == 0) len = len > vw->done ? len - vw->done : 0;
+  vw->left = len < vw->left ? vw->left - len : 0;
+  if (!vw->left || v + 1 >= vw->end) vw->finished = 1;
   struct folio *folio = vw->folio;
   if (k > 0) {
-    /* Out of the macro: it would relocate vw->vecs too. */
-    struct bio_vec *bv = vw->vecs + v;
     folio = attr_folio(BPF_CORE_READ(bv, bv_page));
     if (attr_folio_inode(folio) != vw->inode) return 0;
   }
@@ -272,8 +285,10 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
   struct biosnoop_record_buf *b = w->buf;
   __u32 vcnt = BPF_CORE_READ(bio, bi_vcnt);
   __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+  __u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
   struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
-  if (!vecs || idx >= vcnt) {
+  /* bi_vcnt is 0 for a clone: its vectors are its parent's. */
+  if (!vecs || !size || (vcnt && idx >= vcnt)) {
     if (w->first) b->attr.content = BIOSNOOP_CONTENT_NONE;
     return;
   }
@@ -304,10 +319,13 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
                              .inode = inode,
                              .folio = folio,
                              .idx = idx,
-                             .vcnt = vcnt,
-                             .file = file};
+                             .end = vcnt ? vcnt : ~0U,
+                             .left = size,
+                             .done = BPF_CORE_READ(bio, bi_iter.bi_bvec_done),
+                             .file = file,
+                             .finished = 0};
   bpf_loop(32, attr_vec_step, &vw, 0);
-  if (vcnt > idx + 32) b->attr.incomplete = 1;
+  if (!vw.finished) b->attr.incomplete = 1;
   w->first = 0;
 }
 
@@ -316,8 +334,15 @@ static int attr_bio(__u32 i, struct attr_walk *w) {
   if (!bio) return 1;
   struct biosnoop_record_buf *b = w->buf;
   __u64 end_io = (__u64)BPF_CORE_READ(bio, bi_end_io);
+  /* A split's front part: the dio is the rest's, the bio it chains to
+   * (always the one split from: bio_split chains each part to it). */
+  struct bio *origin = bio;
+  if (bio_chain_end_io && end_io == bio_chain_end_io) {
+    origin = BPF_CORE_READ(bio, bi_private);
+    end_io = (__u64)BPF_CORE_READ(origin, bi_end_io);
+  }
   if (iomap_dio_end_io && end_io == iomap_dio_end_io) {
-    struct iomap_dio *dio = BPF_CORE_READ(bio, bi_private);
+    struct iomap_dio *dio = BPF_CORE_READ(origin, bi_private);
     struct file *file = BPF_CORE_READ(dio, iocb, ki_filp);
     struct inode *inode = BPF_CORE_READ(file, f_inode);
     if (w->first)

@@ -40,10 +40,12 @@ const volatile __u32 filter_cgroup_level = 0;
 const volatile __s64 preempt_count_from_rq = 0;
 /* Files and dirtiers (attribution.bpf.h): look at a reported request's
  * pages (--no-files: 0); the address of iomap_dio_bio_end_io (0: unknown,
- * direct I/O is then not followed); the dirtied-page ledger's use and its
- * slot mask (entries - 1, a power of two). */
+ * direct I/O is then not followed) and of bio_chain_endio (0: unknown, the
+ * split parts of direct I/O are then not followed); the dirtied-page
+ * ledger's use and its slot mask (entries - 1, a power of two). */
 const volatile __u32 files_enabled = 0;
 const volatile __u64 iomap_dio_end_io = 0;
+const volatile __u64 bio_chain_end_io = 0;
 const volatile __u32 ledger_enabled = 0;
 const volatile __u32 ledger_mask = 0;
 /* Histogram-only mode (--hist): count, never emit. */

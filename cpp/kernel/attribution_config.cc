@@ -31,6 +31,10 @@ absl::Status ConfigureAttribution(const ProbeConfig& config,
     // "unknown" (README, "Files and dirtiers").
     skel->rodata->iomap_dio_end_io =
         KernelSymbolAddress("/proc/kallsyms", "iomap_dio_bio_end_io");
+    // The front part of a split bio is chained to the rest, which holds
+    // the direct I/O (bio_split, bio_chain).
+    skel->rodata->bio_chain_end_io =
+        KernelSymbolAddress("/proc/kallsyms", "bio_chain_endio");
   }
   const uint32_t entries = config.ledger_entries;
   skel->rodata->ledger_enabled = config.files && entries > 0 ? 1 : 0;

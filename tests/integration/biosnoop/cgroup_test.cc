@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cgroup_names.h"
+#include "cgroups.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
@@ -33,74 +33,6 @@ using nlohmann::json;
 
 constexpr int kBlock = 4096;
 constexpr int kReads = 6;
-
-// A cgroup v2 directory tree the test makes, removed (deepest first) at
-// the end; `rel` paths are relative to the v2 root.
-class Cgroups {
- public:
-  Cgroups() : mount_(FindCgroup2Mount()) {
-    if (mount_.empty()) return;
-    char name[64];
-    snprintf(name, sizeof(name), "/biosnoop-test-%d", getpid());
-    root_ = name;
-    if (!Make(root_)) root_.clear();
-  }
-  ~Cgroups() {
-    for (auto it = made_.rbegin(); it != made_.rend(); ++it) {
-      // Any task still there goes back to the root first.
-      std::ifstream procs(mount_ + *it + "/cgroup.procs");
-      for (std::string pid; std::getline(procs, pid);) {
-        std::ofstream(mount_ + "/cgroup.procs") << pid << "\n";
-      }
-      rmdir((mount_ + *it).c_str());
-    }
-  }
-  bool ok() const { return !root_.empty(); }
-  const std::string& mount() const { return mount_; }
-  const std::string& root() const { return root_; }  // "/biosnoop-test-<pid>"
-
-  // Makes root()/`sub` (and its parents); returns its path from the v2
-  // root, empty on failure.
-  std::string Add(const std::string& sub) {
-    std::string path = root_;
-    for (size_t start = 0; start < sub.size();) {
-      size_t end = sub.find('/', start);
-      if (end == std::string::npos) end = sub.size();
-      path += "/" + sub.substr(start, end - start);
-      if (!Make(path)) return "";
-      start = end + 1;
-    }
-    return path;
-  }
-  uint64_t Id(const std::string& rel) const {
-    struct stat st;
-    return stat((mount_ + rel).c_str(), &st) == 0 ? st.st_ino : 0;
-  }
-  // Removes an (empty) cgroup now.
-  bool Remove(const std::string& rel) {
-    std::erase(made_, rel);
-    return rmdir((mount_ + rel).c_str()) == 0;
-  }
-
- private:
-  bool Make(const std::string& rel) {
-    if (mkdir((mount_ + rel).c_str(), 0755) != 0 && errno != EEXIST)
-      return false;
-    made_.push_back(rel);
-    return true;
-  }
-  std::string mount_;
-  std::string root_;
-  std::vector<std::string> made_;
-};
-
-#define REQUIRE_CGROUPS(cg)                                              \
-  do {                                                                   \
-    if (!(cg).ok()) {                                                    \
-      if (InCi()) FAIL() << "no cgroup v2 hierarchy to make cgroups in"; \
-      GTEST_SKIP() << "no cgroup v2 hierarchy to make cgroups in";       \
-    }                                                                    \
-  } while (0)
 
 // Reads kReads blocks of `dev` from block `skip` with O_DIRECT, as a
 // process that first moves itself into cgroup `rel`.
