@@ -46,6 +46,14 @@
 #define S_IFMT_ 00170000
 #define S_IFBLK_ 0060000
 #define BIOSNOOP_MAX_BIOS 128
+/* A compiler barrier: the ledger's stores and loads stay in program
+ * order, which the JIT keeps.  On x86 (TSO) another CPU then sees them in
+ * that order too; on a weakly ordered CPU the key's recheck in
+ * attr_dirtier narrows, but does not close, the window for a copy torn
+ * between two dirtiers. */
+#ifndef barrier
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#endif
 
 /* The folio a page belongs to (page_folio()): a tail page's compound_head
  * holds its head's address with bit 0 set. */
@@ -90,7 +98,11 @@ static __always_inline void ledger_note(struct folio *folio,
   if (e->file && (e->file != file || e->index != index))
     count(BIOSNOOP_CTR_LEDGER_REPLACED);
   struct task_struct *task = bpf_get_current_task_btf();
-  e->file = file;
+  /* The key goes last, after a cleared one: a reader on another CPU
+   * (attr_dirtier) that sees the same key before and after its copy
+   * copied one page's dirtier, never another page's. */
+  e->file = 0;
+  barrier();
   e->index = index;
   e->who.dirtied_ns = bpf_ktime_get_ns();
   e->who.cgroup_id = bpf_get_current_cgroup_id();
@@ -99,6 +111,8 @@ static __always_inline void ledger_note(struct folio *folio,
   __u64 *dst = (__u64 *)e->who.comm;
   dst[0] = *(__u64 *)&task->comm[0];
   dst[1] = *(__u64 *)&task->comm[8];
+  barrier();
+  e->file = file;
 }
 
 /* State of one walk over a request's bios (attr_bio, by bpf_loop). */
@@ -220,9 +234,17 @@ static __always_inline void attr_dirtier(struct biosnoop_record_buf *b,
     if (first && file) count(BIOSNOOP_CTR_LEDGER_MISSES);
     return;
   }
-  __u32 tid = e->who.tid;
+  /* Copied, then the key checked again (ledger_note writes it last). */
+  struct biosnoop_dirtier who;
+  __builtin_memcpy(&who, &e->who, sizeof(who));
+  barrier();
+  if (e->file != key || e->index != index) {
+    if (first && file) count(BIOSNOOP_CTR_LEDGER_MISSES);
+    return;
+  }
+  __u32 tid = who.tid;
   if (first) {
-    __builtin_memcpy(&b->attr.dirtier, &e->who, sizeof(e->who));
+    __builtin_memcpy(&b->attr.dirtier, &who, sizeof(who));
     b->attr.has_dirtier = 1;
   }
   __u32 n = b->dirtiers_n;

@@ -553,9 +553,9 @@ one JSON object per line.
                       (content, files, file_count, dirtied_by: README,
                       "Files and dirtiers")
       --writeback-owner, --no-writeback-owner
-                      keep (default) or not the dirtied-page ledger that
+                      keep or not (default) the dirtied-page ledger that
                       names the task that dirtied written pages
-                      (dirtied_by); it runs once per page dirtied
+                      (dirtied_by); it costs ~300 ns per page dirtied
       --ledger-entries N
                       pages the ledger remembers, a power of two from 1024
                       (default 65536: 3.5 MiB)

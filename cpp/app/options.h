@@ -58,7 +58,7 @@ struct Options {
   // both off; --no-writeback-owner only the dirtied-page ledger, of
   // --ledger-entries pages.
   bool files = true;
-  bool writeback_owner = true;
+  bool writeback_owner = false;
   uint32_t ledger_entries = 65536;
   int verbose = 0;       // -v (repeatable)
   bool help = false;     // -h/--help

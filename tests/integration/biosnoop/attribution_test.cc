@@ -521,7 +521,7 @@ TEST_F(AttributionTest, WritebackNamesTheTaskThatDirtiedThePages) {
   const std::string x = cg.Add("writer");
   const std::string y = cg.Add("syncer");
   ASSERT_FALSE(x.empty() || y.empty());
-  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "--writeback-owner"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
   const std::string path = fs.Path("dirty.dat");
@@ -584,7 +584,7 @@ void SmallFilesSyncedAtOnce(int max_sectors_kib) {
   }
   Ext4 fs(loop.path());
   ASSERT_TRUE(fs.ok()) << fs.error();
-  Biosnoop b({"--min-us", "0", "-d", loop.name()});
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "--writeback-owner"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   std::vector<std::string> paths;
   for (int i = 0; i < kFiles; ++i) {
@@ -797,7 +797,8 @@ TEST_F(AttributionTest, LedgerTooSmallLeavesDirtiersOutNeverWrong) {
   ASSERT_TRUE(loop.ok());
   Ext4 fs(loop.path());
   ASSERT_TRUE(fs.ok()) << fs.error();
-  Biosnoop b({"--min-us", "0", "-d", loop.name(), "--ledger-entries", "1024"});
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "--writeback-owner",
+              "--ledger-entries", "1024"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   std::map<std::string, pid_t> owner;  // path -> its writer
   std::map<pid_t, std::string> comm;
@@ -920,14 +921,15 @@ TEST_F(AttributionTest, NoFilesLeavesEveryAttributionKeyOut) {
   EXPECT_FALSE(stats.contains("ledger_replaced")) << stats;
 }
 
-// --no-writeback-owner: files as always, no dirtier anywhere, and no
-// ledger counters in the stats.
-TEST_F(AttributionTest, NoWritebackOwnerNamesFilesButNoDirtier) {
+// Without --writeback-owner (the default; --no-writeback-owner says it
+// outright): files as always, no dirtier anywhere, and no ledger counters
+// in the stats.
+TEST_F(AttributionTest, WithoutWritebackOwnerFilesButNoDirtier) {
   LoopDevice loop(64);
   ASSERT_TRUE(loop.ok());
   Ext4 fs(loop.path());
   ASSERT_TRUE(fs.ok()) << fs.error();
-  Biosnoop b({"--min-us", "0", "-d", loop.name(), "--no-writeback-owner"});
+  Biosnoop b({"--min-us", "0", "-d", loop.name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   std::optional<FileInfo> f = WriteBackAndReadDirect(fs, b);
   ASSERT_TRUE(f);

@@ -43,6 +43,35 @@ TEST(OptionsTest, DefaultsMatchBiosnoopUsers) {
   EXPECT_FALSE(o->rescue_always);
 }
 
+// Files on, the dirtied-page ledger off (it costs every dirtied page),
+// 65536 entries when asked for; --no-files alone drops both, and asking
+// for the ledger without files is bad usage.
+TEST(OptionsTest, FilesAndTheLedger) {
+  absl::StatusOr<Options> o = Parse({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->files);
+  EXPECT_FALSE(o->writeback_owner);
+  EXPECT_EQ(o->ledger_entries, 65536u);
+  o = Parse({"--writeback-owner", "--ledger-entries", "1024"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->writeback_owner);
+  EXPECT_EQ(o->ledger_entries, 1024u);
+  o = Parse({"--writeback-owner", "--no-writeback-owner"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->writeback_owner);
+  o = Parse({"--no-files"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->files);
+  EXPECT_EQ(ErrorOf({"--no-files", "--writeback-owner"}),
+            "--writeback-owner needs the files of each event (drop "
+            "--no-files)");
+  for (const char* bad : {"1000", "1023", "3000", "33554432", "x"}) {
+    EXPECT_NE(ErrorOf({"--ledger-entries", bad}).find("--ledger-entries"),
+              std::string::npos)
+        << bad;
+  }
+}
+
 TEST(OptionsTest, RescueIsAlwaysOrAuto) {
   absl::StatusOr<Options> o = Parse({"--rescue", "always"});
   ASSERT_TRUE(o.ok()) << o.status();
