@@ -379,15 +379,17 @@ static int attr_bio(__u32 i, struct attr_walk *w) {
   return 0;
 }
 
-/* Fills b->attr (and its names) from the request's bios. */
-static __always_inline void attribute(struct biosnoop_record_buf *b,
-                                      struct request *rq, __u8 op) {
+/* Fills b->attr (and its names) from a request's bios, `first` its first
+ * (rq->bio: read by the caller, a plain load from a trusted pointer at
+ * completion, a probe read for a stuck request's, attr_stuck). */
+static __always_inline void attribute_bios(struct biosnoop_record_buf *b,
+                                           struct bio *first, __u8 op) {
   __builtin_memset(&b->attr, 0, sizeof(b->attr));
   b->seen_n = 0;
   b->dirtiers_n = 0;
   struct attr_walk w = {
       .buf = b,
-      .bio = rq->bio,
+      .bio = first,
       .bvecs = 0,
       .write = op == BIOSNOOP_OP_WRITE,
       .first = 1,
@@ -398,6 +400,11 @@ static __always_inline void attribute(struct biosnoop_record_buf *b,
   if (w.bio) b->attr.incomplete = 1;
   if (b->attr.names_len > BIOSNOOP_NAMES_BYTES)
     b->attr.names_len = BIOSNOOP_NAMES_BYTES;
+}
+
+static __always_inline void attribute(struct biosnoop_record_buf *b,
+                                      struct request *rq, __u8 op) {
+  attribute_bios(b, rq->bio, op);
 }
 
 #endif /* BIOSNOOP_BPF_ATTRIBUTION_BPF_H_ */

@@ -575,6 +575,49 @@ int BPF_PROG(rescue_rq_complete, struct request *rq, blk_status_t error,
   return on_complete(rq, error, nr_bytes, 1);
 }
 
+/* The files of a request still in flight (a stuck record's), run by user
+ * space through BPF_PROG_TEST_RUN, never attached: args[0] is the
+ * request's id (rq_id), args[1] its entry's issue_ns.  The request is no
+ * trusted pointer here, so every read is a probe read (attribute_bios
+ * reads through BPF_CORE_READ; its first bio is read here).  Its pages
+ * are held (locked, or under writeback) until its completion, which frees
+ * its entry first (on_complete): so the walk is kept only if the entry
+ * still holds the same issue before and after it, and the request's size
+ * is still the one of its issue (a partial completion ends bios without
+ * freeing the entry).  Otherwise it may have read a completed request's
+ * pages, and is discarded.  Returns 1 with stuck_buf's attr and names
+ * filled, 0 when discarded. */
+SEC("raw_tp")
+int attr_stuck(struct bpf_raw_tracepoint_args *ctx) {
+  __u64 id = ctx->args[0];
+  __u64 issue_ns = ctx->args[1];
+  __u32 zero = 0;
+  struct biosnoop_record_buf *b = bpf_map_lookup_elem(&stuck_buf, &zero);
+  if (!b) return 0;
+  b->ev.size = 0;
+  struct biosnoop_inflight_val *slot;
+  struct biosnoop_inflight_val *v = table_find(id, &slot);
+  if (!v || v->issue_ns != issue_ns || v->requeued) return 0;
+  __u8 op = v->op;
+  __u32 bytes = v->bytes;
+  /* The request's address: the base's as a number (a map value pointer
+   * takes no unbounded offset), plus the id. */
+  char *base_ptr = &rq_id_base;
+  __u64 base = 0;
+  if (bpf_probe_read_kernel(&base, sizeof(base), &base_ptr)) return 0;
+  struct request *rq = (struct request *)(base + id);
+  if (BPF_CORE_READ(rq, __data_len) != bytes) return 0;
+  attribute_bios(b, BPF_CORE_READ(rq, bio), op);
+  barrier();
+  v = table_find(id, &slot);
+  if (!v || v->issue_ns != issue_ns || v->requeued) return 0;
+  if (BPF_CORE_READ(rq, __data_len) != bytes) return 0;
+  __u32 names = b->attr.names_len;
+  if (names > BIOSNOOP_NAMES_BYTES) names = BIOSNOOP_NAMES_BYTES;
+  b->ev.size = sizeof(b->ev) + sizeof(b->attr) + names;
+  return 1;
+}
+
 /* The dirtied-page ledger (attribution.bpf.h): attached only with it on. */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(handle_dirty_folio, struct folio *folio,

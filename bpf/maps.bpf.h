@@ -184,6 +184,17 @@ struct {
   __type(value, struct biosnoop_record_buf);
 } record_buf SEC(".maps");
 
+/* A stuck request's files (attr_stuck in biosnoop.bpf.c, run by user
+ * space through BPF_PROG_TEST_RUN, one run at a time): its attribution and
+ * names, read by user space after the run.  Not per CPU: user space does
+ * not pick the CPU the run is on. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct biosnoop_record_buf);
+} stuck_buf SEC(".maps");
+
 /* The dirtied-page ledger (attribution.bpf.h); resized by user space
  * (--ledger-entries), 1 entry when off. */
 struct {

@@ -272,6 +272,9 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
     }
     bpf_program__set_autoload(h.prog, wanted);
   }
+  // The stuck request's walk is run on demand (StuckFiles), never
+  // attached; without files there is nothing for it to do.
+  bpf_program__set_autoload(skel->progs.attr_stuck, config.files);
   skel->rodata->preempt_count_from_rq = PreemptCountFromRunqueue(vmlinux);
   btf__free(vmlinux);
   malloc_trim(0);  // before libbpf parses the same BTF again during load
@@ -522,6 +525,33 @@ MissedHooks Probe::ReadMissed(const Counters& counters) const {
   m.complete = lost(misses(skel_->progs.handle_rq_complete),
                     counters.v[BIOSNOOP_CTR_RESCUED_COMPLETE]);
   return m;
+}
+
+absl::StatusOr<std::string> Probe::StuckFiles(uint64_t rq, uint64_t issue_ns) {
+  if (!bpf_program__autoload(skel_->progs.attr_stuck)) return std::string();
+  uint64_t args[2] = {rq, issue_ns};
+  LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+              .ctx_size_in = sizeof(args));
+  if (int err = bpf_prog_test_run_opts(bpf_program__fd(skel_->progs.attr_stuck),
+                                       &opts)) {
+    return ErrnoStatus(err, "run the stuck request's file walk");
+  }
+  if (opts.retval != 1) return std::string();
+  const bpf_map* map = skel_->maps.stuck_buf;
+  stuck_buf_.resize(bpf_map__value_size(map));
+  const uint32_t zero = 0;
+  if (bpf_map__lookup_elem(map, &zero, sizeof(zero), stuck_buf_.data(),
+                           stuck_buf_.size(), 0) != 0) {
+    return ErrnoStatus(errno, "read the stuck request's files");
+  }
+  // As the kernel writes a record: the event (its size covering the
+  // rest), the attribution, its names.
+  biosnoop_event ev;
+  std::memcpy(&ev, stuck_buf_.data(), sizeof(ev));
+  if (ev.size <= sizeof(ev) || ev.size > stuck_buf_.size()) {
+    return std::string();
+  }
+  return std::string(stuck_buf_.data() + sizeof(ev), ev.size - sizeof(ev));
 }
 
 }  // namespace biosnoop

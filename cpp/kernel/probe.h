@@ -164,6 +164,13 @@ class Probe {
   // that long (stuck_requests.h).
   absl::StatusOr<std::vector<biosnoop_inflight_val>> ReadIssuedBefore(
       uint64_t issued_before_ns) const;
+  // What the pages of request `rq` (an entry's rq), issued at issue_ns
+  // and still in flight, hold: the attribution bytes of a record (struct
+  // biosnoop_attr and its names, for DecodeStuckFiles), read by running
+  // the kernel's walk for it (bpf attr_stuck, BPF_PROG_TEST_RUN).  Empty
+  // with files off, or when the request completed, or was issued again,
+  // during the walk (what it read may then be another request's).
+  absl::StatusOr<std::string> StuckFiles(uint64_t rq, uint64_t issue_ns);
   // Removes each entry that still holds the same request; returns how many.
   absl::StatusOr<uint64_t> RemoveInflight(
       const std::vector<InflightEntry>& entries);
@@ -198,6 +205,7 @@ class Probe {
                                         bool remove);
 
   biosnoop_bpf* skel_ = nullptr;
+  std::vector<char> stuck_buf_;  // StuckFiles' copy of the map value
   ring_buffer* rb_ = nullptr;
   RecordConsumer* consumer_ = nullptr;
   absl::Status consumer_status_;
