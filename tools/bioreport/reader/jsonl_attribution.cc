@@ -1,7 +1,8 @@
-// An event's files and dirtier in JSON Lines: "files", an array of FileRef
-// objects, and "dirtied_by", a Dirtier object or null.  Each object is read
-// as a record is (jsonl_schema.h: NestedObject): every key of its message
-// required but the `optional` ones, none twice, unknown keys skipped.
+// An event's or a stuck record's files and dirtier in JSON Lines: "files", an
+// array of FileRef objects, and "dirtied_by", a Dirtier object or null.  Each
+// object is read as a record is (jsonl_schema.h: NestedObject): every key of
+// its message required but the `optional` ones, none twice, unknown keys
+// skipped.
 
 #include "absl/strings/str_cat.h"
 #include "jsonl_schema.h"
@@ -64,7 +65,8 @@ absl::Status DirtierField(int field, ValueReader& r, v1::Dirtier* d) {
 
 }  // namespace
 
-absl::Status FilesArray(ValueReader& r, v1::Event* e) {
+template <typename Msg>
+absl::Status FilesArray(ValueReader& r, Msg* e) {
   JsonLexer& lex = r.lex();
   e->clear_files();
   if (!lex.Consume('[')) return lex.Error("expected an array of objects");
@@ -81,7 +83,8 @@ absl::Status FilesArray(ValueReader& r, v1::Event* e) {
   return absl::OkStatus();
 }
 
-absl::Status DirtiedBy(ValueReader& r, v1::Event* e) {
+template <typename Msg>
+absl::Status DirtiedBy(ValueReader& r, Msg* e) {
   JsonLexer& lex = r.lex();
   if (lex.ConsumeNull()) {
     e->clear_dirtied_by();
@@ -90,5 +93,11 @@ absl::Status DirtiedBy(ValueReader& r, v1::Event* e) {
   return NestedObject(r, AllSchemas().dirtier, e->mutable_dirtied_by(),
                       DirtierField, "expected an object or null");
 }
+
+// An event's, and a stuck record's.
+template absl::Status FilesArray(ValueReader& r, v1::Event* e);
+template absl::Status FilesArray(ValueReader& r, v1::Stuck* e);
+template absl::Status DirtiedBy(ValueReader& r, v1::Event* e);
+template absl::Status DirtiedBy(ValueReader& r, v1::Stuck* e);
 
 }  // namespace biosnoop::report::jsonl

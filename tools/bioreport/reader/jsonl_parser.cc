@@ -344,6 +344,26 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
       return r.Str(k->mutable_comm());
     case v1::Stuck::kCommRawFieldNumber:
       return CommRaw(r, k);
+    case v1::Stuck::kContentFieldNumber:
+      return r.Str(k->mutable_content());
+    case v1::Stuck::kFilesFieldNumber:
+      return FilesArray(r, k);
+    case v1::Stuck::kFileCountFieldNumber:
+      s = r.U64(kU32, &u);
+      k->set_file_count(static_cast<uint32_t>(u));
+      return s;
+    case v1::Stuck::kFilesIncompleteFieldNumber: {
+      bool b = false;
+      s = r.lex().Bool(&b);
+      k->set_files_incomplete(b);
+      return s;
+    }
+    case v1::Stuck::kDirtiedByFieldNumber:
+      return DirtiedBy(r, k);
+    case v1::Stuck::kDirtierCountFieldNumber:
+      s = r.U64(kU32, &u);
+      k->set_dirtier_count(static_cast<uint32_t>(u));
+      return s;
   }
   return UnlistedField(field, r, k);
 }

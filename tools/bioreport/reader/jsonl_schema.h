@@ -204,13 +204,16 @@ absl::Status NestedObject(ValueReader& r, const Schema& schema, Message* m,
   return CheckKeys(schema, seen);
 }
 
-// An event's "files": an array of FileRef objects (each with every key of
-// the schema's FileRef), replacing the event's.
-absl::Status FilesArray(ValueReader& r, v1::Event* e);
+// An event's or a stuck record's (Msg: v1::Event or v1::Stuck) "files":
+// an array of FileRef objects (each with every key of the schema's
+// FileRef), replacing the record's.
+template <typename Msg>
+absl::Status FilesArray(ValueReader& r, Msg* e);
 
-// An event's "dirtied_by": a Dirtier object (pid, tid, comm, cgroup_id and
-// dirtied_at required; comm_raw and cgroup, optional, absent read as
-// unset), or null.
-absl::Status DirtiedBy(ValueReader& r, v1::Event* e);
+// An event's or a stuck record's "dirtied_by": a Dirtier object (pid,
+// tid, comm, cgroup_id and dirtied_at required; comm_raw and cgroup,
+// optional, absent read as unset), or null.
+template <typename Msg>
+absl::Status DirtiedBy(ValueReader& r, Msg* e);
 
 }  // namespace biosnoop::report::jsonl

@@ -69,19 +69,21 @@ absl::Status CheckRequest(const char* what, const Message& m) {
 // conversion; a pipeline that dropped "content" would be read as
 // attribution off); at most kMaxEventFiles files, no more than file_count
 // says there were; a dirtier with a valid time (the wall clock of its
-// dirtying, never the epoch).
-absl::Status CheckAttribution(const v1::Event& e) {
+// dirtying, never the epoch).  A stuck record's alike (Msg: v1::Event or
+// v1::Stuck).
+template <typename Msg>
+absl::Status CheckAttribution(const char* what, const Msg& e) {
   if (e.content().empty()) {
     if (e.files_size() > 0 || e.file_count() != 0 || e.files_incomplete() ||
         e.has_dirtied_by() || e.dirtier_count() != 0) {
       return absl::InvalidArgumentError(
-          "event with files or a dirtier but no \"content\"");
+          absl::StrCat(what, " with files or a dirtier but no \"content\""));
     }
     return absl::OkStatus();
   }
   if (e.files_size() > kMaxEventFiles) {
     return absl::InvalidArgumentError(
-        absl::StrCat("event with ", e.files_size(), " files (at most ",
+        absl::StrCat(what, " with ", e.files_size(), " files (at most ",
                      kMaxEventFiles, ")"));
   }
   if (e.file_count() < static_cast<uint32_t>(e.files_size())) {
@@ -147,10 +149,13 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       if (absl::Status s = CheckRequest("event", rec->event); !s.ok()) {
         return s;
       }
-      return CheckAttribution(rec->event);
+      return CheckAttribution("event", rec->event);
     }
     case RecordKind::kStuck: {
-      return CheckRequest("stuck record", rec->stuck);
+      if (absl::Status s = CheckRequest("stuck record", rec->stuck); !s.ok()) {
+        return s;
+      }
+      return CheckAttribution("stuck record", rec->stuck);
     }
     case RecordKind::kHeader: {
       // The version biosnoop writes is the one this bioreport reads: a

@@ -204,8 +204,10 @@ void AppendBool(bool v, std::string* out) { out->append(v ? "true" : "false"); }
 // when the files were looked at (content not empty: attribution on), so
 // that a stream from before them, or written with --no-files, converts
 // back unchanged.  The readers refuse an event with files or a dirtier
-// but no content, which would lose them here.
-void AppendAttributionFields(const v1::Event& e, std::string* out) {
+// but no content, which would lose them here.  Msg: v1::Event or
+// v1::Stuck (the fields are named alike).
+template <typename Msg>
+void AppendAttributionFields(const Msg& e, std::string* out) {
   if (e.content().empty()) return;
   Key("content", out);
   AppendJsonString(e.content(), out);
@@ -279,7 +281,8 @@ void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
   absl::StrAppend(out, ",\"inflight_us\":", k.inflight_us());
   AppendRequestTail(k, out);
   AppendCgroupFields(k, out);
-  AppendLaterFieldsJson(k, v1::Stuck::kPodUidFieldNumber, out);
+  AppendAttributionFields(k, out);
+  AppendLaterFieldsJson(k, v1::Stuck::kDirtierCountFieldNumber, out);
   out->append("}\n");
 }
 
