@@ -2,7 +2,8 @@
 
 // The stuck records of the event stream: once a second the kernel layer's
 // look at the in-flight table (kernel/stuck_requests.h) finds the requests
-// newly stuck; each is decoded (event/decoder.h: DecodeStuck), named
+// newly stuck; each is decoded (event/decoder.h: DecodeStuck), its files
+// read while it is still in flight (Probe::StuckFiles), named
 // (Enricher::EnrichStuck) and written (Sink::WriteStuck), once.
 
 #include <cstdint>
@@ -22,7 +23,7 @@ class StuckWatch {
   // after_ns 0: never looks.  `probe` and `config` outlive this (see
   // StuckFinder).
   StuckWatch(Probe& probe, const ProbeConfig& config, uint64_t after_ns)
-      : finder_(probe, config, after_ns) {}
+      : probe_(probe), finder_(probe, config, after_ns) {}
 
   // Finds the requests newly stuck at now_ns, named, for WriteFound().
   // Errors are the in-flight table's.
@@ -35,6 +36,7 @@ class StuckWatch {
   uint64_t reported() const { return reported_; }
 
  private:
+  Probe& probe_;
   StuckFinder finder_;
   std::vector<StuckRequest> found_;
   uint64_t reported_ = 0;

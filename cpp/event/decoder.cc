@@ -160,4 +160,11 @@ StuckRequest DecodeStuck(const biosnoop_inflight_val& v, uint64_t found_ns) {
   return s;
 }
 
+absl::Status DecodeStuckFiles(const void* data, size_t size, StuckRequest* s) {
+  absl::Status status =
+      DecodeAttribution(static_cast<const char*>(data), size, &s->attribution);
+  if (!status.ok()) s->attribution = Attribution();
+  return status;
+}
+
 }  // namespace biosnoop

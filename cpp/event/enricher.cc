@@ -31,6 +31,7 @@ void Enricher::EnrichStuck(StuckRequest* out) {
   FillNames(out->request, out->found_ns, &out->disk, &out->partition);
   FillCgroup(out->request, &out->cgroup);
   out->realtime_ns = clock_.ToRealtimeNs(out->found_ns);
+  FillAttributionOf(out->attribution, out->found_ns, &out->attribution_label);
 }
 
 namespace {
@@ -46,8 +47,12 @@ void Enricher::FillCgroup(const Request& request, CgroupLabel* out) {
 }
 
 void Enricher::FillAttribution(uint64_t lookup_ns, EnrichedEvent* out) {
-  const Attribution& a = out->event.attribution;
-  AttributionLabel& label = out->attribution;
+  FillAttributionOf(out->event.attribution, lookup_ns, &out->attribution);
+}
+
+void Enricher::FillAttributionOf(const Attribution& a, uint64_t lookup_ns,
+                                 AttributionLabel* out) {
+  AttributionLabel& label = *out;
   switch (a.content) {
     case Content::kNotLooked:
       label.content = "";

@@ -72,6 +72,9 @@ class Enricher {
   // out->attribution from out->event.attribution: files' paths, content's
   // name, the dirtier's cgroup and wall-clock time.
   void FillAttribution(uint64_t lookup_ns, EnrichedEvent* out);
+  // An event's or a stuck record's files: content, paths, dirtier.
+  void FillAttributionOf(const Attribution& a, uint64_t lookup_ns,
+                         AttributionLabel* out);
 
   DiskNames names_;
   CgroupNames cgroups_;

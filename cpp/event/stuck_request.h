@@ -22,6 +22,10 @@ struct StuckRequest {
   std::string partition;    // as EnrichedEvent::partition
   CgroupLabel cgroup;       // as EnrichedEvent::cgroup
   int64_t realtime_ns = 0;  // wall-clock time of found_ns
+  // What its pages hold, read while it is in flight (Probe::StuckFiles);
+  // content kNotLooked with files off or when the walk was discarded.
+  Attribution attribution;
+  AttributionLabel attribution_label;  // as EnrichedEvent::attribution
 };
 
 }  // namespace biosnoop

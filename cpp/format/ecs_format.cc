@@ -182,20 +182,19 @@ void CgroupFields(ObjectWriter& w, const CgroupLabel& c, uint64_t id) {
 // The first file, when the kernel side named one: ECS's file.* holds one
 // file, so the rest are in biosnoop.files only.  file.path is a full path
 // in ECS: only an absolute one goes there.
-const FileRef* FirstFile(const EnrichedEvent& e) {
-  const Attribution& a = e.event.attribution;
-  if (a.content == Content::kNotLooked || a.files.empty() ||
-      e.attribution.files.empty()) {
+const FileRef* FirstFile(const Attribution& a, const AttributionLabel& l) {
+  if (a.content == Content::kNotLooked || a.files.empty() || l.files.empty()) {
     return nullptr;
   }
   return &a.files[0];
 }
 
-void FileOf(ObjectWriter& w, const EnrichedEvent& e) {
-  const FileRef* f = FirstFile(e);
+// An event's or a stuck record's.
+void FileOf(ObjectWriter& w, const Attribution& a, const AttributionLabel& l) {
+  const FileRef* f = FirstFile(a, l);
   if (f == nullptr) return;
   w.Open("file");
-  const FileLabel& label = e.attribution.files[0];
+  const FileLabel& label = l.files[0];
   if (label.kind == PathKind::kAbsolute) w.String("path", label.path);
   w.String("inode", absl::StrCat(f->ino));  // a keyword in ECS
   w.Close();
@@ -203,9 +202,8 @@ void FileOf(ObjectWriter& w, const EnrichedEvent& e) {
 
 // biosnoop.content ... dirtier_count, as the JSON Lines stream has them
 // (only when the kernel side looked at the request's pages).
-void AttributionFields(ObjectWriter& w, const EnrichedEvent& e) {
-  const Attribution& a = e.event.attribution;
-  const AttributionLabel& label = e.attribution;
+void AttributionFields(ObjectWriter& w, const Attribution& a,
+                       const AttributionLabel& label) {
   if (a.content == Content::kNotLooked) return;
   w.String("content", label.content);
   w.ArrayKey("files");
@@ -255,7 +253,8 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   const Event& ev = e.event;
   const BlkError error = BlkStatusToError(ev.blk_status);
   const bool failed = error.errno_value != 0;
-  const bool has_file = FirstFile(e) != nullptr;
+  const bool has_file =
+      FirstFile(e.event.attribution, e.attribution) != nullptr;
   ObjectWriter w(out);
   if (has_file) {
     Begin(w, e.realtime_ns, "event", "io-completed", {"host", "file"},
@@ -277,7 +276,7 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
     w.Close();
   }
   ContainerOf(w, e.cgroup);
-  FileOf(w, e);
+  FileOf(w, e.event.attribution, e.attribution);
   w.Open("biosnoop");
   RequestFields(w, ev, e.disk, e.partition);
   w.Open("latency");
@@ -288,7 +287,7 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   w.Int("error_code", error.errno_value);
   CgroupFields(w, e.cgroup, ev.cgroup_id);
   w.String("completion_context", CompletionContextName(ev.completion_context));
-  AttributionFields(w, e);
+  AttributionFields(w, e.event.attribution, e.attribution);
   w.Close();
   w.End();
 }
@@ -303,6 +302,7 @@ void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
   Host(w, host);
   Process(w, r);
   ContainerOf(w, s.cgroup);
+  FileOf(w, s.attribution, s.attribution_label);
   w.Open("biosnoop");
   RequestFields(w, r, s.disk, s.partition);
   w.Uint("inflight_us", s.inflight_ns / 1000);
@@ -312,6 +312,7 @@ void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
     w.Close();
   }
   CgroupFields(w, s.cgroup, r.cgroup_id);
+  AttributionFields(w, s.attribution, s.attribution_label);
   w.Close();
   w.End();
 }

@@ -250,9 +250,9 @@ char* WriteCgroupJson(const CgroupLabel& c, uint64_t id, char* p) {
 // The attribution fields ("content" to "dirtier_count"), written only when
 // the kernel side looked at the request's pages: a stream of an earlier
 // version, or of a run with --no-files, has none of them.
-char* WriteAttributionJson(const EnrichedEvent& e, char* p) {
-  const Attribution& a = e.event.attribution;
-  const AttributionLabel& label = e.attribution;
+// An event's, or a stuck record's.
+char* WriteAttributionJson(const Attribution& a, const AttributionLabel& label,
+                           char* p) {
   if (a.content == Content::kNotLooked) return p;
   bool unused = false;
   p = WriteLiteral(",\"content\":\"", p);
@@ -308,12 +308,13 @@ char* WriteAttributionJson(const EnrichedEvent& e, char* p) {
 }
 
 // Upper bound of what WriteAttributionJson writes.
-size_t AttributionJsonBound(const EnrichedEvent& e) {
-  if (e.event.attribution.content == Content::kNotLooked) return 0;
+size_t AttributionJsonBound(const Attribution& a,
+                            const AttributionLabel& label) {
+  if (a.content == Content::kNotLooked) return 0;
   size_t n = 512 + Rfc3339Formatter::kLength +
-             kMaxJsonBytesPerByte * e.attribution.dirtier_cgroup.path.size() +
+             kMaxJsonBytesPerByte * label.dirtier_cgroup.path.size() +
              (kMaxJsonBytesPerByte + 2) * 16;
-  for (const FileLabel& f : e.attribution.files) {
+  for (const FileLabel& f : label.files) {
     n += 128 + kMaxJsonBytesPerByte * f.path.size();
   }
   return n;
@@ -424,7 +425,7 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
              (e.disk.size() + e.partition.size() + comm + e.cgroup.path.size() +
               e.cgroup.container_id.size() + e.cgroup.pod_uid.size()) +
          2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength +
-         AttributionJsonBound(e);
+         AttributionJsonBound(e.event.attribution, e.attribution);
 }
 
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
@@ -506,7 +507,7 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteLiteral(",\"completion_context\":\"", p);
   p = WriteRaw(CompletionContextName(ev.completion_context), p);
   *p++ = '"';
-  p = WriteAttributionJson(e, p);
+  p = WriteAttributionJson(ev.attribution, e.attribution, p);
   p = WriteLiteral("}\n", p);
   return p;
 }
@@ -595,6 +596,13 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
               kMaxJsonBytesPerByte *
                   (c.path.size() + c.container_id.size() + c.pod_uid.size()));
   char* end = WriteCgroupJson(c, ev.cgroup_id, out->data() + old_size);
+  out->resize(static_cast<size_t>(end - out->data()));
+  // Its files, after the fields stuck records always had, as an event's.
+  const size_t files_at = out->size();
+  out->resize(files_at +
+              AttributionJsonBound(s.attribution, s.attribution_label));
+  end = WriteAttributionJson(s.attribution, s.attribution_label,
+                             out->data() + files_at);
   out->resize(static_cast<size_t>(end - out->data()));
   out->append("}\n");
 }

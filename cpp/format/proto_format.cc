@@ -104,10 +104,10 @@ void FillCgroupFields(const CgroupLabel& c, uint64_t id, Msg* msg) {
 }
 
 // The attribution fields (content .. dirtier_count); cleared when the
-// kernel side did not look.
-void FillAttributionFields(const EnrichedEvent& e, v1::Event* msg) {
-  const Attribution& a = e.event.attribution;
-  const AttributionLabel& label = e.attribution;
+// kernel side did not look.  Alike in Event and Stuck.
+template <typename Msg>
+void FillAttributionFields(const Attribution& a, const AttributionLabel& label,
+                           Msg* msg) {
   msg->clear_files();
   msg->clear_dirtied_by();
   if (a.content == Content::kNotLooked) {
@@ -167,7 +167,7 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   const absl::string_view context =
       CompletionContextName(ev.completion_context);
   msg->mutable_completion_context()->assign(context.data(), context.size());
-  FillAttributionFields(e, msg);
+  FillAttributionFields(ev.attribution, e.attribution, msg);
 }
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
@@ -175,6 +175,7 @@ void FillStuckProto(const StuckRequest& s, absl::string_view host,
   FillRequestFields(s.request, s.realtime_ns, s.disk, s.partition, host, msg);
   msg->set_inflight_us(s.inflight_ns / 1000);
   FillCgroupFields(s.cgroup, s.request.cgroup_id, msg);
+  FillAttributionFields(s.attribution, s.attribution_label, msg);
 }
 
 void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {

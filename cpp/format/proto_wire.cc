@@ -273,6 +273,11 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
   AppendRecord(Rec::kSummaryFieldNumber, s, out);
 }
 
+namespace {
+template <typename Msg>
+Encoder AttributionFields(const Attribution& a, const AttributionLabel& label);
+}  // namespace
+
 void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
                                 std::string* out) {
   const Request& ev = s.request;
@@ -308,6 +313,7 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
   }
   if (!c.pod_uid.empty())
     m.OptStr(Stk::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
+  m.Raw(AttributionFields<Stk>(s.attribution, s.attribution_label).bytes());
   AppendRecord(Rec::kStuckFieldNumber, m, out);
 }
 
@@ -340,12 +346,12 @@ using Dirt = v1::Dirtier;
 // The attribution fields (content .. dirtier_count), encoded on their own:
 // nested messages need their lengths first, and they are rare enough
 // (reported events with files on) for the growing encoder.
-Encoder AttributionFields(const EnrichedEvent& e) {
+// Msg: v1::Event or v1::Stuck (their field numbers differ).
+template <typename Msg>
+Encoder AttributionFields(const Attribution& a, const AttributionLabel& label) {
   Encoder out;
-  const Attribution& a = e.event.attribution;
-  const AttributionLabel& label = e.attribution;
   if (a.content == Content::kNotLooked) return out;
-  out.Str(Ev::kContentFieldNumber, label.content);
+  out.Str(Msg::kContentFieldNumber, label.content);
   std::string fixed;
   for (size_t i = 0; i < a.files.size() && i < label.files.size(); ++i) {
     Encoder f;
@@ -358,10 +364,10 @@ Encoder AttributionFields(const EnrichedEvent& e) {
     d = WriteUint(a.files[i].dev_minor, d);
     f.Str(File::kDevFieldNumber, absl::string_view(dev, d - dev));
     f.Bool(File::kDirectFieldNumber, a.files[i].direct);
-    out.Message(Ev::kFilesFieldNumber, f);
+    out.Message(Msg::kFilesFieldNumber, f);
   }
-  out.U64(Ev::kFileCountFieldNumber, a.file_count);
-  out.Bool(Ev::kFilesIncompleteFieldNumber, a.incomplete);
+  out.U64(Msg::kFileCountFieldNumber, a.file_count);
+  out.Bool(Msg::kFilesIncompleteFieldNumber, a.incomplete);
   if (a.dirtier.has_value()) {
     const Dirtier& d = *a.dirtier;
     Encoder m;
@@ -377,9 +383,9 @@ Encoder AttributionFields(const EnrichedEvent& e) {
     m.U64(Dirt::kCgroupIdFieldNumber, d.cgroup_id);
     m.Message(Dirt::kDirtiedAtFieldNumber,
               TimestampMessage(label.dirtied_realtime_ns));
-    out.Message(Ev::kDirtiedByFieldNumber, m);
+    out.Message(Msg::kDirtiedByFieldNumber, m);
   }
-  out.U64(Ev::kDirtierCountFieldNumber, a.dirtier_count);
+  out.U64(Msg::kDirtierCountFieldNumber, a.dirtier_count);
   return out;
 }
 
@@ -497,7 +503,7 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   w.Str(Ev::kCompletionContextFieldNumber,
         CompletionContextName(ev.completion_context));
   if (ev.attribution.content != Content::kNotLooked) {
-    w.Raw(AttributionFields(e).bytes());
+    w.Raw(AttributionFields<Ev>(e.event.attribution, e.attribution).bytes());
   }
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);

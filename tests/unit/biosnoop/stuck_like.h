@@ -17,6 +17,8 @@ inline StuckRequest StuckLike(const EnrichedEvent& e) {
   s.partition = e.partition;
   s.realtime_ns = e.realtime_ns;
   s.cgroup = e.cgroup;
+  s.attribution = e.event.attribution;
+  s.attribution_label = e.attribution;
   return s;
 }
 

@@ -226,6 +226,14 @@ TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
       FieldNames(biosnoop::v1::Stuck::descriptor());
   std::erase(expected, "comm_raw");
   EXPECT_EQ(ExpectMatchesSchema(StuckLine(s), "stuck"), expected);
+  // Files not looked at (--no-files, or the request completed while they
+  // were read): none of their six keys.
+  s.attribution = Attribution();
+  for (const char* key : {"content", "files", "file_count", "files_incomplete",
+                          "dirtied_by", "dirtier_count"}) {
+    std::erase(expected, key);
+  }
+  EXPECT_EQ(ExpectMatchesSchema(StuckLine(s), "stuck"), expected);
 }
 
 TEST(SchemaTest, StuckValuesExactly) {
@@ -241,7 +249,15 @@ TEST(SchemaTest, StuckValuesExactly) {
                 std::string(64, 'a') +
                 R"(.scope","cgroup_id":4711,"container_id":")" +
                 std::string(64, 'a') +
-                R"(","pod_uid":"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"})"
+                R"(","pod_uid":"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",)"
+                R"("content":"file","files":[{"path":"/srv/data/f\"1",)"
+                R"("path_kind":"absolute","inode":12,"dev":"8:1",)"
+                R"("direct":true}],"file_count":9,"files_incomplete":true,)"
+                R"("dirtied_by":{"pid":200,"tid":201,"comm":"dd)"
+                "\xef\xbf\xbd"
+                R"(","comm_raw":"6464fe","cgroup":"/user.slice",)"
+                R"("cgroup_id":77,"dirtied_at":)"
+                R"("2026-11-21T05:44:00.000000001Z"},"dirtier_count":2})"
                 "\n");
 }
 
@@ -438,8 +454,9 @@ TEST(SchemaTest, ProtobufJsonParserReadsASummaryLineAsFillSummaryProto) {
 // The JSON line and the protobuf message of a stuck request say the same.
 TEST(SchemaTest, ProtobufJsonParserReadsAStuckLineAsFillStuckProto) {
   StuckRequest s = StuckLike(EveryFieldEvent());
-  std::memcpy(s.request.comm.data(), "dd",
-              3);  // comm_raw is base64 in protobuf's JSON
+  // comm_raw is base64 in protobuf's JSON
+  std::memcpy(s.request.comm.data(), "dd", 3);
+  std::memcpy(s.attribution.dirtier->comm.data(), "dd", 3);
   biosnoop::v1::Stuck from_json;
   ExpectProtobufParses(StuckLine(s), &from_json);
   biosnoop::v1::Stuck filled;

@@ -156,6 +156,17 @@ void WriteStream(Sink& sink) {
   stuck.cgroup = {true, "/", "", ""};
   stuck.realtime_ns = info.start_realtime_ns + 5000000000;
   ASSERT_TRUE(sink.WriteStuck(stuck).ok());
+  // A read that hangs, naming its file (issue #28).
+  stuck.request.op = Op::kRead;
+  stuck.request.flags = 0;
+  stuck.request.sector = 4096;
+  stuck.attribution.content = Content::kFile;
+  stuck.attribution.file_count = 1;
+  stuck.attribution.files.push_back({16, 254, 1, false, true, {"big", "db"}});
+  stuck.attribution_label.content = "file";
+  stuck.attribution_label.files = {{"/srv/db/big", PathKind::kAbsolute}};
+  stuck.realtime_ns += 1000000000;
+  ASSERT_TRUE(sink.WriteStuck(stuck).ok());
 
   SummaryRecord summary;
   summary.realtime_ns = info.start_realtime_ns + 60000000000;
