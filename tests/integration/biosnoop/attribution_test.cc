@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -955,6 +956,86 @@ TEST_F(AttributionTest, WithoutWritebackOwnerFilesButNoDirtier) {
   const json stats = FinalStats(b);
   EXPECT_FALSE(stats.contains("ledger_misses")) << stats;
   EXPECT_FALSE(stats.contains("ledger_replaced")) << stats;
+}
+
+// Issue #28: a read that hangs on a slow ext4 disk is a stuck record
+// naming the file its pages are for (read while the request is in
+// flight: bpf attr_stuck), as its event will; with --no-files the stuck
+// record has none of the keys.
+TEST_F(AttributionTest, AHangingReadIsAStuckRecordNamingItsFile) {
+  SlowDisk disk({.size_mib = 64});
+  ASSERT_TRUE(disk.ok()) << disk.error();
+  Ext4 fs(disk.loop_path());
+  ASSERT_TRUE(fs.ok()) << fs.error();
+  ASSERT_TRUE(WriteFile(fs.Path("stuck.dat"), 16 << 10, true));
+  ASSERT_TRUE(DropCache(fs.Path("stuck.dat"))) << "its pages stay cached";
+  std::optional<FileInfo> f = Describe(fs.Path("stuck.dat"));
+  ASSERT_TRUE(f.has_value());
+  struct stat st;
+  ASSERT_EQ(stat(f->path.c_str(), &st), 0);
+  // Long enough for a look (once a second) to find it 1 s old well before
+  // it completes.
+  ASSERT_TRUE(disk.Set("read_delay_ms=4000").ok());
+  Biosnoop files(
+      {"--min-us", "1000000", "--stuck-after", "1s", "-d", disk.loop_name()});
+  Biosnoop no_files({"--min-us", "1000000", "--stuck-after", "1s", "-d",
+                     disk.loop_name(), "--no-files"});
+  ASSERT_TRUE(files.WaitAttached()) << files.Stderr();
+  ASSERT_TRUE(no_files.WaitAttached()) << no_files.Stderr();
+  AlignedBuffer buf;
+  ASSERT_NE(buf.get(), nullptr);
+  const std::string path = f->path;
+  pid_t reader = -1;
+  std::thread run([&] {
+    reader = RunChildIn(nullptr, "", "stuck-reader",
+                        [&] { return ReadAll(path, false, buf.get()); });
+  });
+  auto stuck_reads = [&](const Biosnoop& b) {
+    std::vector<json> out;
+    for (const json& r : b.RecordsOfType("stuck")) {
+      if (r["op"] == "read" && Overlaps(f->sectors, SectorsOf(r))) {
+        out.push_back(r);
+      }
+    }
+    return out;
+  };
+  const bool seen = WaitUntil(
+      [&] {
+        return !stuck_reads(files).empty() && !stuck_reads(no_files).empty();
+      },
+      30000);
+  run.join();
+  ASSERT_TRUE(seen) << files.Stdout() << files.Stderr();
+  EXPECT_GT(reader, 0) << "the reader failed";
+  ASSERT_EQ(files.Stop(), 0) << files.Stderr();
+  ASSERT_EQ(no_files.Stop(), 0) << no_files.Stderr();
+
+  const std::vector<json> with = stuck_reads(files);
+  ASSERT_EQ(with.size(), 1u) << files.Stdout();
+  const json& s = with[0];
+  EXPECT_EQ(s["comm"], "stuck-reader") << s;
+  EXPECT_EQ(s["content"], "file") << s;
+  ASSERT_EQ(s["files"].size(), 1u) << s;
+  EXPECT_EQ(s["files"][0]["path"], path) << s;
+  EXPECT_EQ(s["files"][0]["path_kind"], "absolute") << s;
+  EXPECT_EQ(s["files"][0]["inode"], static_cast<uint64_t>(st.st_ino)) << s;
+  EXPECT_EQ(s["files"][0]["dev"], f->dev) << s;
+  EXPECT_EQ(s["files"][0]["direct"], false) << s;
+  EXPECT_EQ(s["file_count"], 1) << s;
+  EXPECT_EQ(s["files_incomplete"], false) << s;
+  EXPECT_TRUE(s["dirtied_by"].is_null()) << s;
+  EXPECT_EQ(s["dirtier_count"], 0) << s;
+  // Its completion's event names the same file.
+  const std::vector<json> events = Touching(files.Events(), "read", f->sectors);
+  ASSERT_FALSE(events.empty()) << files.Stdout();
+  EXPECT_EQ(events[0]["files"], s["files"]);
+
+  const std::vector<json> without = stuck_reads(no_files);
+  ASSERT_EQ(without.size(), 1u) << no_files.Stdout();
+  for (const char* key : {"content", "files", "file_count", "files_incomplete",
+                          "dirtied_by", "dirtier_count"}) {
+    EXPECT_FALSE(without[0].contains(key)) << key << ": " << without[0];
+  }
 }
 
 }  // namespace
