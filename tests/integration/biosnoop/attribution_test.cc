@@ -961,8 +961,9 @@ TEST_F(AttributionTest, WithoutWritebackOwnerFilesButNoDirtier) {
 // Issue #28: a read that hangs on a slow ext4 disk is a stuck record
 // naming the file its pages are for (read while the request is in
 // flight: bpf attr_stuck), as its event will; with --no-files the stuck
-// record has none of the keys.
-TEST_F(AttributionTest, AHangingReadIsAStuckRecordNamingItsFile) {
+// record has none of the keys.  Buffered (the page cache's folio names
+// the file) or `direct` (the iomap dio does).
+void HangingReadIsAStuckRecordNamingItsFile(bool direct) {
   SlowDisk disk({.size_mib = 64});
   ASSERT_TRUE(disk.ok()) << disk.error();
   Ext4 fs(disk.loop_path());
@@ -988,7 +989,7 @@ TEST_F(AttributionTest, AHangingReadIsAStuckRecordNamingItsFile) {
   pid_t reader = -1;
   std::thread run([&] {
     reader = RunChildIn(nullptr, "", "stuck-reader",
-                        [&] { return ReadAll(path, false, buf.get()); });
+                        [&] { return ReadAll(path, direct, buf.get()); });
   });
   auto stuck_reads = [&](const Biosnoop& b) {
     std::vector<json> out;
@@ -1020,7 +1021,7 @@ TEST_F(AttributionTest, AHangingReadIsAStuckRecordNamingItsFile) {
   EXPECT_EQ(s["files"][0]["path_kind"], "absolute") << s;
   EXPECT_EQ(s["files"][0]["inode"], static_cast<uint64_t>(st.st_ino)) << s;
   EXPECT_EQ(s["files"][0]["dev"], f->dev) << s;
-  EXPECT_EQ(s["files"][0]["direct"], false) << s;
+  EXPECT_EQ(s["files"][0]["direct"], direct) << s;
   EXPECT_EQ(s["file_count"], 1) << s;
   EXPECT_EQ(s["files_incomplete"], false) << s;
   EXPECT_TRUE(s["dirtied_by"].is_null()) << s;
@@ -1036,6 +1037,14 @@ TEST_F(AttributionTest, AHangingReadIsAStuckRecordNamingItsFile) {
                           "dirtied_by", "dirtier_count"}) {
     EXPECT_FALSE(without[0].contains(key)) << key << ": " << without[0];
   }
+}
+
+TEST_F(AttributionTest, AHangingReadIsAStuckRecordNamingItsFile) {
+  HangingReadIsAStuckRecordNamingItsFile(false);
+}
+
+TEST_F(AttributionTest, AHangingDirectReadIsAStuckRecordNamingItsFile) {
+  HangingReadIsAStuckRecordNamingItsFile(true);
 }
 
 }  // namespace
