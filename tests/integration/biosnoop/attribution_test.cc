@@ -1047,5 +1047,51 @@ TEST_F(AttributionTest, AHangingDirectReadIsAStuckRecordNamingItsFile) {
   HangingReadIsAStuckRecordNamingItsFile(true);
 }
 
+// A writeback that hangs is a stuck record naming the file it writes and,
+// with the ledger, the task that dirtied its pages.
+TEST_F(AttributionTest, AHangingWritebackIsAStuckRecordNamingItsDirtier) {
+  SlowDisk disk({.size_mib = 64});
+  ASSERT_TRUE(disk.ok()) << disk.error();
+  Ext4 fs(disk.loop_path());
+  ASSERT_TRUE(fs.ok()) << fs.error();
+  Biosnoop b({"--min-us", "1000000", "--stuck-after", "1s", "-d",
+              disk.loop_name(), "--writeback-owner"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  const std::string path = fs.Path("dirty.dat");
+  const pid_t writer = RunChildIn(nullptr, "", "attr-writer", [&] {
+    return WriteFile(path, 16 << 10, false) ? 0 : 1;
+  });
+  ASSERT_GT(writer, 0);
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  ASSERT_TRUE(disk.Set("write_delay_ms=4000").ok());
+  std::thread sync([&] { fs.Sync(); });
+  std::vector<json> found;
+  const bool seen = WaitUntil(
+      [&] {
+        found.clear();
+        for (const json& r : b.RecordsOfType("stuck")) {
+          if (r["op"] == "write" && r.value("content", "") == "file" &&
+              !r["files"].empty() &&
+              r["files"][0].value("inode", uint64_t{0}) == st.st_ino) {
+            found.push_back(r);
+          }
+        }
+        return !found.empty();
+      },
+      30000);
+  ASSERT_TRUE(disk.Set("write_delay_ms=0").ok());
+  sync.join();
+  ASSERT_TRUE(seen) << b.Stdout() << b.Stderr();
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  const json& s = found[0];
+  EXPECT_EQ(s["files"][0]["path"], path) << s;
+  EXPECT_EQ(s["file_count"], 1) << s;
+  ASSERT_TRUE(s["dirtied_by"].is_object()) << s;
+  EXPECT_EQ(s["dirtied_by"]["pid"], writer) << s;
+  EXPECT_EQ(s["dirtied_by"]["comm"], "attr-writer") << s;
+  EXPECT_EQ(s["dirtier_count"], 1) << s;
+}
+
 }  // namespace
 }  // namespace biosnoop::testing
