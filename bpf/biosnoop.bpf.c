@@ -582,9 +582,9 @@ int BPF_PROG(rescue_rq_complete, struct request *rq, blk_status_t error,
  * reads through BPF_CORE_READ; its first bio is read here).  Its pages
  * are held (locked, or under writeback) until its completion, which frees
  * its entry first (on_complete): so the walk is kept only if the entry
- * still holds the same issue before and after it, and the request's size
- * is still the one of its issue (a partial completion ends bios without
- * freeing the entry).  Otherwise it may have read a completed request's
+ * still holds the same issue before and after it, and the request still
+ * its first bio and its issue's size (a partial completion ends bios
+ * without freeing the entry).  Otherwise it may have read a completed request's
  * pages, and is discarded.  Returns 1 with stuck_buf's attr and names
  * filled, 0 when discarded. */
 SEC("raw_tp")
@@ -607,10 +607,14 @@ int attr_stuck(struct bpf_raw_tracepoint_args *ctx) {
   if (bpf_probe_read_kernel(&base, sizeof(base), &base_ptr)) return 0;
   struct request *rq = (struct request *)(base + id);
   if (BPF_CORE_READ(rq, __data_len) != bytes) return 0;
-  attribute_bios(b, BPF_CORE_READ(rq, bio), op);
+  struct bio *first = BPF_CORE_READ(rq, bio);
+  attribute_bios(b, first, op);
   barrier();
   v = table_find(id, &slot);
   if (!v || v->issue_ns != issue_ns || v->requeued) return 0;
+  /* A partial completion unlinks each bio it ends from rq->bio before
+   * ending it, and cuts __data_len after. */
+  if (BPF_CORE_READ(rq, bio) != first) return 0;
   if (BPF_CORE_READ(rq, __data_len) != bytes) return 0;
   __u32 names = b->attr.names_len;
   if (names > BIOSNOOP_NAMES_BYTES) names = BIOSNOOP_NAMES_BYTES;
