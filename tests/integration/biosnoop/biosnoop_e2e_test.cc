@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "trace_instance.h"
 
 namespace biosnoop::testing {
 namespace {
@@ -255,68 +256,20 @@ TEST(EndToEnd, DiscardAndWriteZeroesAreNamedAsTheKernelNamesThem) {
   EXPECT_GE(zeroes, 1) << b.Stdout();
 }
 
-// The kernel's own block_rq_complete tracepoint output for one disk, in a
-// tracefs instance of its own (the global trace buffer is left alone);
-// tracefs is mounted for it if it is not, and unmounted again.
-class KernelCompletionTrace {
- public:
-  explicit KernelCompletionTrace(const std::string& disk) {
-    if (access((kTracefs + "/instances").c_str(), F_OK) != 0) {
-      if (mount("nodev", kTracefs.c_str(), "tracefs", 0, nullptr) != 0) return;
-      mounted_ = true;
+// (rwbs, sector) of every completion `trace` holds so far.
+std::multiset<std::pair<std::string, uint64_t>> CompletionsIn(
+    const TraceInstance& trace) {
+  std::multiset<std::pair<std::string, uint64_t>> out;
+  std::istringstream text(trace.trace());
+  std::string rwbs;
+  uint64_t sector = 0;
+  for (std::string line; std::getline(text, line);) {
+    if (TraceInstance::ParseCompletion(line, &rwbs, &sector)) {
+      out.emplace(rwbs, sector);
     }
-    std::ifstream devfile("/sys/block/" + disk + "/dev");
-    unsigned major = 0, minor = 0;
-    char colon = 0;
-    if (!(devfile >> major >> colon >> minor)) return;
-    dir_ = kTracefs + "/instances/biosnoop-test-" + std::to_string(getpid());
-    if (mkdir(dir_.c_str(), 0755) != 0) {
-      dir_.clear();
-      return;
-    }
-    const std::string event = dir_ + "/events/block/block_rq_complete";
-    ok_ = Write(event + "/filter",
-                "dev == " + std::to_string(major << 20 | minor)) &&
-          Write(event + "/enable", "1");
   }
-  ~KernelCompletionTrace() {
-    if (!dir_.empty()) {
-      Write(dir_ + "/events/block/block_rq_complete/enable", "0");
-      rmdir(dir_.c_str());
-    }
-    if (mounted_) umount2(kTracefs.c_str(), MNT_DETACH);
-  }
-  bool ok() const { return ok_; }
-
-  // (rwbs, sector) of every completion traced so far.
-  std::multiset<std::pair<std::string, uint64_t>> Completions() const {
-    std::multiset<std::pair<std::string, uint64_t>> out;
-    std::ifstream trace(dir_ + "/trace");
-    for (std::string line; std::getline(trace, line);) {
-      // "<comm>-<pid> [cpu] flags ts: block_rq_complete: 7,3 RA () 2048 + 8
-      // ..." (a comm may hold spaces: parse from the event's name on).
-      const size_t at = line.find("block_rq_complete: ");
-      if (at == std::string::npos) continue;
-      std::istringstream fields(line.substr(at + 19));
-      std::string dev, rwbs, cmd;
-      uint64_t sector = 0;
-      if (fields >> dev >> rwbs >> cmd >> sector) out.emplace(rwbs, sector);
-    }
-    return out;
-  }
-
- private:
-  static bool Write(const std::string& path, const std::string& text) {
-    std::ofstream f(path);
-    f << text;
-    f.flush();
-    return f.good();
-  }
-  inline static const std::string kTracefs = "/sys/kernel/tracing";
-  bool mounted_ = false;
-  bool ok_ = false;
-  std::string dir_;
-};
+  return out;
+}
 
 // rwbs as the kernel itself prints it, for every request of a workload
 // that sets the flags a loop device sees (preflush, readahead, sync,
@@ -331,7 +284,7 @@ TEST(EndToEnd, RwbsIsWhatTheKernelsOwnTracepointPrints) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   std::multiset<std::pair<std::string, uint64_t>> kernel;
   {
-    KernelCompletionTrace trace(loop.name());
+    TraceInstance trace(loop.name(), "biosnoop-test");
     ASSERT_TRUE(trace.ok()) << "cannot trace block_rq_complete";
     const std::string dev = loop.path();
     const std::string script =
@@ -375,7 +328,7 @@ TEST(EndToEnd, RwbsIsWhatTheKernelsOwnTracepointPrints) {
     const uint64_t done = DiskCompletedRequests(loop.name()) - before;
     EXPECT_TRUE(WaitUntil(
         [&] {
-          kernel = trace.Completions();
+          kernel = CompletionsIn(trace);
           return kernel.size() >= done;
         },
         20000))
