@@ -12,10 +12,11 @@
 #include <linux/types.h>
 #endif
 
-#define BIOSNOOP_ABI_VERSION 2
+#define BIOSNOOP_ABI_VERSION 3
 
 /* Record kinds written to the ring buffer. */
 #define BIOSNOOP_REC_EVENT 1
+#define BIOSNOOP_REC_OP 2 /* struct biosnoop_op_record (--ops) */
 
 /* queue_ns when the request was never seen queued (issued directly, or the
  * tracer started after it was queued). */
@@ -85,7 +86,9 @@ struct biosnoop_event {
                       directory in cgroupfs); 0 if unknown */
   __u8 completion_context; /* BIOSNOOP_CTX_* */
   __u8 pad[7];             /* zero */
-  __u64 reserved[2];       /* zero; room for fields without an ABI bump */
+  __u64 op_id;       /* --ops: the call the request was submitted under; 0:
+                        none (or --ops off) */
+  __u64 reserved[1]; /* zero; room for a field without an ABI bump */
 };
 
 /* What a request's first page holds (biosnoop_attr.content). */
@@ -101,6 +104,7 @@ struct biosnoop_event {
 #define BIOSNOOP_NAMES_BYTES 2048  /* names of all listed files */
 #define BIOSNOOP_NAME_MAX 256      /* one name with its NUL (NAME_MAX + 1) */
 #define BIOSNOOP_MAX_DIRTIERS 16   /* distinct dirtiers counted per event */
+#define BIOSNOOP_MAX_OP_IDS 8      /* dirtying calls listed per event */
 
 /* biosnoop_file.flags */
 #define BIOSNOOP_FILE_ROOT 1   /* names reach its file system's root */
@@ -123,6 +127,7 @@ struct biosnoop_dirtier {
   __u32 pid;
   __u32 tid;
   char comm[16];
+  __u64 op_id; /* --ops: the write call that dirtied it; 0: none */
 };
 
 /* What the request's pages hold: after the event when present. */
@@ -136,6 +141,12 @@ struct biosnoop_attr {
   __u32 bdev;          /* CONTENT_BDEV: the device's dev_t (i_rdev) */
   __u32 names_len;     /* bytes of names[] used */
   struct biosnoop_dirtier dirtier;
+  /* --ops: the distinct write calls (op_id) that dirtied the request's
+   * pages, the first op_ids_listed of op_id_count (BIOSNOOP_MAX_OP_IDS). */
+  __u16 op_id_count;
+  __u8 op_ids_listed;
+  __u8 pad[5];
+  __u64 op_ids[BIOSNOOP_MAX_OP_IDS];
   struct biosnoop_file files[BIOSNOOP_MAX_FILES];
   /* Followed by names_len bytes: NUL-terminated names, per file. */
 };
@@ -193,7 +204,10 @@ struct biosnoop_inflight_val {
   char comm[16];
   __u64 cgroup_id;     /* the submitting task's cgroup v2 id */
   __u8 outside_cgroup; /* 1: submitted outside the --cgroup subtree */
-  __u8 pad[7];
+  __u8 op_class;       /* BIOSNOOP_OPCLASS_*: which layer of its call */
+  __u8 pad[6];
+  __u64 op_id;  /* --ops: the call it was submitted under; 0: none */
+  __u64 op_key; /* that call's key in the ops map */
 };
 
 static inline __u32 biosnoop_slot_index(__u64 rq) {
@@ -286,6 +300,95 @@ struct biosnoop_hist {
   __u64 size[BIOSNOOP_HIST_BUCKETS];    /* log2 of bytes */
 };
 
+/* ---- Calls (--ops, issue #29) ---- */
+
+/* The calls followed (biosnoop_op_record.call); 0: not followed. */
+enum biosnoop_call {
+  BIOSNOOP_CALL_NONE = 0,
+  BIOSNOOP_CALL_READ = 1,
+  BIOSNOOP_CALL_WRITE = 2,
+  BIOSNOOP_CALL_PREAD64 = 3,
+  BIOSNOOP_CALL_PWRITE64 = 4,
+  BIOSNOOP_CALL_READV = 5,
+  BIOSNOOP_CALL_WRITEV = 6,
+  BIOSNOOP_CALL_PREADV = 7,
+  BIOSNOOP_CALL_PWRITEV = 8,
+  BIOSNOOP_CALL_FSYNC = 9,
+  BIOSNOOP_CALL_FDATASYNC = 10,
+  BIOSNOOP_CALL_SYNC_FILE_RANGE = 11,
+  BIOSNOOP_CALL_URING_READ = 12,  /* io_uring: IORING_OP_READ(V), _FIXED */
+  BIOSNOOP_CALL_URING_WRITE = 13, /* IORING_OP_WRITE(V), _FIXED */
+  BIOSNOOP_CALL_URING_FSYNC = 14, /* IORING_OP_FSYNC */
+  BIOSNOOP_CALL_IO_URING_ENTER = 15, /* internal: never in a record */
+  BIOSNOOP_CALL_MAX,
+};
+
+/* syscall_calls[] (maps.bpf.h) size: syscall numbers below it. */
+#define BIOSNOOP_MAX_SYSCALL_NR 512
+
+/* Which layer of its call a request counts in (inflight op_class). */
+#define BIOSNOOP_OPCLASS_BLOCK 0     /* submitted by the call itself */
+#define BIOSNOOP_OPCLASS_WRITEBACK 1 /* fsync family: the file's dirty data */
+
+/* biosnoop_op_record.offset when the call has none (fsync). */
+#define BIOSNOOP_OFFSET_NONE (~0ULL)
+
+/* biosnoop_op_record.flags */
+#define BIOSNOOP_OPF_NAMED 1         /* file.* and names are the call's file */
+#define BIOSNOOP_OPF_ASKED_PARTIAL 2 /* readv/writev: more vectors than summed
+                                        (BIOSNOOP_MAX_IOVECS): bytes_requested
+                                        is a lower bound */
+#define BIOSNOOP_OPF_URING 4         /* an io_uring request, not a syscall */
+
+#define BIOSNOOP_MAX_IOVECS 8 /* vectors of readv/writev summed */
+#define BIOSNOOP_OP_DISKS 4   /* disks listed per call */
+
+/* One layer of a call: its requests, their times, and how long the call
+ * had at least one of them in flight (wait_ns). */
+struct biosnoop_op_layer {
+  __u32 requests;
+  __u32 pad;
+  __u64 bytes;
+  __u64 queue_ns_sum; /* of the requests whose queue time is known */
+  __u64 queue_ns_max;
+  __u64 device_ns_sum;
+  __u64 device_ns_max;
+  __u64 wait_ns;
+};
+
+/* One call that took at least --op-min-us: 272 bytes, followed by the
+ * file's names (names_len bytes, as in struct biosnoop_attr). */
+struct biosnoop_op_record {
+  __u16 abi_version; /* BIOSNOOP_ABI_VERSION */
+  __u16 size;        /* the whole record, names included */
+  __u8 kind;         /* BIOSNOOP_REC_OP */
+  __u8 call;         /* enum biosnoop_call */
+  __u8 flags;        /* BIOSNOOP_OPF_* */
+  __u8 pad0;
+  __u64 op_id;    /* unique in this run, from 1 */
+  __u64 start_ns; /* CLOCK_MONOTONIC: the call's entry (io_uring: submission) */
+  __u64 end_ns;   /* its return (io_uring: completion) */
+  __s64 result;   /* the return value: bytes, 0, or -errno */
+  __u64 offset;   /* file offset at entry; BIOSNOOP_OFFSET_NONE: none */
+  __u64 bytes_requested;
+  __u32 pid;
+  __u32 tid;
+  char comm[16];
+  __u64 cgroup_id;
+  __u32 disk_dev;  /* the whole disk of the file's file system */
+  __u32 part_dev;  /* the block device it is on (a partition, or the disk) */
+  __u32 block_devs[BIOSNOOP_OP_DISKS]; /* the disks of its block requests */
+  __u32 block_dev_count;               /* distinct (may exceed the list) */
+  __u32 dirty_known; /* writeback requests whose first page the ledger knew */
+  struct biosnoop_op_layer block;
+  struct biosnoop_op_layer writeback;
+  __u64 dirty_age_max_ns; /* submission - dirtying, of the first pages */
+  __u64 dirty_age_min_ns;
+  struct biosnoop_file file;
+  __u32 names_len;
+  __u32 pad1;
+};
+
 /* Per-CPU counters: index into the counters array map. */
 enum biosnoop_counter {
   BIOSNOOP_CTR_COMPLETIONS = 0,   /* completions on tracked disks */
@@ -316,6 +419,10 @@ enum biosnoop_counter {
                                      page's */
   BIOSNOOP_CTR_ATTR_LOST,         /* attribution left out of a record:
                                      no scratch room (never expected) */
+  BIOSNOOP_CTR_OPS_STARTED,       /* calls followed (--ops) */
+  BIOSNOOP_CTR_OPS_EMITTED,       /* op records queued for user space */
+  BIOSNOOP_CTR_OPS_LOST,          /* op records lost: ring buffer full */
+  BIOSNOOP_CTR_OPS_UNTRACKED,     /* calls not followed: no room in ops */
   BIOSNOOP_CTR_MAX,
 };
 

@@ -48,6 +48,7 @@ void CopyRequestFields(const Raw& raw, Request* e) {
   static_assert(sizeof(raw.comm) == sizeof(e->comm));
   std::memcpy(e->comm.data(), raw.comm, sizeof(raw.comm));
   e->cgroup_id = raw.cgroup_id;
+  e->op_id = raw.op_id;
 }
 
 // An issued in-flight table entry found still in flight at found_ns

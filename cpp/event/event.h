@@ -52,6 +52,8 @@ struct Request {
   std::array<char, 16> comm{};  // raw bytes, NUL-padded (may hold any byte)
   // The submitting task's cgroup v2 id (its directory's inode); 0 unknown.
   uint64_t cgroup_id = 0;
+  // --ops: the call (FileOp::op_id) it was submitted under; 0: none.
+  uint64_t op_id = 0;
 
   // The comm bytes up to the first NUL (at most 16).
   absl::string_view Comm() const;
@@ -98,6 +100,7 @@ struct Dirtier {
   std::array<char, 16> comm{};  // raw bytes, NUL-padded
   uint64_t cgroup_id = 0;
   uint64_t dirtied_ns = 0;  // CLOCK_MONOTONIC
+  uint64_t op_id = 0;       // --ops: the write call that dirtied it; 0: none
 
   absl::string_view Comm() const;
 };
@@ -112,6 +115,10 @@ struct Attribution {
   std::vector<FileRef> files;
   std::optional<Dirtier> dirtier;  // of the first page
   uint32_t dirtier_count = 0;
+  // --ops: the distinct write calls that dirtied its pages (the first 8)
+  // and how many there were.
+  std::vector<uint64_t> dirtier_op_ids;
+  uint32_t dirtier_op_count = 0;
 };
 
 // One completed request.

@@ -42,6 +42,14 @@ const char* CounterName(int index) {
       return "ledger_replaced";
     case BIOSNOOP_CTR_ATTR_LOST:
       return "attr_lost";
+    case BIOSNOOP_CTR_OPS_STARTED:
+      return "ops_started";
+    case BIOSNOOP_CTR_OPS_EMITTED:
+      return "ops_emitted";
+    case BIOSNOOP_CTR_OPS_LOST:
+      return "ops_lost";
+    case BIOSNOOP_CTR_OPS_UNTRACKED:
+      return "ops_untracked";
     default:
       return "unknown";
   }

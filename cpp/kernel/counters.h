@@ -19,6 +19,10 @@ struct Counters {
   uint64_t orphans() const { return v[BIOSNOOP_CTR_ORPHANS]; }
   uint64_t below_threshold() const { return v[BIOSNOOP_CTR_BELOW_THRESHOLD]; }
   uint64_t filtered() const { return v[BIOSNOOP_CTR_FILTERED]; }
+  // --ops: op records queued, lost (ring buffer full); calls not followed.
+  uint64_t ops_emitted() const { return v[BIOSNOOP_CTR_OPS_EMITTED]; }
+  uint64_t ops_lost() const { return v[BIOSNOOP_CTR_OPS_LOST]; }
+  uint64_t ops_untracked() const { return v[BIOSNOOP_CTR_OPS_UNTRACKED]; }
 };
 
 // snake_case name of a counter, as printed in the summary line.

@@ -58,6 +58,11 @@ struct ProbeConfig {
   // entries (a power of two; 0: no ledger, no dirtiers).
   bool files = true;
   uint32_t ledger_entries = 0;
+  // --ops: follow read/write/fsync-family calls and io_uring requests on
+  // files of the tracked disks (bpf/ops.bpf.h); an op record for each
+  // that takes at least op_min_ns.  Off: none of it is attached.
+  bool ops = false;
+  uint64_t op_min_ns = 0;
 };
 
 // Hook runs the kernel skipped, by hook (ReadMissed).
