@@ -75,7 +75,8 @@ static __always_inline struct inode *attr_folio_inode(struct folio *folio) {
  * tracepoint's trusted pointers (a bpf_probe_read_kernel chain cost 580 ns
  * per page in the harness's buffered-write workload). */
 static __always_inline void ledger_note(struct folio *folio,
-                                        struct address_space *mapping) {
+                                        struct address_space *mapping,
+                                        __u64 op_id) {
   struct inode *host = mapping->host;
   if (!host) return;
   struct super_block *sb = host->i_sb;
@@ -111,6 +112,7 @@ static __always_inline void ledger_note(struct folio *folio,
   __u64 *dst = (__u64 *)e->who.comm;
   dst[0] = *(__u64 *)&task->comm[0];
   dst[1] = *(__u64 *)&task->comm[8];
+  e->who.op_id = op_id;
   barrier();
   e->file = file;
 }
@@ -126,7 +128,7 @@ struct attr_walk {
 
 /* One step of a walk up a file's dentries (attr_names, by bpf_loop). */
 struct attr_name_walk {
-  struct biosnoop_record_buf *buf;
+  char *names; /* BIOSNOOP_NAMES_BYTES + BIOSNOOP_NAME_MAX bytes */
   struct biosnoop_file *file;
   struct dentry *dentry;
   __u32 off;
@@ -144,8 +146,7 @@ static int attr_name_step(__u32 i, struct attr_name_walk *w) {
   if (off > BIOSNOOP_NAMES_BYTES - BIOSNOOP_NAME_MAX) return 1;
   const unsigned char *name = BPF_CORE_READ(dentry, d_name.name);
   long n = bpf_probe_read_kernel_str(
-      &w->buf->names[off & (BIOSNOOP_NAMES_BYTES - 1)], BIOSNOOP_NAME_MAX,
-      name);
+      &w->names[off & (BIOSNOOP_NAMES_BYTES - 1)], BIOSNOOP_NAME_MAX, name);
   if (n <= 0) return 1;
   w->off = off + n;
   w->file->depth++;
@@ -153,19 +154,27 @@ static int attr_name_step(__u32 i, struct attr_name_walk *w) {
   return 0;
 }
 
-/* Stores `dentry`'s name and its parents' up to the root, for file `f`.
- * Loops run through bpf_loop: their bodies are verified once, where a
- * bounded loop is verified per iteration and per path into it (550,000
- * instructions at load instead of 20,000, Operations test). */
-static __always_inline void attr_names(struct biosnoop_record_buf *b,
-                                       struct biosnoop_file *f,
-                                       struct dentry *dentry) {
+/* Stores `dentry`'s name and its parents' up to the root, for file `f`,
+ * into `names` from *len on (BIOSNOOP_NAMES_BYTES + BIOSNOOP_NAME_MAX
+ * bytes), and moves *len past them.  Loops run through bpf_loop: their
+ * bodies are verified once, where a bounded loop is verified per
+ * iteration and per path into it (550,000 instructions at load instead of
+ * 20,000, Operations test). */
+static __always_inline void attr_names_into(char *names, __u32 *len,
+                                            struct biosnoop_file *f,
+                                            struct dentry *dentry) {
   struct attr_name_walk w = {
-      .buf = b, .file = f, .dentry = dentry, .off = b->attr.names_len};
+      .names = names, .file = f, .dentry = dentry, .off = *len};
   f->names_off = w.off;
   f->depth = 0;
   bpf_loop(BIOSNOOP_MAX_PATH_DEPTH, attr_name_step, &w, 0);
-  b->attr.names_len = w.off;
+  *len = w.off;
+}
+
+static __always_inline void attr_names(struct biosnoop_record_buf *b,
+                                       struct biosnoop_file *f,
+                                       struct dentry *dentry) {
+  attr_names_into(b->names, &b->attr.names_len, f, dentry);
 }
 
 /* Whether `key` is among the first `n` of `set` (bpf_loop). */
@@ -218,6 +227,27 @@ static __always_inline void attr_file(struct biosnoop_record_buf *b,
   b->attr.listed = l + 1;
 }
 
+/* Counts a dirtying call (--ops) once per request, and lists it while
+ * there is room. */
+static __always_inline void attr_dirtier_op(struct biosnoop_record_buf *b,
+                                            __u64 op_id) {
+  __u32 n = b->op_seen_n;
+  struct attr_find find = {.set = b->op_seen, .key = op_id, .n = n, .found = 0};
+  bpf_loop(BIOSNOOP_MAX_DIRTIERS, attr_find_step, &find, 0);
+  if (find.found) return;
+  if (n >= BIOSNOOP_MAX_DIRTIERS) {
+    b->attr.incomplete = 1;
+    return;
+  }
+  b->op_seen[n & (BIOSNOOP_MAX_DIRTIERS - 1)] = op_id;
+  b->op_seen_n = n + 1;
+  b->attr.op_id_count++;
+  __u32 l = b->attr.op_ids_listed;
+  if (l >= BIOSNOOP_MAX_OP_IDS) return;
+  b->attr.op_ids[l & (BIOSNOOP_MAX_OP_IDS - 1)] = op_id;
+  b->attr.op_ids_listed = l + 1;
+}
+
 /* Looks one written page up in the ledger. */
 /* A miss is counted for a file's first page only: the device's own pages
  * include the journal's, which jbd2 writes without dirtying them. */
@@ -247,6 +277,7 @@ static __always_inline void attr_dirtier(struct biosnoop_record_buf *b,
     __builtin_memcpy(&b->attr.dirtier, &who, sizeof(who));
     b->attr.has_dirtier = 1;
   }
+  if (who.op_id) attr_dirtier_op(b, who.op_id);
   __u32 n = b->dirtiers_n;
   struct attr_find find = {.set = b->dirtiers, .key = tid, .n = n, .found = 0};
   bpf_loop(BIOSNOOP_MAX_DIRTIERS, attr_find_step, &find, 0);
@@ -387,6 +418,7 @@ static __always_inline void attribute_bios(struct biosnoop_record_buf *b,
   __builtin_memset(&b->attr, 0, sizeof(b->attr));
   b->seen_n = 0;
   b->dirtiers_n = 0;
+  b->op_seen_n = 0;
   struct attr_walk w = {
       .buf = b,
       .bio = first,

@@ -39,6 +39,8 @@
 #include "hist.bpf.h"
 #include "inflight_table.bpf.h"
 #include "attribution.bpf.h"
+#include "filters.bpf.h"
+#include "ops.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -158,6 +160,9 @@ static __always_inline void start_entry(struct biosnoop_inflight_val *v,
   v->flags = flags;
   v->submit_known = 1;
   v->requeued = 0;
+  v->op_class = BIOSNOOP_OPCLASS_BLOCK;
+  v->op_id = 0;
+  v->op_key = 0;
   fill_task(v);
 }
 
@@ -223,6 +228,7 @@ static __always_inline int on_submit(struct request *rq) {
       forget_depth(s);
     }
     start_entry(s, dev, now, preflush);
+    if (ops_enabled) op_tag(s, rq, now);
     return 0;
   }
   if (overflow_entries) {
@@ -232,6 +238,7 @@ static __always_inline int on_submit(struct request *rq) {
   struct biosnoop_inflight_val val = {};
   val.rq = id;
   start_entry(&val, dev, now, preflush);
+  if (ops_enabled) op_tag(&val, rq, now);
   long err = table_store(&val);
   if (err == 1)
     count(BIOSNOOP_CTR_MISSED_REUSE);
@@ -329,15 +336,6 @@ int BPF_PROG(handle_rq_merge, struct request *rq) {
   return 0;
 }
 
-static __always_inline bool comm_matches(const char *comm) {
-#pragma unroll
-  for (int i = 0; i < 16; i++) {
-    if (comm[i] != filter_comm[i]) return false;
-    if (comm[i] == 0) return true;
-  }
-  return true;
-}
-
 static __always_inline bool passes_filters(
     const struct biosnoop_inflight_val *v, __u64 sector) {
   if (filter_pid && v->pid != filter_pid) return false;
@@ -390,21 +388,6 @@ static __always_inline __u8 completion_context(void) {
   return BIOSNOOP_CTX_TASK;
 }
 
-/* Waking the consumer costs more than writing the record (an irq_work and
- * a task wakeup per record, ~1 us).  So a record wakes it only when a
- * batch has built up (wakeup_batch_bytes) or when nothing woke it for
- * wakeup_delay_ns, which makes a lone slow event wake it at once; records
- * submitted in between wait for the next wakeup or the consumer's own poll
- * timeout (user space polls every 10 ms), which bounds their delay. */
-static __always_inline __u64 wakeup_flags(__u64 now) {
-  if (now - last_wakeup_ns >= wakeup_delay_ns ||
-      bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_batch_bytes) {
-    last_wakeup_ns = now;
-    return BPF_RB_FORCE_WAKEUP;
-  }
-  return BPF_RB_NO_WAKEUP;
-}
-
 /* A record for the completion of the request in entry `v`. */
 static __always_inline void fill_event(struct biosnoop_event *e,
                                        const struct biosnoop_inflight_val *v,
@@ -431,8 +414,8 @@ static __always_inline void fill_event(struct biosnoop_event *e,
   e->cgroup_id = v->cgroup_id;
   e->completion_context = completion_context();
   __builtin_memset(e->pad, 0, sizeof(e->pad));
+  e->op_id = v->op_id;
   e->reserved[0] = 0;
-  e->reserved[1] = 0;
 }
 
 /* `nest`: 0 for the primary completion program, 1 for the rescue, which
@@ -480,6 +463,7 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   __u64 device_ns = now - issue_ns;
   __u64 queue_ns = submit_ns && submit_ns <= issue_ns ? issue_ns - submit_ns
                                                       : BIOSNOOP_QUEUE_UNKNOWN;
+  if (ops_enabled && v->op_id) op_complete(v, now, device_ns, queue_ns);
   __u64 latency = device_ns;
   if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN) latency += queue_ns;
   if (!passes_filters(v, v->sector)) {
@@ -626,13 +610,42 @@ int attr_stuck(struct bpf_raw_tracepoint_args *ctx) {
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(handle_dirty_folio, struct folio *folio,
              struct address_space *mapping) {
-  if (mapping) ledger_note(folio, mapping);
+  if (mapping)
+    ledger_note(folio, mapping, ops_enabled ? op_current_write() : 0);
   return 0;
+}
+
+/* Calls (ops.bpf.h): attached only with --ops. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id) {
+  if ((unsigned long)id >= BIOSNOOP_MAX_SYSCALL_NR) return 0;
+  __u8 call = syscall_calls[id];
+  if (!call || call == BIOSNOOP_CALL_IO_URING_ENTER) return 0;
+  return op_enter(regs, call);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret) {
+  return op_exit(regs, ret);
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(handle_uring_submit, struct io_kiocb *req) {
+  return op_uring_submit(req);
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(handle_uring_complete, struct io_ring_ctx *ring, void *req,
+             struct io_uring_cqe *cqe) {
+  return op_uring_complete(req, cqe);
 }
 
 _Static_assert(sizeof(struct biosnoop_hist) ==
                    8 * (6 + 2 * BIOSNOOP_HIST_BUCKETS),
                "struct biosnoop_hist layout changed: change both sides");
+_Static_assert(sizeof(struct biosnoop_op_record) == 272,
+               "struct biosnoop_op_record layout changed: bump "
+               "BIOSNOOP_ABI_VERSION");
 _Static_assert(
     sizeof(struct biosnoop_event) == 112,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");

@@ -316,9 +316,9 @@ enum biosnoop_call {
   BIOSNOOP_CALL_FSYNC = 9,
   BIOSNOOP_CALL_FDATASYNC = 10,
   BIOSNOOP_CALL_SYNC_FILE_RANGE = 11,
-  BIOSNOOP_CALL_URING_READ = 12,  /* io_uring: IORING_OP_READ(V), _FIXED */
-  BIOSNOOP_CALL_URING_WRITE = 13, /* IORING_OP_WRITE(V), _FIXED */
-  BIOSNOOP_CALL_URING_FSYNC = 14, /* IORING_OP_FSYNC */
+  BIOSNOOP_CALL_URING_READ = 12,     /* io_uring: IORING_OP_READ(V), _FIXED */
+  BIOSNOOP_CALL_URING_WRITE = 13,    /* IORING_OP_WRITE(V), _FIXED */
+  BIOSNOOP_CALL_URING_FSYNC = 14,    /* IORING_OP_FSYNC */
   BIOSNOOP_CALL_IO_URING_ENTER = 15, /* internal: never in a record */
   BIOSNOOP_CALL_MAX,
 };
@@ -334,11 +334,12 @@ enum biosnoop_call {
 #define BIOSNOOP_OFFSET_NONE (~0ULL)
 
 /* biosnoop_op_record.flags */
-#define BIOSNOOP_OPF_NAMED 1         /* file.* and names are the call's file */
-#define BIOSNOOP_OPF_ASKED_PARTIAL 2 /* readv/writev: more vectors than summed
-                                        (BIOSNOOP_MAX_IOVECS): bytes_requested
-                                        is a lower bound */
-#define BIOSNOOP_OPF_URING 4         /* an io_uring request, not a syscall */
+#define BIOSNOOP_OPF_NAMED 1 /* file.* and names are the call's file */
+#define BIOSNOOP_OPF_ASKED_PARTIAL                                     \
+  2                          /* readv/writev: more vectors than summed \
+                                (BIOSNOOP_MAX_IOVECS): bytes_requested \
+                                is a lower bound */
+#define BIOSNOOP_OPF_URING 4 /* an io_uring request, not a syscall */
 
 #define BIOSNOOP_MAX_IOVECS 8 /* vectors of readv/writev summed */
 #define BIOSNOOP_OP_DISKS 4   /* disks listed per call */
@@ -375,8 +376,8 @@ struct biosnoop_op_record {
   __u32 tid;
   char comm[16];
   __u64 cgroup_id;
-  __u32 disk_dev;  /* the whole disk of the file's file system */
-  __u32 part_dev;  /* the block device it is on (a partition, or the disk) */
+  __u32 disk_dev; /* the whole disk of the file's file system */
+  __u32 part_dev; /* the block device it is on (a partition, or the disk) */
   __u32 block_devs[BIOSNOOP_OP_DISKS]; /* the disks of its block requests */
   __u32 block_dev_count;               /* distinct (may exceed the list) */
   __u32 dirty_known; /* writeback requests whose first page the ledger knew */

@@ -48,6 +48,15 @@ const volatile __u64 iomap_dio_end_io = 0;
 const volatile __u64 bio_chain_end_io = 0;
 const volatile __u32 ledger_enabled = 0;
 const volatile __u32 ledger_mask = 0;
+/* Calls (--ops, ops.bpf.h): follow them; write an op record for each
+ * that takes at least op_min_ns; the call each syscall number is
+ * (enum biosnoop_call, 0: not followed), set by user space from its
+ * <sys/syscall.h>; -d PART: the partition's dev_t (a call's file must be
+ * on it; 0: any block device of the tracked disks). */
+const volatile __u32 ops_enabled = 0;
+const volatile __u64 op_min_ns = 0;
+const volatile __u8 syscall_calls[BIOSNOOP_MAX_SYSCALL_NR] = {};
+const volatile __u32 filter_bdev = 0;
 /* Histogram-only mode (--hist): count, never emit. */
 const volatile __u32 events_disabled = 0;
 /* Histograms of every completion (hist.bpf.h). */
@@ -73,6 +82,8 @@ __u64 last_wakeup_ns = 0;
 /* Entries currently in the `inflight` overflow map (approximate under
  * races, never negative for long: only a hint to skip lookups). */
 __u64 overflow_entries = 0;
+/* The last op_id handed out (ops.bpf.h). */
+__u64 last_op_id = 0;
 /* Never written: the initial value of a hist_overflow entry. */
 struct biosnoop_hist hist_zero = {};
 /* Only its address matters: requests are named relative to it (rq_id in
@@ -173,8 +184,11 @@ struct biosnoop_record_buf {
   /* dirtier tids counted (BIOSNOOP_MAX_DIRTIERS used; sized as seen[]
    * for attr_find_step's index mask) */
   __u64 dirtiers[BIOSNOOP_MAX_SEEN_FILES];
+  /* dirtying calls counted (BIOSNOOP_MAX_DIRTIERS used, as dirtiers[]) */
+  __u64 op_seen[BIOSNOOP_MAX_SEEN_FILES];
   __u32 seen_n;
   __u32 dirtiers_n;
+  __u32 op_seen_n;
 };
 
 struct {
@@ -203,6 +217,77 @@ struct {
   __type(key, __u32);
   __type(value, struct biosnoop_ledger_entry);
 } ledger SEC(".maps");
+
+/* A call in progress (--ops, ops.bpf.h), in the `ops` map: keyed by its
+ * thread id for a syscall, by the request's address for an io_uring
+ * request.  A thread inside io_uring_enter has a marker under its id
+ * instead, naming the io_uring request being issued (uring_key), so that
+ * the block requests it submits are tied to that request. */
+struct biosnoop_op_state {
+  __u64 op_id;
+  __u64 start_ns;
+  __u64 offset;
+  __u64 bytes_requested;
+  __u64 file;      /* its struct file's address, to know it again at return */
+  __u64 ino;       /* its inode */
+  __u64 uring_key; /* marker: the io_uring request being issued */
+  __u64 cgroup_id;
+  /* Waits (ops.bpf.h, op_segment): when the count of requests in flight
+   * last changed, and the requests in flight per layer. */
+  __u64 last_change;
+  __u64 n_block;
+  __u64 n_wb;
+  __u64 dirty_age_max_ns;
+  __u64 dirty_age_min_ns;
+  __u32 s_dev;    /* its file system */
+  __u32 disk_dev; /* the whole disk the file system is on */
+  __u32 part_dev; /* the block device it is on */
+  __s32 fd;
+  __u32 pid;
+  __u32 tid;
+  char comm[16];
+  __u32 block_devs[BIOSNOOP_OP_DISKS];
+  __u32 block_dev_count;
+  __u32 dirty_known;
+  __u8 call;   /* enum biosnoop_call */
+  __u8 flags;  /* BIOSNOOP_OPF_* */
+  __u8 marker; /* 1: only uring_key is meaningful */
+  __u8 pad[5];
+  struct biosnoop_op_layer block;
+  struct biosnoop_op_layer writeback;
+};
+
+/* LRU: a call whose return was never seen (its thread killed in it) must
+ * not hold its entry for ever.  Resized by user space (--ops), 1 when
+ * off. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1);
+  __type(key, __u64);
+  __type(value, struct biosnoop_op_state);
+} ops SEC(".maps");
+
+/* Where a call's state is built before it goes into `ops`, per CPU. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct biosnoop_op_state);
+} op_scratch SEC(".maps");
+
+/* Where an op record is built, per CPU: the record, then its file's
+ * names (written as sizeof(rec) + rec.names_len bytes). */
+struct biosnoop_op_buf {
+  struct biosnoop_op_record rec;
+  char names[BIOSNOOP_NAMES_BYTES + BIOSNOOP_NAME_MAX];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct biosnoop_op_buf);
+} op_buf SEC(".maps");
 
 /* 1 on a CPU while the primary completion program runs there: the rescue
  * program (biosnoop.bpf.c) works only when it finds it set. */

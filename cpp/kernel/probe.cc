@@ -31,6 +31,7 @@
 #include "exit_codes.h"
 #include "kernel_btf.h"
 #include "libbpf_status.h"
+#include "ops_config.h"
 #include "preempt_count.h"
 #include "status_macros.h"
 
@@ -216,6 +217,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   }
 
   RETURN_IF_ERROR(ConfigureAttribution(config, skel));
+  RETURN_IF_ERROR(ConfigureOps(config, skel));
   probe->direct_io_unfollowed_ =
       config.files && skel->rodata->iomap_dio_end_io == 0;
 
@@ -248,6 +250,12 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
       {skel->progs.handle_rq_requeue, "block_rq_requeue", false},
       {skel->progs.handle_rq_merge, "block_rq_merge", false},
       {skel->progs.handle_dirty_folio, "writeback_dirty_folio", false},
+      // Calls (--ops): the raw syscall tracepoints, and io_uring's where
+      // the kernel has io_uring.
+      {skel->progs.handle_sys_enter, "sys_enter", false},
+      {skel->progs.handle_sys_exit, "sys_exit", false},
+      {skel->progs.handle_uring_submit, "io_uring_submit_req", false},
+      {skel->progs.handle_uring_complete, "io_uring_complete", false},
   };
   absl::Status missing;
   for (const Hook& h : hooks) {
@@ -262,6 +270,17 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
         missing = absl::UnavailableError(
             "this kernel has no writeback_dirty_folio tracepoint in its BTF: "
             "no dirtied-page ledger here (run with --no-writeback-owner)");
+      }
+    }
+    const bool syscall_hook = h.prog == skel->progs.handle_sys_enter ||
+                              h.prog == skel->progs.handle_sys_exit;
+    if (syscall_hook || h.prog == skel->progs.handle_uring_submit ||
+        h.prog == skel->progs.handle_uring_complete) {
+      wanted = present && config.ops;
+      if (syscall_hook && config.ops && !present && missing.ok()) {
+        missing = absl::UnavailableError(absl::StrCat(
+            "this kernel has no ", h.tracepoint,
+            " tracepoint in its BTF: --ops cannot follow calls here"));
       }
     }
     if (!present && h.required && missing.ok()) {

@@ -1,0 +1,514 @@
+/* Calls (--ops, issue #29): the application calls on files that waited
+ * for block I/O, each with its latency split into layers.
+ *
+ * A call is followed from sys_enter to sys_exit (tp_btf on the raw
+ * syscall tracepoints, one program each, attached only with --ops: they
+ * run for every syscall of the machine, and return at once unless its
+ * number is one of the followed calls, syscall_calls[]).  At entry, the
+ * descriptor's file must be a regular file of a file system on a tracked
+ * disk, and the thread must pass -p/--comm/--cgroup; else nothing is kept.
+ * A followed call gets an op_id and an entry in `ops` under its thread id.
+ *
+ * Its block requests: block_io_start runs in the submitting thread, so a
+ * request submitted while its thread is in a followed call is tagged with
+ * the call (op_tag: the entry's op_id and op_key); its completion adds to
+ * the call's layer (op_complete).  A request of an fsync-family call that
+ * carries the synced file's pages is writeback (the call forced dirty data
+ * out; its first page's dirtying time comes from the ledger); any other is
+ * the block layer's.  Waits: the time during which the call had at least
+ * one request in flight, block taking precedence over writeback, measured
+ * by segments between changes of the in-flight counts (op_segment); each
+ * segment is counted once (an atomic exchange of its start), even when two
+ * CPUs change the counts at once.  The rest of the call is "other".
+ *
+ * io_uring: io_uring_submit_req fires in the submitting thread before the
+ * request is issued (and its bios submitted, inline when the file allows
+ * it); the call's entry is keyed by the request's address, and a marker
+ * under the thread's id names it while io_uring_enter runs, so op_tag
+ * finds it.  io_uring_complete ends it.  Requests punted to io-wq workers
+ * submit their bios from the worker: those are not tied to the call.
+ */
+#ifndef BIOSNOOP_BPF_OPS_BPF_H_
+#define BIOSNOOP_BPF_OPS_BPF_H_
+
+// clang-format off
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+// clang-format on
+
+#include "attribution.bpf.h"
+#include "biosnoop_abi.h"
+#include "counters.bpf.h"
+#include "filters.bpf.h"
+#include "maps.bpf.h"
+
+#define S_IFREG_ 0100000
+
+static __always_inline bool op_call_is_sync(__u8 call) {
+  return call == BIOSNOOP_CALL_FSYNC || call == BIOSNOOP_CALL_FDATASYNC ||
+         call == BIOSNOOP_CALL_SYNC_FILE_RANGE ||
+         call == BIOSNOOP_CALL_URING_FSYNC;
+}
+
+static __always_inline bool op_call_is_write(__u8 call) {
+  return call == BIOSNOOP_CALL_WRITE || call == BIOSNOOP_CALL_PWRITE64 ||
+         call == BIOSNOOP_CALL_WRITEV || call == BIOSNOOP_CALL_PWRITEV ||
+         call == BIOSNOOP_CALL_URING_WRITE;
+}
+
+/* The call the current thread is in (an io_uring request being issued
+ * through its marker), with its key in `ops`; NULL when none. */
+static __always_inline struct biosnoop_op_state *op_current(__u64 *key) {
+  struct task_struct *task = bpf_get_current_task_btf();
+  __u64 k = (__u32)task->pid;
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &k);
+  if (st && st->marker) {
+    k = st->uring_key;
+    st = bpf_map_lookup_elem(&ops, &k);
+  }
+  *key = k;
+  return st;
+}
+
+/* The op_id of the write call the current thread is in, for the ledger;
+ * 0 when none. */
+static __always_inline __u64 op_current_write(void) {
+  __u64 key;
+  struct biosnoop_op_state *st = op_current(&key);
+  if (!st || !op_call_is_write(st->call)) return 0;
+  return st->op_id;
+}
+
+/* A segment of the call's time ends now: it counts as a block wait when a
+ * block request was in flight during it, else as a writeback wait when a
+ * writeback request was.  The exchange hands each segment's start to
+ * exactly one caller. */
+static __always_inline void op_segment(struct biosnoop_op_state *st,
+                                       __u64 now) {
+  __u64 prev = __sync_lock_test_and_set(&st->last_change, now);
+  if (now <= prev) return;
+  __u64 d = now - prev;
+  if (st->n_block)
+    __sync_fetch_and_add(&st->block.wait_ns, d);
+  else if (st->n_wb)
+    __sync_fetch_and_add(&st->writeback.wait_ns, d);
+}
+
+/* Whether the thread passes -p, --comm and --cgroup. */
+static __always_inline bool op_task_wanted(struct task_struct *task) {
+  if (filter_pid && task->tgid != filter_pid) return false;
+  if (filter_comm_set) {
+    char comm[16];
+    __u64 *dst = (__u64 *)comm;
+    dst[0] = *(__u64 *)&task->comm[0];
+    dst[1] = *(__u64 *)&task->comm[8];
+    if (!comm_matches(comm)) return false;
+  }
+  if (filter_cgroup_id && bpf_get_current_ancestor_cgroup_id(
+                              filter_cgroup_level) != filter_cgroup_id)
+    return false;
+  return true;
+}
+
+/* The file open as descriptor `fd` in the current thread, or NULL. */
+static __always_inline struct file *op_fd_file(struct task_struct *task,
+                                               int fd) {
+  if (fd < 0) return NULL;
+  struct files_struct *files = task->files;
+  if (!files) return NULL;
+  struct fdtable *fdt = BPF_CORE_READ(files, fdt);
+  if (!fdt) return NULL;
+  if ((unsigned int)fd >= BPF_CORE_READ(fdt, max_fds)) return NULL;
+  struct file **table = BPF_CORE_READ(fdt, fd);
+  struct file *f = NULL;
+  if (bpf_probe_read_kernel(&f, sizeof(f), table + fd)) return NULL;
+  return f;
+}
+
+/* Whether `f` is a regular file of a file system on a tracked disk; fills
+ * the state's file fields when it is. */
+static __always_inline bool op_file_wanted(struct file *f,
+                                           struct biosnoop_op_state *st) {
+  struct inode *inode = BPF_CORE_READ(f, f_inode);
+  if (!inode) return false;
+  if ((BPF_CORE_READ(inode, i_mode) & S_IFMT_) != S_IFREG_) return false;
+  struct super_block *sb = BPF_CORE_READ(inode, i_sb);
+  struct block_device *bd = BPF_CORE_READ(sb, s_bdev);
+  if (!bd) return false;
+  struct gendisk *disk = BPF_CORE_READ(bd, bd_disk);
+  if (!disk) return false;
+  __u32 d = ((__u32)BPF_CORE_READ(disk, major) << 20) |
+            (__u32)BPF_CORE_READ(disk, first_minor);
+  __u32 part = BPF_CORE_READ(bd, bd_dev);
+  if (filter_dev && d != filter_dev) return false;
+  if (filter_bdev && part != filter_bdev) return false;
+  st->ino = BPF_CORE_READ(inode, i_ino);
+  st->s_dev = BPF_CORE_READ(sb, s_dev);
+  st->disk_dev = d;
+  st->part_dev = part;
+  return true;
+}
+
+/* Bytes asked by a vector of `n` iovecs at `iov` (user memory). */
+static __always_inline __u64 op_iov_bytes(const struct iovec *iov,
+                                          unsigned long n, __u8 *flags) {
+  if (n > BIOSNOOP_MAX_IOVECS) {
+    *flags |= BIOSNOOP_OPF_ASKED_PARTIAL;
+    n = BIOSNOOP_MAX_IOVECS;
+  }
+  __u64 total = 0;
+#pragma unroll
+  for (int i = 0; i < BIOSNOOP_MAX_IOVECS; i++) {
+    if (i >= n) break;
+    struct iovec v;
+    if (bpf_probe_read_user(&v, sizeof(v), iov + i)) {
+      *flags |= BIOSNOOP_OPF_ASKED_PARTIAL;
+      break;
+    }
+    total += v.iov_len;
+  }
+  return total;
+}
+
+/* A new call's state in this CPU's scratch, for the current thread and
+ * `f`; NULL when the file or the thread is not followed. */
+static __always_inline struct biosnoop_op_state *op_begin(
+    struct task_struct *task, struct file *f, __u8 call, __u64 now) {
+  __u32 zero = 0;
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&op_scratch, &zero);
+  if (!st) return NULL;
+  __builtin_memset(st, 0, sizeof(*st));
+  if (!op_file_wanted(f, st)) return NULL;
+  st->op_id = __sync_fetch_and_add(&last_op_id, 1) + 1;
+  st->start_ns = now;
+  st->last_change = now;
+  st->call = call;
+  st->file = (__u64)f;
+  st->pid = task->tgid;
+  st->tid = task->pid;
+  __u64 *dst = (__u64 *)st->comm;
+  dst[0] = *(__u64 *)&task->comm[0];
+  dst[1] = *(__u64 *)&task->comm[8];
+  st->cgroup_id = bpf_get_current_cgroup_id();
+  st->offset = BIOSNOOP_OFFSET_NONE;
+  return st;
+}
+
+static __always_inline void op_store(__u64 key,
+                                     struct biosnoop_op_state *st) {
+  if (bpf_map_update_elem(&ops, &key, st, BPF_ANY)) {
+    count(BIOSNOOP_CTR_OPS_UNTRACKED);
+    return;
+  }
+  count(BIOSNOOP_CTR_OPS_STARTED);
+}
+
+/* sys_enter of a followed call. */
+static __always_inline int op_enter(struct pt_regs *regs, __u8 call) {
+  struct task_struct *task = bpf_get_current_task_btf();
+  if (!op_task_wanted(task)) return 0;
+  int fd = (int)PT_REGS_PARM1_SYSCALL(regs);
+  struct file *f = op_fd_file(task, fd);
+  if (!f) return 0;
+  struct biosnoop_op_state *st =
+      op_begin(task, f, call, bpf_ktime_get_ns());
+  if (!st) return 0;
+  st->fd = fd;
+  __u64 arg2 = PT_REGS_PARM2_SYSCALL(regs);
+  __u64 arg3 = PT_REGS_PARM3_SYSCALL(regs);
+  switch (call) {
+    case BIOSNOOP_CALL_READ:
+    case BIOSNOOP_CALL_WRITE:
+      st->offset = BPF_CORE_READ(f, f_pos);
+      st->bytes_requested = arg3;
+      break;
+    case BIOSNOOP_CALL_PREAD64:
+    case BIOSNOOP_CALL_PWRITE64:
+      st->offset = PT_REGS_PARM4_SYSCALL(regs);
+      st->bytes_requested = arg3;
+      break;
+    case BIOSNOOP_CALL_READV:
+    case BIOSNOOP_CALL_WRITEV:
+      st->offset = BPF_CORE_READ(f, f_pos);
+      st->bytes_requested =
+          op_iov_bytes((const struct iovec *)arg2, arg3, &st->flags);
+      break;
+    case BIOSNOOP_CALL_PREADV:
+    case BIOSNOOP_CALL_PWRITEV:
+      /* pos_l holds the whole offset on a 64-bit kernel; preadv2 and
+       * pwritev2 (followed as these) take -1 for the file position. */
+      st->offset = PT_REGS_PARM4_SYSCALL(regs);
+      if (st->offset == ~0ULL) st->offset = BPF_CORE_READ(f, f_pos);
+      st->bytes_requested =
+          op_iov_bytes((const struct iovec *)arg2, arg3, &st->flags);
+      break;
+    case BIOSNOOP_CALL_SYNC_FILE_RANGE:
+      st->offset = arg2;
+      st->bytes_requested = arg3;
+      break;
+    default: /* fsync, fdatasync */
+      break;
+  }
+  op_store((__u32)task->pid, st);
+  return 0;
+}
+
+/* The call ends at `now` with result `ret`: its op record when it took
+ * at least op_min_ns.  `f`: its file if still known to be the call's
+ * (names are read from it), else NULL. */
+static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
+                                      __u64 now, struct file *f) {
+  op_segment(st, now);
+  if (now - st->start_ns < op_min_ns) return;
+  __u32 zero = 0;
+  struct biosnoop_op_buf *b = bpf_map_lookup_elem(&op_buf, &zero);
+  if (!b) return;
+  struct biosnoop_op_record *r = &b->rec;
+  r->abi_version = BIOSNOOP_ABI_VERSION;
+  r->kind = BIOSNOOP_REC_OP;
+  r->call = st->call;
+  r->flags = st->flags;
+  r->pad0 = 0;
+  r->op_id = st->op_id;
+  r->start_ns = st->start_ns;
+  r->end_ns = now;
+  r->result = ret;
+  r->offset = st->offset;
+  r->bytes_requested = st->bytes_requested;
+  r->pid = st->pid;
+  r->tid = st->tid;
+  __builtin_memcpy(r->comm, st->comm, sizeof(r->comm));
+  r->cgroup_id = st->cgroup_id;
+  r->disk_dev = st->disk_dev;
+  r->part_dev = st->part_dev;
+  __builtin_memcpy(r->block_devs, st->block_devs, sizeof(r->block_devs));
+  r->block_dev_count = st->block_dev_count;
+  r->dirty_known = st->dirty_known;
+  __builtin_memcpy(&r->block, &st->block, sizeof(r->block));
+  __builtin_memcpy(&r->writeback, &st->writeback, sizeof(r->writeback));
+  r->dirty_age_max_ns = st->dirty_age_max_ns;
+  r->dirty_age_min_ns = st->dirty_age_min_ns;
+  r->file.ino = st->ino;
+  r->file.dev = st->s_dev;
+  r->file.names_off = 0;
+  r->file.depth = 0;
+  r->file.flags = 0;
+  r->names_len = 0;
+  r->pad1 = 0;
+  if (f) {
+    attr_names_into(b->names, &r->names_len, &r->file,
+                    BPF_CORE_READ(f, f_path.dentry));
+    r->flags |= BIOSNOOP_OPF_NAMED;
+  }
+  __u32 names = r->names_len;
+  if (names > BIOSNOOP_NAMES_BYTES) names = BIOSNOOP_NAMES_BYTES;
+  r->names_len = names;
+  __u32 size = sizeof(*r) + names;
+  r->size = size;
+  if (bpf_ringbuf_output(&events, b, size, wakeup_flags(now))) {
+    count(BIOSNOOP_CTR_OPS_LOST);
+    return;
+  }
+  count(BIOSNOOP_CTR_OPS_EMITTED);
+}
+
+/* The syscall number of the call returning (sys_exit has no id argument
+ * that is the number on every architecture: it is in the registers). */
+static __always_inline long op_syscall_nr(struct pt_regs *regs) {
+#if defined(__TARGET_ARCH_x86)
+  return regs->orig_ax;
+#elif defined(__TARGET_ARCH_arm64)
+  return BPF_CORE_READ((struct user_pt_regs *)regs, regs[8]);
+#else
+  return -1;
+#endif
+}
+
+/* sys_exit of a followed call (or of io_uring_enter: its marker goes). */
+static __always_inline int op_exit(struct pt_regs *regs, long ret) {
+  long nr = op_syscall_nr(regs);
+  if ((unsigned long)nr >= BIOSNOOP_MAX_SYSCALL_NR) return 0;
+  __u8 call = syscall_calls[nr];
+  if (!call) return 0;
+  struct task_struct *task = bpf_get_current_task_btf();
+  __u64 key = (__u32)task->pid;
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
+  if (!st) return 0;
+  if (call != BIOSNOOP_CALL_IO_URING_ENTER && !st->marker &&
+      st->call == call) {
+    /* The descriptor names the call's file still, unless another thread
+     * closed or replaced it meanwhile. */
+    struct file *f = op_fd_file(task, st->fd);
+    if ((__u64)f != st->file) f = NULL;
+    op_finish(st, ret, bpf_ktime_get_ns(), f);
+  }
+  bpf_map_delete_elem(&ops, &key);
+  return 0;
+}
+
+/* A kernel address as a number (a pointer argument cannot be turned into
+ * one by the verifier's rules; a copy of it through the helper can). */
+static __always_inline __u64 op_addr(void *p) {
+  __u64 v = 0;
+  bpf_probe_read_kernel(&v, sizeof(v), &p);
+  return v;
+}
+
+/* The io_uring operation an opcode is, when followed. */
+static __always_inline __u8 op_uring_call(__u8 opcode) {
+  if (opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_READ) ||
+      opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_READV) ||
+      opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_READ_FIXED))
+    return BIOSNOOP_CALL_URING_READ;
+  if (opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_WRITE) ||
+      opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_WRITEV) ||
+      opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_WRITE_FIXED))
+    return BIOSNOOP_CALL_URING_WRITE;
+  if (opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_FSYNC))
+    return BIOSNOOP_CALL_URING_FSYNC;
+  return BIOSNOOP_CALL_NONE;
+}
+
+/* IOSQE_FIXED_FILE's bit, which REQ_F_FIXED_FILE keeps in req->flags. */
+#define OP_REQ_F_FIXED_FILE 1ULL
+
+/* io_uring_submit_req: a request of the current thread, before it is
+ * issued.  Its file is named by the descriptor in cqe.fd (io_init_req;
+ * req->file is assigned only at issue); fixed files (registered) are not
+ * followed. */
+static __always_inline int op_uring_submit(struct io_kiocb *req) {
+  __u8 call = op_uring_call(req->opcode);
+  if (!call) return 0;
+  if (req->flags & OP_REQ_F_FIXED_FILE) return 0;
+  struct task_struct *task = bpf_get_current_task_btf();
+  if (!op_task_wanted(task)) return 0;
+  struct file *f = op_fd_file(task, req->cqe.fd);
+  if (!f) return 0;
+  struct biosnoop_op_state *st =
+      op_begin(task, f, call, bpf_ktime_get_ns());
+  if (!st) return 0;
+  st->flags |= BIOSNOOP_OPF_URING;
+  st->fd = req->cqe.fd;
+  /* Read and write share struct io_rw, overlaid on the request's first
+   * bytes (io_kiocb_to_cmd), prepared from the SQE already. */
+  if (call != BIOSNOOP_CALL_URING_FSYNC) {
+    struct io_rw *rw = (struct io_rw *)req;
+    st->offset = BPF_CORE_READ(rw, kiocb.ki_pos);
+    __u32 len = BPF_CORE_READ(rw, len);
+    __u8 opcode = req->opcode;
+    if (opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_READV) ||
+        opcode == bpf_core_enum_value(enum io_uring_op, IORING_OP_WRITEV))
+      st->bytes_requested = op_iov_bytes(
+          (const struct iovec *)BPF_CORE_READ(rw, addr), len, &st->flags);
+    else
+      st->bytes_requested = len;
+  }
+  __u64 key = op_addr(req);
+  op_store(key, st);
+  /* The marker: this thread is issuing that request. */
+  st->marker = 1;
+  st->uring_key = key;
+  st->op_id = 0;
+  __u64 tid = (__u32)task->pid;
+  bpf_map_update_elem(&ops, &tid, st, BPF_ANY);
+  return 0;
+}
+
+/* io_uring_complete: the request's result is posted. */
+static __always_inline int op_uring_complete(void *req,
+                                             struct io_uring_cqe *cqe) {
+  __u64 key = op_addr(req);
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
+  if (!st) return 0;
+  /* The request holds its file until it is freed, after this. */
+  op_finish(st, cqe ? cqe->res : 0, bpf_ktime_get_ns(),
+            (struct file *)st->file);
+  bpf_map_delete_elem(&ops, &key);
+  return 0;
+}
+
+/* Submission of request `rq` (block_io_start), its entry `v` just filled:
+ * tie it to the call its thread is in. */
+static __always_inline void op_tag(struct biosnoop_inflight_val *v,
+                                   struct request *rq, __u64 now) {
+  __u64 key;
+  struct biosnoop_op_state *st = op_current(&key);
+  if (!st || st->marker) return;
+  v->op_id = st->op_id;
+  v->op_key = key;
+  __u8 cls = BIOSNOOP_OPCLASS_BLOCK;
+  if (op_call_is_sync(st->call) &&
+      (rq->cmd_flags & 0xff) == bpf_core_enum_value(enum req_op, REQ_OP_WRITE)) {
+    struct bio *bio = rq->bio;
+    struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
+    __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+    struct folio *folio = vecs ? attr_folio(BPF_CORE_READ(vecs + idx, bv_page))
+                               : NULL;
+    struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
+    if (inode && BPF_CORE_READ(inode, i_ino) == st->ino &&
+        BPF_CORE_READ(inode, i_sb, s_dev) == st->s_dev) {
+      cls = BIOSNOOP_OPCLASS_WRITEBACK;
+      /* How long its first page had been dirty, from the ledger. */
+      __u64 index = BPF_CORE_READ(folio, index);
+      __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
+      __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
+      struct biosnoop_ledger_entry *e =
+          ledger_enabled ? bpf_map_lookup_elem(&ledger, &slot) : NULL;
+      if (e && e->file == file && e->index == index) {
+        __u64 dirtied = e->who.dirtied_ns;
+        barrier();
+        if (e->file == file && e->index == index && dirtied <= now) {
+          __u64 age = now - dirtied;
+          if (age > st->dirty_age_max_ns) st->dirty_age_max_ns = age;
+          if (!st->dirty_known || age < st->dirty_age_min_ns)
+            st->dirty_age_min_ns = age;
+          st->dirty_known++;
+        }
+      }
+    }
+  }
+  v->op_class = cls;
+  if (cls == BIOSNOOP_OPCLASS_BLOCK) {
+    __u32 dev = v->dev;
+    __u32 n = st->block_dev_count;
+    bool seen = false;
+#pragma unroll
+    for (int i = 0; i < BIOSNOOP_OP_DISKS; i++)
+      if (i < n && st->block_devs[i] == dev) seen = true;
+    if (!seen) {
+      if (n < BIOSNOOP_OP_DISKS) st->block_devs[n & (BIOSNOOP_OP_DISKS - 1)] = dev;
+      st->block_dev_count = n + 1;
+    }
+  }
+  op_segment(st, now);
+  __sync_fetch_and_add(cls ? &st->n_wb : &st->n_block, 1);
+}
+
+static __always_inline void op_max(__u64 *m, __u64 v) {
+  if (v > *m) *m = v; /* two completions at once may keep the smaller */
+}
+
+/* Completion of a request tied to a call (v->op_id): into its layer. */
+static __always_inline void op_complete(const struct biosnoop_inflight_val *v,
+                                        __u64 now, __u64 device_ns,
+                                        __u64 queue_ns) {
+  __u64 key = v->op_key;
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
+  if (!st || st->marker || st->op_id != v->op_id) return;
+  op_segment(st, now);
+  __u64 *n = v->op_class ? &st->n_wb : &st->n_block;
+  if (*n) __sync_fetch_and_add(n, -1);
+  struct biosnoop_op_layer *l = v->op_class ? &st->writeback : &st->block;
+  __sync_fetch_and_add(&l->requests, 1);
+  __sync_fetch_and_add(&l->bytes, v->bytes);
+  if (queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
+    __sync_fetch_and_add(&l->queue_ns_sum, queue_ns);
+    op_max(&l->queue_ns_max, queue_ns);
+  }
+  __sync_fetch_and_add(&l->device_ns_sum, device_ns);
+  op_max(&l->device_ns_max, device_ns);
+}
+
+#endif /* BIOSNOOP_BPF_OPS_BPF_H_ */
