@@ -196,8 +196,7 @@ static __always_inline struct biosnoop_op_state *op_begin(
   return st;
 }
 
-static __always_inline void op_store(__u64 key,
-                                     struct biosnoop_op_state *st) {
+static __always_inline void op_store(__u64 key, struct biosnoop_op_state *st) {
   if (bpf_map_update_elem(&ops, &key, st, BPF_ANY)) {
     count(BIOSNOOP_CTR_OPS_UNTRACKED);
     return;
@@ -212,8 +211,7 @@ static __always_inline int op_enter(struct pt_regs *regs, __u8 call) {
   int fd = (int)PT_REGS_PARM1_SYSCALL(regs);
   struct file *f = op_fd_file(task, fd);
   if (!f) return 0;
-  struct biosnoop_op_state *st =
-      op_begin(task, f, call, bpf_ktime_get_ns());
+  struct biosnoop_op_state *st = op_begin(task, f, call, bpf_ktime_get_ns());
   if (!st) return 0;
   st->fd = fd;
   __u64 arg2 = PT_REGS_PARM2_SYSCALL(regs);
@@ -336,8 +334,7 @@ static __always_inline int op_exit(struct pt_regs *regs, long ret) {
   __u64 key = (__u32)task->pid;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st) return 0;
-  if (call != BIOSNOOP_CALL_IO_URING_ENTER && !st->marker &&
-      st->call == call) {
+  if (call != BIOSNOOP_CALL_IO_URING_ENTER && !st->marker && st->call == call) {
     /* The descriptor names the call's file still, unless another thread
      * closed or replaced it meanwhile. */
     struct file *f = op_fd_file(task, st->fd);
@@ -386,8 +383,7 @@ static __always_inline int op_uring_submit(struct io_kiocb *req) {
   if (!op_task_wanted(task)) return 0;
   struct file *f = op_fd_file(task, req->cqe.fd);
   if (!f) return 0;
-  struct biosnoop_op_state *st =
-      op_begin(task, f, call, bpf_ktime_get_ns());
+  struct biosnoop_op_state *st = op_begin(task, f, call, bpf_ktime_get_ns());
   if (!st) return 0;
   st->flags |= BIOSNOOP_OPF_URING;
   st->fd = req->cqe.fd;
@@ -440,12 +436,13 @@ static __always_inline void op_tag(struct biosnoop_inflight_val *v,
   v->op_key = key;
   __u8 cls = BIOSNOOP_OPCLASS_BLOCK;
   if (op_call_is_sync(st->call) &&
-      (rq->cmd_flags & 0xff) == bpf_core_enum_value(enum req_op, REQ_OP_WRITE)) {
+      (rq->cmd_flags & 0xff) ==
+          bpf_core_enum_value(enum req_op, REQ_OP_WRITE)) {
     struct bio *bio = rq->bio;
     struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
     __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
-    struct folio *folio = vecs ? attr_folio(BPF_CORE_READ(vecs + idx, bv_page))
-                               : NULL;
+    struct folio *folio =
+        vecs ? attr_folio(BPF_CORE_READ(vecs + idx, bv_page)) : NULL;
     struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
     if (inode && BPF_CORE_READ(inode, i_ino) == st->ino &&
         BPF_CORE_READ(inode, i_sb, s_dev) == st->s_dev) {
@@ -478,7 +475,8 @@ static __always_inline void op_tag(struct biosnoop_inflight_val *v,
     for (int i = 0; i < BIOSNOOP_OP_DISKS; i++)
       if (i < n && st->block_devs[i] == dev) seen = true;
     if (!seen) {
-      if (n < BIOSNOOP_OP_DISKS) st->block_devs[n & (BIOSNOOP_OP_DISKS - 1)] = dev;
+      if (n < BIOSNOOP_OP_DISKS)
+        st->block_devs[n & (BIOSNOOP_OP_DISKS - 1)] = dev;
       st->block_dev_count = n + 1;
     }
   }

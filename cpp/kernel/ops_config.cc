@@ -59,9 +59,8 @@ absl::Status ConfigureOps(const ProbeConfig& config, biosnoop_bpf* skel) {
       uint32_t major = 0, minor = 0;
       char colon = 0;
       if (!(dev_file >> major >> colon >> minor) || colon != ':') {
-        return absl::InvalidArgumentError(
-            absl::StrCat("partition ", config.partition,
-                         " has no device number in sysfs"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "partition ", config.partition, " has no device number in sysfs"));
       }
       skel->rodata->filter_bdev = (major << 20) | minor;
     }
