@@ -53,9 +53,7 @@ std::vector<json> OpsOf(const Biosnoop& b, const std::string& call,
   return out;
 }
 
-uint64_t U(const json& j, const char* key) {
-  return j.value(key, uint64_t{0});
-}
+uint64_t U(const json& j, const char* key) { return j.value(key, uint64_t{0}); }
 
 // What every op record must hold: its layers within its latency, other
 // the rest, and a unique op_id in its run.
@@ -181,9 +179,9 @@ TEST_F(OpsTest, BufferedWriteIsNamedByItsWritebackAndTheFsyncKnowsItsAge) {
   ASSERT_TRUE(low.WaitAttached()) << low.Stderr();
   ASSERT_TRUE(high.WaitAttached()) << high.Stderr();
   // The child's times, in memory it shares with the test.
-  auto* times = static_cast<uint64_t*>(mmap(nullptr, 4096,
-                                            PROT_READ | PROT_WRITE,
-                                            MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  auto* times =
+      static_cast<uint64_t*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(times, MAP_FAILED);
   const std::string data(32 << 10, 'd');
   const pid_t child = RunChildIn(nullptr, "", "ops-writer", [&] {
@@ -334,15 +332,14 @@ TEST_F(OpsTest, IoUringReadsThroughFioAreOpsWithTheirRequests) {
               disk.loop_name(), "--comm", "fio"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   constexpr int kIos = 8;
-  ASSERT_EQ(RunCommand({"fio", "--name=ring", "--filename=" + path,
-                        "--size=1M", "--rw=randread", "--bs=4k", "--direct=1",
-                        "--ioengine=io_uring", "--iodepth=4",
-                        absl::StrCat("--number_ios=", kIos),
-                        "--output=/dev/null"}),
-            0);
-  ASSERT_TRUE(b.WaitForRecords("op", kIos, [](const json& o) {
-    return o["call"] == "io_uring_read";
-  }));
+  ASSERT_EQ(
+      RunCommand({"fio", "--name=ring", "--filename=" + path, "--size=1M",
+                  "--rw=randread", "--bs=4k", "--direct=1",
+                  "--ioengine=io_uring", "--iodepth=4",
+                  absl::StrCat("--number_ios=", kIos), "--output=/dev/null"}),
+      0);
+  ASSERT_TRUE(b.WaitForRecords(
+      "op", kIos, [](const json& o) { return o["call"] == "io_uring_read"; }));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
   const std::vector<json> reads = OpsOf(b, "io_uring_read", "fio");
@@ -384,28 +381,32 @@ TEST_F(OpsTest, NoOpForPipesSocketsOtherDisksOrOtherProcesses) {
               tracked.loop_name(), "--comm", "ops-mine"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   char buf[4096];
-  ASSERT_GT(RunChildIn(nullptr, "", "ops-other", [&] {
-              const int fd = open(mine.c_str(), O_RDONLY);
-              return fd >= 0 && pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : 1;
-            }),
-            0);
-  ASSERT_GT(RunChildIn(nullptr, "", "ops-mine", [&] {
-              int p[2], s[2];
-              if (pipe(p) != 0) return 1;
-              if (write(p[1], "x", 1) != 1 || read(p[0], buf, 1) != 1) {
-                return 2;
-              }
-              if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0) return 3;
-              if (write(s[0], "y", 1) != 1 || read(s[1], buf, 1) != 1) {
-                return 4;
-              }
-              const int o = open(elsewhere.c_str(), O_RDONLY);
-              if (o < 0 || pread(o, buf, sizeof(buf), 0) <= 0) return 5;
-              fsync(o);
-              const int fd = open(mine.c_str(), O_RDONLY);
-              return fd >= 0 && pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : 6;
-            }),
-            0);
+  ASSERT_GT(
+      RunChildIn(nullptr, "", "ops-other",
+                 [&] {
+                   const int fd = open(mine.c_str(), O_RDONLY);
+                   return fd >= 0 && pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : 1;
+                 }),
+      0);
+  ASSERT_GT(
+      RunChildIn(nullptr, "", "ops-mine",
+                 [&] {
+                   int p[2], s[2];
+                   if (pipe(p) != 0) return 1;
+                   if (write(p[1], "x", 1) != 1 || read(p[0], buf, 1) != 1) {
+                     return 2;
+                   }
+                   if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0) return 3;
+                   if (write(s[0], "y", 1) != 1 || read(s[1], buf, 1) != 1) {
+                     return 4;
+                   }
+                   const int o = open(elsewhere.c_str(), O_RDONLY);
+                   if (o < 0 || pread(o, buf, sizeof(buf), 0) <= 0) return 5;
+                   fsync(o);
+                   const int fd = open(mine.c_str(), O_RDONLY);
+                   return fd >= 0 && pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : 6;
+                 }),
+      0);
   ASSERT_TRUE(b.WaitForRecords("op", 1));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 

@@ -51,7 +51,7 @@ inline long CachedPages(const std::string& path) {
 // write is the size of the page-cache folio it makes, on file systems with
 // large folios: 4 KiB writes dirty one ledger entry per page.)
 inline bool WriteFile(const std::string& path, size_t bytes, bool sync,
-               size_t chunk_size = 65536) {
+                      size_t chunk_size = 65536) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return false;
   const std::string chunk(chunk_size, 'x');
@@ -142,6 +142,5 @@ struct AlignedBuffer {
   char* get() const { return static_cast<char*>(p); }
   void* p = nullptr;
 };
-
 
 }  // namespace biosnoop::testing

@@ -22,6 +22,10 @@ fio_workload() {
         --ioengine=psync --fsync=64 --size=512M --numjobs=1
         --output-format=json)
       ;;
+    psync)
+      fio_common=(--name=bench --rw=randread --bs=4k --direct=1
+        --ioengine=psync --size=512M --numjobs=1 --output-format=json)
+      ;;
     *) return 1 ;;
   esac
 }
