@@ -463,7 +463,9 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   __u64 device_ns = now - issue_ns;
   __u64 queue_ns = submit_ns && submit_ns <= issue_ns ? issue_ns - submit_ns
                                                       : BIOSNOOP_QUEUE_UNKNOWN;
-  if (ops_enabled && v->op_id) op_complete(v, now, device_ns, queue_ns);
+  if (ops_enabled && !(v->op_id && op_complete(v, now, device_ns, queue_ns)) &&
+      sync_ops_active && v->op == BIOSNOOP_OP_WRITE)
+    op_waited(v, rq, now, device_ns, queue_ns);
   __u64 latency = device_ns;
   if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN) latency += queue_ns;
   if (!passes_filters(v, v->sector)) {

@@ -84,6 +84,9 @@ __u64 last_wakeup_ns = 0;
 __u64 overflow_entries = 0;
 /* The last op_id handed out (ops.bpf.h). */
 __u64 last_op_id = 0;
+/* fsync-family calls in progress that registered their file in
+ * `syncing` (ops.bpf.h): while 0, completions look no further. */
+__u64 sync_ops_active = 0;
 /* Never written: the initial value of a hist_overflow entry. */
 struct biosnoop_hist hist_zero = {};
 /* Only its address matters: requests are named relative to it (rq_id in
@@ -249,10 +252,11 @@ struct biosnoop_op_state {
   __u32 block_devs[BIOSNOOP_OP_DISKS];
   __u32 block_dev_count;
   __u32 dirty_known;
-  __u8 call;   /* enum biosnoop_call */
-  __u8 flags;  /* BIOSNOOP_OPF_* */
-  __u8 marker; /* 1: only uring_key is meaningful */
-  __u8 pad[5];
+  __u8 call;       /* enum biosnoop_call */
+  __u8 flags;      /* BIOSNOOP_OPF_* */
+  __u8 marker;     /* 1: only uring_key is meaningful */
+  __u8 registered; /* an fsync-family call with its file in `syncing` */
+  __u8 pad[4];
   struct biosnoop_op_layer block;
   struct biosnoop_op_layer writeback;
 };
@@ -266,6 +270,16 @@ struct {
   __type(key, __u64);
   __type(value, struct biosnoop_op_state);
 } ops SEC(".maps");
+
+/* The files fsync-family calls are syncing now: the ledger's key of the
+ * file (biosnoop_ledger_file) -> the call's key in `ops`.  A write the
+ * flusher submitted completes into the call that waits for it. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u64);
+  __type(value, __u64);
+} syncing SEC(".maps");
 
 /* Where a call's state is built before it goes into `ops`, per CPU. */
 struct {

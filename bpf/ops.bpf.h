@@ -15,7 +15,10 @@
  * the call's layer (op_complete).  A request of an fsync-family call that
  * carries the synced file's pages is writeback (the call forced dirty data
  * out; its first page's dirtying time comes from the ledger); any other is
- * the block layer's.  Waits: the time during which the call had at least
+ * the block layer's.  While an fsync-family call runs, its file is in
+ * `syncing`: a write of that file's pages that another thread (the
+ * flusher) submitted and that completes meanwhile is writeback the call
+ * waited for (op_waited).  Waits: the time during which the call had at least
  * one request in flight, block taking precedence over writeback, measured
  * by segments between changes of the in-flight counts (op_segment); each
  * segment is counted once (an atomic exchange of its start), even when two
@@ -197,11 +200,36 @@ static __always_inline struct biosnoop_op_state *op_begin(
 }
 
 static __always_inline void op_store(__u64 key, struct biosnoop_op_state *st) {
+  /* An fsync-family call's file goes in `syncing` first (marked in the
+   * state it stores), so that completions find the call through it. */
+  __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
+  if (op_call_is_sync(st->call) && !st->marker &&
+      bpf_map_update_elem(&syncing, &file, &key, BPF_ANY) == 0) {
+    st->registered = 1;
+    __sync_fetch_and_add(&sync_ops_active, 1);
+  }
   if (bpf_map_update_elem(&ops, &key, st, BPF_ANY)) {
     count(BIOSNOOP_CTR_OPS_UNTRACKED);
+    if (st->registered) {
+      bpf_map_delete_elem(&syncing, &file);
+      __sync_fetch_and_add(&sync_ops_active, -1);
+      st->registered = 0;
+    }
     return;
   }
   count(BIOSNOOP_CTR_OPS_STARTED);
+}
+
+/* The call under `key` is over: its file leaves `syncing` (unless a later
+ * call on the same file took its place). */
+static __always_inline void op_unregister(struct biosnoop_op_state *st,
+                                          __u64 key) {
+  if (!st->registered) return;
+  __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
+  __u64 *owner = bpf_map_lookup_elem(&syncing, &file);
+  if (owner && *owner == key) bpf_map_delete_elem(&syncing, &file);
+  __sync_fetch_and_add(&sync_ops_active, -1);
+  st->registered = 0;
 }
 
 /* sys_enter of a followed call. */
@@ -341,6 +369,7 @@ static __always_inline int op_exit(struct pt_regs *regs, long ret) {
     if ((__u64)f != st->file) f = NULL;
     op_finish(st, ret, bpf_ktime_get_ns(), f);
   }
+  op_unregister(st, key);
   bpf_map_delete_elem(&ops, &key);
   return 0;
 }
@@ -405,6 +434,7 @@ static __always_inline int op_uring_submit(struct io_kiocb *req) {
   op_store(key, st);
   /* The marker: this thread is issuing that request. */
   st->marker = 1;
+  st->registered = 0;
   st->uring_key = key;
   st->op_id = 0;
   __u64 tid = (__u32)task->pid;
@@ -421,8 +451,39 @@ static __always_inline int op_uring_complete(void *req,
   /* The request holds its file until it is freed, after this. */
   op_finish(st, cqe ? cqe->res : 0, bpf_ktime_get_ns(),
             (struct file *)st->file);
+  op_unregister(st, key);
   bpf_map_delete_elem(&ops, &key);
   return 0;
+}
+
+/* How long the first page `folio` of a writeback request of the call,
+ * submitted at `submitted`, had been dirty: from the ledger. */
+static __always_inline void op_dirty_age(struct biosnoop_op_state *st,
+                                         struct folio *folio, __u64 submitted) {
+  if (!ledger_enabled) return;
+  __u64 index = BPF_CORE_READ(folio, index);
+  __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
+  __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
+  struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
+  if (!e || e->file != file || e->index != index) return;
+  __u64 dirtied = e->who.dirtied_ns;
+  barrier();
+  if (e->file != file || e->index != index || dirtied > submitted) return;
+  __u64 age = submitted - dirtied;
+  if (age > st->dirty_age_max_ns) st->dirty_age_max_ns = age;
+  if (!st->dirty_known || age < st->dirty_age_min_ns)
+    st->dirty_age_min_ns = age;
+  st->dirty_known++;
+}
+
+/* The first page's folio of a request's first bio; NULL when none. */
+static __always_inline struct folio *op_first_folio(struct request *rq) {
+  struct bio *bio = rq->bio;
+  if (!bio) return NULL;
+  struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
+  if (!vecs) return NULL;
+  __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+  return attr_folio(BPF_CORE_READ(vecs + idx, bv_page));
 }
 
 /* Submission of request `rq` (block_io_start), its entry `v` just filled:
@@ -447,23 +508,7 @@ static __always_inline void op_tag(struct biosnoop_inflight_val *v,
     if (inode && BPF_CORE_READ(inode, i_ino) == st->ino &&
         BPF_CORE_READ(inode, i_sb, s_dev) == st->s_dev) {
       cls = BIOSNOOP_OPCLASS_WRITEBACK;
-      /* How long its first page had been dirty, from the ledger. */
-      __u64 index = BPF_CORE_READ(folio, index);
-      __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
-      __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
-      struct biosnoop_ledger_entry *e =
-          ledger_enabled ? bpf_map_lookup_elem(&ledger, &slot) : NULL;
-      if (e && e->file == file && e->index == index) {
-        __u64 dirtied = e->who.dirtied_ns;
-        barrier();
-        if (e->file == file && e->index == index && dirtied <= now) {
-          __u64 age = now - dirtied;
-          if (age > st->dirty_age_max_ns) st->dirty_age_max_ns = age;
-          if (!st->dirty_known || age < st->dirty_age_min_ns)
-            st->dirty_age_min_ns = age;
-          st->dirty_known++;
-        }
-      }
+      op_dirty_age(st, folio, now);
     }
   }
   v->op_class = cls;
@@ -488,13 +533,16 @@ static __always_inline void op_max(__u64 *m, __u64 v) {
   if (v > *m) *m = v; /* two completions at once may keep the smaller */
 }
 
-/* Completion of a request tied to a call (v->op_id): into its layer. */
-static __always_inline void op_complete(const struct biosnoop_inflight_val *v,
+/* Completion of a request tied to a call (v->op_id): into its layer.
+ * False when the call has returned already (an asynchronous write-out,
+ * sync_file_range's): then it is like the flusher's for the calls that
+ * wait for it (op_waited). */
+static __always_inline bool op_complete(const struct biosnoop_inflight_val *v,
                                         __u64 now, __u64 device_ns,
                                         __u64 queue_ns) {
   __u64 key = v->op_key;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
-  if (!st || st->marker || st->op_id != v->op_id) return;
+  if (!st || st->marker || st->op_id != v->op_id) return false;
   op_segment(st, now);
   __u64 *n = v->op_class ? &st->n_wb : &st->n_block;
   if (*n) __sync_fetch_and_add(n, -1);
@@ -507,6 +555,48 @@ static __always_inline void op_complete(const struct biosnoop_inflight_val *v,
   }
   __sync_fetch_and_add(&l->device_ns_sum, device_ns);
   op_max(&l->device_ns_max, device_ns);
+  return true;
+}
+
+/* Completion of a write `rq` no running call submitted (the flusher's, or
+ * a call's that returned) while fsync-family calls run: when it carries the
+ * pages of a file one of them syncs, that call waited for it.  Its wait: from
+ * its submission (or the last change the call saw, if later) to now, unless the
+ * call's own block requests were in flight then. */
+static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
+                                      struct request *rq, __u64 now,
+                                      __u64 device_ns, __u64 queue_ns) {
+  struct folio *folio = op_first_folio(rq);
+  struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
+  if (!inode) return;
+  __u64 file = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
+                                    BPF_CORE_READ(inode, i_sb, s_dev));
+  __u64 *key = bpf_map_lookup_elem(&syncing, &file);
+  if (!key) return;
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, key);
+  if (!st || st->marker || biosnoop_ledger_file(st->ino, st->s_dev) != file)
+    return;
+  __u64 prev = __sync_lock_test_and_set(&st->last_change, now);
+  if (now > prev) {
+    if (st->n_block) {
+      __sync_fetch_and_add(&st->block.wait_ns, now - prev);
+    } else if (st->n_wb) {
+      __sync_fetch_and_add(&st->writeback.wait_ns, now - prev);
+    } else {
+      __u64 from = v->submit_ns > prev ? v->submit_ns : prev;
+      if (now > from) __sync_fetch_and_add(&st->writeback.wait_ns, now - from);
+    }
+  }
+  struct biosnoop_op_layer *l = &st->writeback;
+  __sync_fetch_and_add(&l->requests, 1);
+  __sync_fetch_and_add(&l->bytes, v->bytes);
+  if (queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
+    __sync_fetch_and_add(&l->queue_ns_sum, queue_ns);
+    op_max(&l->queue_ns_max, queue_ns);
+  }
+  __sync_fetch_and_add(&l->device_ns_sum, device_ns);
+  op_max(&l->device_ns_max, device_ns);
+  if (v->submit_ns) op_dirty_age(st, folio, v->submit_ns);
 }
 
 #endif /* BIOSNOOP_BPF_OPS_BPF_H_ */
