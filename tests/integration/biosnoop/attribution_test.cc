@@ -51,18 +51,6 @@ int64_t RealtimeNowNs() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-// "2026-11-21T05:55:28.541246942Z" in ns since the epoch; -1 if malformed.
-int64_t ParseRfc3339Ns(const std::string& s) {
-  struct tm tm = {};
-  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (rest == nullptr || *rest != '.' || s.size() < 2 || s.back() != 'Z') {
-    return -1;
-  }
-  const std::string frac(rest + 1, s.c_str() + s.size() - 1);
-  if (frac.size() != 9) return -1;
-  return int64_t{timegm(&tm)} * 1'000'000'000 + std::stoll(frac);
-}
-
 // Sectors [begin, end) of the whole disk.
 struct Range {
   uint64_t begin = 0;

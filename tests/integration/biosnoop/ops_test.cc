@@ -245,6 +245,66 @@ TEST_F(OpsTest, BufferedWriteIsNamedByItsWritebackAndTheFsyncKnowsItsAge) {
   ExpectConsistent(high);
 }
 
+// An fsync that finds its file's pages already under writeback (started
+// by sync_file_range, which returns once they are submitted) waits for
+// them: those writes are its writeback, though it did not submit them;
+// they carry the op_id of the call that did.
+TEST_F(OpsTest, FsyncCountsTheWritebackItWaitedForButDidNotSubmit) {
+  SlowDisk disk({.size_mib = 64});
+  ASSERT_TRUE(disk.ok()) << disk.error();
+  Ext4 fs(disk.loop_path());
+  ASSERT_TRUE(fs.ok()) << fs.error();
+  const std::string path = fs.Path("data");
+  ASSERT_TRUE(WriteFile(path, 256 << 10, true));
+  ASSERT_TRUE(disk.Set("write_delay_ms=200").ok());
+
+  Biosnoop b({"--ops", "--min-us", "0", "-d", disk.loop_name(), "--comm",
+              "ops-waiter"});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  const std::string data(128 << 10, 's');
+  ASSERT_GT(
+      RunChildIn(nullptr, "", "ops-waiter",
+                 [&] {
+                   const int fd = open(path.c_str(), O_WRONLY);
+                   if (fd < 0) return 1;
+                   if (pwrite(fd, data.data(), data.size(), 0) !=
+                       ssize_t(data.size())) {
+                     return 2;
+                   }
+                   if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) != 0) {
+                     return 3;
+                   }
+                   return fsync(fd) == 0 && close(fd) == 0 ? 0 : 4;
+                 }),
+      0);
+  ASSERT_TRUE(b.WaitForRecords("op", 1, [](const json& o) {
+    return o["call"] == "fsync" && o["comm"] == "ops-waiter";
+  }));
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+
+  const std::vector<json> ranges = OpsOf(b, "sync_file_range", "ops-waiter");
+  const std::vector<json> fsyncs = OpsOf(b, "fsync", "ops-waiter");
+  ASSERT_EQ(ranges.size(), 1u) << b.Stdout();
+  ASSERT_EQ(fsyncs.size(), 1u) << b.Stdout();
+  const json& f = fsyncs[0];
+  SCOPED_TRACE(f.dump());
+  // The writes sync_file_range submitted and the fsync saw complete.
+  const std::vector<json> submitted =
+      EventsOf(b.Events(), U(ranges[0], "op_id"));
+  ASSERT_FALSE(submitted.empty()) << b.Stdout();
+  size_t during = 0;
+  for (const json& e : submitted) {
+    if (e["op"] == "write" &&
+        ParseRfc3339Ns(e["timestamp"]) > ParseRfc3339Ns(f["start_time"])) {
+      ++during;
+    }
+  }
+  EXPECT_GE(during, 1u) << "the writes ended before the fsync began";
+  EXPECT_EQ(U(f["writeback"], "requests"), during);
+  EXPECT_GT(U(f["writeback"], "wait_us"), 0u);
+  ExpectConsistent(b);
+}
+
 // A direct pread of the slow disk: the op's total is at least its one
 // request's device time, both at least the delay.  A pread of cached
 // data: an op with no request at all.

@@ -477,4 +477,24 @@ std::vector<nlohmann::json> EventsOfPid(const std::vector<nlohmann::json>& all,
   return out;
 }
 
+// "2026-11-21T05:55:28.541246942Z" in ns since the epoch; -1 if malformed.
+// The fraction may have 0 to 9 digits (protobuf's JSON writes 0, 3, 6 or 9).
+int64_t ParseRfc3339Ns(const std::string& s) {
+  struct tm tm = {};
+  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (rest == nullptr || s.size() < 2 || s.back() != 'Z') return -1;
+  std::string frac;
+  if (*rest == '.') {
+    frac.assign(rest + 1, s.c_str() + s.size() - 1);
+  } else if (rest != s.c_str() + s.size() - 1) {
+    return -1;
+  }
+  if (frac.size() > 9 ||
+      frac.find_first_not_of("0123456789") != std::string::npos) {
+    return -1;
+  }
+  frac.resize(9, '0');
+  return int64_t{timegm(&tm)} * 1'000'000'000 + std::stoll(frac);
+}
+
 }  // namespace biosnoop::testing

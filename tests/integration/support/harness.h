@@ -138,6 +138,9 @@ struct Workload {
 
 // dd with O_DIRECT: count requests of bs bytes from/to dev at offset skip
 // blocks.  read: if=dev of=/dev/null iflag=direct; else of=dev oflag=direct.
+// "2026-11-21T05:55:28.541246942Z" in ns since the epoch; -1 if malformed.
+int64_t ParseRfc3339Ns(const std::string& s);
+
 // key=value pairs of the "biosnoop: completions=..." summary line in a
 // biosnoop's stderr text.
 std::map<std::string, double> ParseSummary(absl::string_view stderr_text);
