@@ -362,12 +362,15 @@ static __always_inline int op_exit(struct pt_regs *regs, long ret) {
   __u64 key = (__u32)task->pid;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st) return 0;
-  if (call != BIOSNOOP_CALL_IO_URING_ENTER && !st->marker && st->call == call) {
+  __u64 now = bpf_ktime_get_ns();
+  /* A fast call (the common case) ends here, its file not looked up. */
+  if (call != BIOSNOOP_CALL_IO_URING_ENTER && !st->marker && st->call == call &&
+      now - st->start_ns >= op_min_ns) {
     /* The descriptor names the call's file still, unless another thread
      * closed or replaced it meanwhile. */
     struct file *f = op_fd_file(task, st->fd);
     if ((__u64)f != st->file) f = NULL;
-    op_finish(st, ret, bpf_ktime_get_ns(), f);
+    op_finish(st, ret, now, f);
   }
   op_unregister(st, key);
   bpf_map_delete_elem(&ops, &key);
