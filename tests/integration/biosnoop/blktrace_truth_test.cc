@@ -76,8 +76,7 @@ struct Trace {
 // Follows each request from G through D to C.  At most one request of a
 // given sector and op is in flight at a time in this workload, so the
 // pending G and D of a key are queues.
-Trace FollowRequests(const std::string& text, unsigned major,
-                     unsigned minor) {
+Trace FollowRequests(const std::string& text, unsigned major, unsigned minor) {
   Trace t;
   std::map<Key, std::vector<uint64_t>> got;  // G stamps not yet issued
   std::map<Key, std::vector<std::pair<uint64_t, uint64_t>>> issued;  // G, D
@@ -132,8 +131,8 @@ int64_t WallNs(const std::string& stamp) {
   std::tm tm = {};
   char frac[10] = {};
   if (std::sscanf(stamp.c_str(), "%d-%d-%dT%d:%d:%d.%9[0-9]Z", &tm.tm_year,
-                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                  &tm.tm_sec, frac) != 7) {
+                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+                  frac) != 7) {
     return 0;
   }
   tm.tm_year -= 1900;
@@ -175,10 +174,10 @@ struct Deviation {
 };
 
 // The slow disk's requests at queue depth 8: fio's random reads and writes
-// of 4, 16 and 64 KiB (so the request sizes vary), direct, through each
-// scheduler (with none a plug issues directly; mq-deadline inserts and
-// dispatches later; bfq may hold a queue back to idle for it, so requests
-// wait in it for milliseconds and queue times are not all near zero).
+// of 4, 16 and 64 KiB (so the request sizes vary, and some merge), direct,
+// through each scheduler: with none a plug issues directly; mq-deadline
+// and kyber insert (I) and dispatch later; bfq and mq-deadline hold the
+// idle I/O class's requests back, so queue times are not all near zero.
 class BlktraceTruth : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
@@ -203,7 +202,8 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
     uint64_t reads = 1, writes = 1;
     in >> reads >> writes;
     return reads == 0 && writes == 0;
-  })) << "requests still in flight on " << name;
+  })) << "requests still in flight on "
+      << name;
   unsigned major = 0, minor = 0;
   char colon = 0;
   std::istringstream(ReadFile("/sys/block/" + name + "/dev")) >> major >>
@@ -217,11 +217,15 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   {
     BlkTrace blk(name, 16384);
     ASSERT_TRUE(blk.ok()) << blk.error();
+    // Two jobs of depth 4 on two regions, 8 requests at most at the
+    // device: one best-effort, one of the idle I/O class, which bfq and
+    // mq-deadline hold back while the other has requests (hundreds of ms
+    // of queue time), and none and kyber do not.
     std::optional<std::string> out = CommandOutput(
-        {"fio", "--output-format=json", "--name=truth",
-         "--filename=" + disk.loop_path(), "--rw=randrw", "--rwmixread=50",
-         "--bssplit=4k/50:16k/30:64k/20", "--direct=1", "--ioengine=libaio",
-         "--iodepth=8", "--size=8m"});
+        {"fio", "--output-format=json", "--filename=" + disk.loop_path(),
+         "--rw=randrw", "--rwmixread=50", "--bssplit=4k/50:16k/30:64k/20",
+         "--direct=1", "--ioengine=libaio", "--iodepth=4", "--size=4m",
+         "--name=busy", "--name=idle", "--prioclass=3", "--offset=32m"});
     ASSERT_TRUE(out.has_value()) << "fio failed";
     const json fio = json::parse(*out);
     for (const json& job : fio["jobs"]) {
@@ -236,8 +240,8 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   ASSERT_EQ(trace_lost, 0u) << "the blk trace overflowed its buffer";
   const Trace t = FollowRequests(text, major, minor);
   ASSERT_GT(t.completions, 0u) << text.substr(0, 4000);
-  EXPECT_TRUE(t.odd.empty()) << t.odd.size() << " odd lines, first: "
-                             << t.odd.front();
+  EXPECT_TRUE(t.odd.empty())
+      << t.odd.size() << " odd lines, first: " << t.odd.front();
   // The trace against fio's own count: every byte fio moved was completed
   // in the trace (requests may have merged, so bytes, not requests).
   EXPECT_EQ(t.read_bytes, fio_read_bytes);
@@ -247,8 +251,8 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   std::map<Key, std::vector<json>> events;
   for (const json& e : b.Events()) {
-    events[{e["sector"].get<uint64_t>(), e["op"].get<std::string>()}]
-        .push_back(e);
+    events[{e["sector"].get<uint64_t>(), e["op"].get<std::string>()}].push_back(
+        e);
   }
   // The same completion order as the trace's within a key.
   for (auto& [key, list] : events) {
@@ -268,6 +272,8 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   const int64_t offset_ns = RealtimeMinusMonotonicNs();
   Deviation device, queue_time, completion, issue;
   size_t matched = 0, no_queue = 0, missing = 0, extra = 0;
+  int64_t longest_queue = 0;  // of the trace's G->D, us
+  int64_t deepest = 0;        // biosnoop's queue_depth
   std::set<Key> keys;
   for (const auto& [key, list] : t.requests) keys.insert(key);
   for (const auto& [key, list] : events) keys.insert(key);
@@ -292,6 +298,7 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
       const TracedRequest& r = traced->second[i];
       const json& e = logged->second[i];
       ++matched;
+      deepest = std::max(deepest, e["queue_depth"].get<int64_t>());
       EXPECT_EQ(e["bytes"].get<uint64_t>(), r.bytes) << e.dump();
       EXPECT_EQ(e["rwbs"], r.rwbs) << e.dump();
       const uint32_t delay_ms = r.op == "read" ? kReadDelayMs : kWriteDelayMs;
@@ -319,6 +326,7 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
           static_cast<int64_t>(r.issue_ns - r.got_ns) / 1000;
       const int64_t q = e["queue_us"].get<int64_t>() - kernel_queue;
       queue_time.Add(q, e);
+      longest_queue = std::max(longest_queue, kernel_queue);
       EXPECT_LE(std::abs(q), kToleranceUs)
           << "queue time " << e["queue_us"] << " us, the blk trace's G->D "
           << kernel_queue << " us: " << e.dump();
@@ -335,23 +343,22 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
             << "[ truth    ] device_us - (C - D): " << device.Say()
             << "; worst " << device.worst << "\n"
             << "[ truth    ] C - biosnoop's completion stamp: "
-            << completion.Say() << "; D - biosnoop's issue stamp: "
-            << issue.Say() << "\n"
+            << completion.Say()
+            << "; D - biosnoop's issue stamp: " << issue.Say() << "\n"
             << "[ truth    ] queue_us - (D - G): " << queue_time.Say() << " ("
-            << no_queue << " without both); worst " << queue_time.worst
-            << std::endl;
+            << no_queue << " without both; the longest G->D " << longest_queue
+            << " us); worst " << queue_time.worst << std::endl;
   EXPECT_EQ(no_queue, 0u) << "requests with no G or no queue_us";
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, BlktraceTruth,
-                         ::testing::Values("none", "mq-deadline", "bfq"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           name.erase(std::remove(name.begin(), name.end(),
-                                                  '-'),
-                                      name.end());
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Schedulers, BlktraceTruth,
+    ::testing::Values("none", "mq-deadline", "bfq", "kyber"),
+    [](const auto& info) {
+      std::string name = info.param;
+      name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+      return name;
+    });
 
 }  // namespace
 }  // namespace biosnoop::testing
