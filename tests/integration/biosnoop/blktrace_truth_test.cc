@@ -125,6 +125,14 @@ Trace FollowRequests(const std::string& text, unsigned major, unsigned minor) {
   return t;
 }
 
+// No request of the disk's in flight (its sysfs inflight counts).
+bool DiskIdle(const std::string& disk) {
+  std::istringstream in(ReadFile("/sys/block/" + disk + "/inflight"));
+  uint64_t reads = 1, writes = 1;
+  in >> reads >> writes;
+  return reads == 0 && writes == 0;
+}
+
 // An event's RFC 3339 timestamp ("2026-11-25T18:42:23.087164643Z") in ns
 // since the epoch; 0 when it is not one.
 int64_t WallNs(const std::string& stamp) {
@@ -156,11 +164,13 @@ struct Deviation {
   int64_t max_abs = 0;
   int64_t sum = 0;  // of the signed differences, for the mean
   size_t n = 0;
-  std::string worst;  // the event with the largest one
+  std::string worst;  // the request with the largest one
   void Add(int64_t d, const json& e) {
     if (std::abs(d) >= max_abs) {
       max_abs = std::abs(d);
-      worst = e.dump();
+      worst = e["op"].get<std::string>() + " of " +
+              std::to_string(e["bytes"].get<uint64_t>()) + " bytes at " +
+              std::to_string(e["sector"].get<uint64_t>());
     }
     sum += d;
     ++n;
@@ -197,26 +207,29 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   // Nothing but the workload on the disk from here: udev's probe of the
   // new loop device is done, nothing is in flight.
   RunCommand({"udevadm", "settle", "--timeout=30"});
-  ASSERT_TRUE(WaitUntil([&] {
-    std::istringstream in(ReadFile("/sys/block/" + name + "/inflight"));
-    uint64_t reads = 1, writes = 1;
-    in >> reads >> writes;
-    return reads == 0 && writes == 0;
-  })) << "requests still in flight on "
-      << name;
+  ASSERT_TRUE(WaitUntil([&] { return DiskIdle(name); }))
+      << "requests still in flight on " << name;
   unsigned major = 0, minor = 0;
   char colon = 0;
   std::istringstream(ReadFile("/sys/block/" + name + "/dev")) >> major >>
       colon >> minor;
 
+  // The blk tracer first: its probes then run before biosnoop's on each
+  // tracepoint, so its stamps are not taken after biosnoop's programs have
+  // run (on block_rq_complete, biosnoop's program with its output took a
+  // few us on average and, now and then, over 100 us before the blk
+  // tracer's C: BENCHMARKS.md, "What was tried", 2026-11-25).
+  BlkTrace blk(name, 16384);
+  ASSERT_TRUE(blk.ok()) << blk.error();
   Biosnoop b({"--min-us", "0", "-d", name});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  ASSERT_TRUE(WaitUntil([&] { return DiskIdle(name); }))
+      << "requests in flight on " << name;
+  ASSERT_TRUE(blk.Clear());  // anything before biosnoop attached
   std::string text;
   uint64_t trace_lost = 0;
   uint64_t fio_read_bytes = 0, fio_write_bytes = 0;
   {
-    BlkTrace blk(name, 16384);
-    ASSERT_TRUE(blk.ok()) << blk.error();
     // Two jobs of depth 4 on two regions, 8 requests at most at the
     // device: one best-effort, one of the idle I/O class, which bfq and
     // mq-deadline hold back while the other has requests (hundreds of ms
@@ -236,7 +249,7 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
     // blk tracer writes C as it completes: the trace is whole now.
     text = blk.trace();
     trace_lost = blk.Lost();
-  }  // the tracer is put back as it was
+  }
   ASSERT_EQ(trace_lost, 0u) << "the blk trace overflowed its buffer";
   const Trace t = FollowRequests(text, major, minor);
   ASSERT_GT(t.completions, 0u) << text.substr(0, 4000);
@@ -338,8 +351,9 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   // What a reader of the CI log (and BENCHMARKS.md) wants to see.
   std::cout << "[ truth    ] " << scheduler << ": " << t.completions
             << " completions in the blk trace, " << matched
-            << " matched by sector and op, " << missing << " without an event, "
-            << extra << " events without a completion\n"
+            << " matched by sector and op (queue depth up to " << deepest
+            << "), " << missing << " without an event, " << extra
+            << " events without a completion\n"
             << "[ truth    ] device_us - (C - D): " << device.Say()
             << "; worst " << device.worst << "\n"
             << "[ truth    ] C - biosnoop's completion stamp: "
