@@ -365,6 +365,42 @@ TEST_P(BlktraceTruth, EveryCompletionMatchesTheKernelsBlktrace) {
   EXPECT_EQ(no_queue, 0u) << "requests with no G or no queue_us";
 }
 
+// The blk tracer's lines as this kernel prints them; a comm may hold
+// spaces and brackets, and lines without a sector are not requests.
+TEST(BlkTraceParse, ReadsTheTracersLines) {
+  BlkAction a;
+  ASSERT_TRUE(BlkTrace::Parse(
+      "             fio-28980   [001] d..1. 20194.760387:   7,0    D  WS 56 "
+      "+ 8 [fio]",
+      &a));
+  EXPECT_EQ(a.ts_ns, 20194760387000u);
+  EXPECT_EQ(a.major, 7u);
+  EXPECT_EQ(a.minor, 0u);
+  EXPECT_EQ(a.action, 'D');
+  EXPECT_EQ(a.rwbs, "WS");
+  EXPECT_EQ(a.sector, 56u);
+  EXPECT_EQ(a.sectors, 8u);
+  ASSERT_TRUE(BlkTrace::Parse(
+      " my 1.5: 7,3 [x]-77 [000] d.s1. 3.000001:   259,12  C  FWFS 1 + 128 "
+      "[0]",
+      &a));
+  EXPECT_EQ(a.ts_ns, 3000001000u);
+  EXPECT_EQ(a.major, 259u);
+  EXPECT_EQ(a.minor, 12u);
+  EXPECT_EQ(a.action, 'C');
+  EXPECT_EQ(a.rwbs, "FWFS");
+  EXPECT_EQ(a.sectors, 128u);
+  EXPECT_FALSE(BlkTrace::Parse(
+      "             fio-28980   [001] d..1. 20194.760384:   7,0    P   N "
+      "[fio]",
+      &a));
+  EXPECT_FALSE(BlkTrace::Parse("# tracer: blk", &a));
+  EXPECT_EQ(OpOf("RA"), "read");
+  EXPECT_EQ(OpOf("FWFS"), "write");
+  EXPECT_EQ(OpOf("FN"), "");
+  EXPECT_EQ(OpOf("DS"), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Schedulers, BlktraceTruth,
     ::testing::Values("none", "mq-deadline", "bfq", "kyber"),

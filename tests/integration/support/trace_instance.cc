@@ -228,7 +228,7 @@ bool BlkTrace::Parse(const std::string& line, BlkAction* out) {
     }
     if (t[i + 2].size() != 1 || !AllDigits(t[i + 4]) || t[i + 5] != "+" ||
         !AllDigits(t[i + 6])) {
-      return false;
+      continue;  // a comm that looks like the two, or a line with no sector
     }
     std::string frac = ts.substr(dot + 1, ts.size() - dot - 2);
     frac.resize(9, '0');
