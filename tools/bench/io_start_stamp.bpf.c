@@ -25,10 +25,10 @@ const volatile __u32 target_dev = 0;
 /* One completed request (io_start_stamp.cc prints it). */
 struct stamp {
   __u64 sector;
-  __u64 start_ns;     /* rq->start_time_ns: the request's allocation */
-  __u64 issue_ns;     /* bpf_ktime_get_ns() at block_rq_issue */
-  __u64 io_start_ns;  /* rq->io_start_time_ns; 0 when not set */
-  __u64 complete_ns;  /* bpf_ktime_get_ns() at block_rq_complete */
+  __u64 start_ns;    /* rq->start_time_ns: the request's allocation */
+  __u64 issue_ns;    /* bpf_ktime_get_ns() at block_rq_issue */
+  __u64 io_start_ns; /* rq->io_start_time_ns; 0 when not set */
+  __u64 complete_ns; /* bpf_ktime_get_ns() at block_rq_complete */
   __u32 bytes;
   __u32 op; /* REQ_OP_*: 0 read, 1 write */
 };
@@ -48,8 +48,7 @@ struct {
 static __always_inline bool wanted(struct request *rq) {
   struct gendisk *disk = rq->q->disk;
   if (!disk) return false;
-  return (((__u32)disk->major << 20) | (__u32)disk->first_minor) ==
-         target_dev;
+  return (((__u32)disk->major << 20) | (__u32)disk->first_minor) == target_dev;
 }
 
 SEC("tp_btf/block_rq_issue")

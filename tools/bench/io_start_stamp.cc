@@ -62,10 +62,9 @@ int main(int argc, char** argv) {
   skel->rodata->target_dev = major << 20 | minor;
   int err = io_start_stamp_bpf__load(skel);
   if (err == 0) err = io_start_stamp_bpf__attach(skel);
-  ring_buffer* rb =
-      err == 0 ? ring_buffer__new(bpf_map__fd(skel->maps.stamps), Print,
-                                  nullptr, nullptr)
-               : nullptr;
+  ring_buffer* rb = err == 0 ? ring_buffer__new(bpf_map__fd(skel->maps.stamps),
+                                                Print, nullptr, nullptr)
+                             : nullptr;
   if (rb == nullptr) {
     io_start_stamp_bpf__destroy(skel);
     return Fail("load and attach", err ? err : errno);
