@@ -85,15 +85,27 @@ struct FileOp {
   std::vector<uint32_t> block_devs;
   uint32_t block_dev_count = 0;
   OpLayer writeback;
-  uint32_t dirty_known = 0;  // writeback requests with a known dirtying
+  uint32_t dirty_known = 0;       // writeback requests with a known dirtying
   uint64_t dirty_age_max_ns = 0;  // valid when dirty_known > 0
   uint64_t dirty_age_min_ns = 0;
 
   absl::string_view Comm() const;
-  uint64_t LatencyNs() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  uint64_t LatencyNs() const {
+    return end_ns > start_ns ? end_ns - start_ns : 0;
+  }
   // LatencyNs() - block.wait_ns - writeback.wait_ns, never below 0.
   uint64_t OtherNs() const;
+  // The bytes it read or wrote: result when not an error, else 0.
+  uint64_t BytesDone() const {
+    return result > 0 ? static_cast<uint64_t>(result) : 0;
+  }
+  // The positive errno when it failed (result < 0), else 0.
+  int ErrorCode() const;
 };
+
+// An errno's name ("EIO", "EINTR"); empty for 0; "E<n>" for a number the
+// C library does not name.
+std::string ErrnoName(int errno_value);
 
 // A call enriched for output.
 struct EnrichedOp {
@@ -101,7 +113,7 @@ struct EnrichedOp {
   std::string disk;       // as EnrichedEvent::disk
   std::string partition;  // empty when none
   CgroupLabel cgroup;
-  FileLabel file;                       // file path (kind kNone: not named)
+  FileLabel file;                        // file path (kind kNone: not named)
   std::vector<std::string> block_disks;  // names of op.block_devs
   int64_t realtime_ns = 0;               // wall clock of end_ns
   int64_t start_realtime_ns = 0;         // wall clock of start_ns
