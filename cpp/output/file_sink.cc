@@ -32,7 +32,7 @@ uint64_t FileSink::events_dropped() const {
   return file_->records_dropped() - non_events_dropped_ - ops_dropped_;
 }
 
-void FileSink::Settle() {
+void FileSink::SettleOps() {
   const uint64_t written = file_->records_written();
   const uint64_t dropped = file_->records_dropped();
   // Positions up to `last_written` were written, then up to `last_done`

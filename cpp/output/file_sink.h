@@ -54,14 +54,20 @@ class FileSink : public Sink {
 
   // Queues one formatted event record (OutputFile::Append's errors).
   absl::Status AppendEvent(absl::string_view record) {
-    return file_->AppendOne(record);
+    Settle();
+    absl::Status status = file_->AppendOne(record);
+    Settle();
+    return status;
   }
   // AppendEvent() for a record formatted in place, in at most `bound`
   // bytes at ReserveEvent()'s pointer (OutputFile::ReserveOne: nullptr
   // when the buffer can never hold `bound`; *status gets the error of the
   // write that made room), then queued by CommitEvent().
   char* ReserveEvent(size_t bound, absl::Status* status) {
-    return file_->ReserveOne(bound, status);
+    Settle();
+    char* p = file_->ReserveOne(bound, status);
+    Settle();
+    return p;
   }
   absl::Status CommitEvent(const char* begin, const char* end) {
     return file_->CommitOne(begin, end);
@@ -78,8 +84,19 @@ class FileSink : public Sink {
 
  private:
   // Attributes the records the file finished since the last call to ops
-  // or events (see above).
-  void Settle();
+  // or events (see above).  Called around every operation that may write
+  // (the sink's, and before it one made under the sink, such as a
+  // rotation's flush), so that each window holds one write at most.  Per
+  // event: two loads and two stores while no op waits.
+  void Settle() {
+    if (op_positions_.empty()) {
+      settled_written_ = file_->records_written();
+      settled_dropped_ = file_->records_dropped();
+      return;
+    }
+    SettleOps();
+  }
+  void SettleOps();
 
   std::unique_ptr<OutputFile> file_;
   // File totals at the last Settle().
