@@ -38,7 +38,7 @@ uint64_t EveryNs(absl::Duration d) {
 }
 
 std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
-                        const MissedHooks& missed, int verbose) {
+                        const MissedHooks& missed, bool ops, int verbose) {
   std::string line = absl::StrFormat(
       "biosnoop: completions=%d emitted=%d written=%d lost=%d orphans=%d "
       "below_threshold=%d filtered=%d decode_errors=%d expired=%d "
@@ -46,6 +46,12 @@ std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
       s.completions, s.emitted, s.written, s.lost, s.orphans, s.below_threshold,
       s.filtered, s.decode_errors, s.expired, s.dropped, s.missed, s.unfinished,
       s.elapsed_s);
+  // --ops: the op records, beside the events (what the stats say).
+  if (ops) {
+    absl::StrAppend(&line, " ops_written=", s.ops_written,
+                    " ops_lost=", s.ops_lost,
+                    " ops_untracked=", s.ops_untracked);
+  }
   if (verbose > 0) {
     for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
       if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
@@ -216,7 +222,7 @@ absl::Status EventStream::Summarise(RunState& run, uint64_t unfinished) {
   ASSIGN_OR_RETURN(Counters counters, run.probe->ReadCounters());
   absl::FPrintF(run.diag, "%s\n",
                 SummaryLine(counters, last, run.probe->ReadMissed(counters),
-                            options_.verbose));
+                            options_.ops, options_.verbose));
   if (pipeline_->decode_errors > 0) {
     absl::FPrintF(run.diag,
                   "biosnoop: %d records could not be decoded; first: %s\n",
@@ -233,7 +239,9 @@ absl::StatusOr<StatsSnapshot> EventStream::Snapshot(RunState& run, bool final) {
                           sink_->events_written(),
                           sink_->events_dropped() + pipeline_->discarded,
                           unfinished_,
-                          run.upkeep->missed_completions()};
+                          run.upkeep->missed_completions(),
+                          options_.ops,
+                          sink_->ops_written()};
   const uint64_t now = MonotonicNs();
   return MakeStats(c, run.probe->ReadMissed(c), consumer,
                    enricher_.wall_clock().ToRealtimeNs(now),
@@ -273,6 +281,7 @@ absl::Status EventStream::PublishMetrics(RunState& run,
   MetricsSnapshot m;
   m.stats = stats;
   m.stuck = stuck_.has_value() ? stuck_->reported() : 0;
+  m.ops = options_.ops;
   m.groups = PerDiskAndOp(DecodeHistograms(read), MonotonicNs());
   metrics_->Publish(FormatMetrics(m));
   return absl::OkStatus();

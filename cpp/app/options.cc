@@ -45,6 +45,8 @@ enum LongOnly : int {
   kOptNoWritebackOwner,
   kOptLedgerEntries,
   kOptMetricsListen,
+  kOptOps,
+  kOptOpMinUs,
 };
 
 constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
@@ -81,6 +83,8 @@ const struct option kLongOptions[] = {
     {"no-writeback-owner", no_argument, nullptr, kOptNoWritebackOwner},
     {"ledger-entries", required_argument, nullptr, kOptLedgerEntries},
     {"metrics-listen", required_argument, nullptr, kOptMetricsListen},
+    {"ops", no_argument, nullptr, kOptOps},
+    {"op-min-us", required_argument, nullptr, kOptOpMinUs},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -223,6 +227,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   // --writeback-owner said outright (it needs the files; the default does
   // not stop --no-files).
   bool writeback_owner_given = false;
+  // --no-writeback-owner said outright (--ops then keeps the ledger off).
+  bool no_writeback_owner_given = false;
+  std::optional<uint64_t> op_min_us;  // --op-min-us
   for (;;) {
     int index = -1;
     int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
@@ -326,7 +333,19 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case kOptNoWritebackOwner:
         opts.writeback_owner = false;
+        no_writeback_owner_given = true;
         break;
+      case kOptOps:
+        opts.ops = true;
+        break;
+      case kOptOpMinUs: {
+        auto v =
+            ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
+                          "a whole number of microseconds");
+        if (!v.ok()) return v.status();
+        op_min_us = *v;
+        break;
+      }
       case kOptLedgerEntries: {
         constexpr char kWhat[] = "a power of two from 1024 to 16777216";
         auto v = ParseUnsigned(c, arg, 1u << 24, kWhat);
@@ -452,6 +471,20 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     return absl::InvalidArgumentError(
         "--writeback-owner needs the files of each event (drop --no-files)");
   }
+  if (opts.hist && opts.ops) {
+    return absl::InvalidArgumentError(
+        "--ops writes op records into the event stream: it does not go with "
+        "--hist");
+  }
+  if (op_min_us.has_value() && !opts.ops) {
+    return absl::InvalidArgumentError("--op-min-us goes with --ops");
+  }
+  if (opts.ops) {
+    opts.op_min_us = op_min_us.value_or(opts.min_us);
+    // The ledger names the write calls that dirtied a request's pages
+    // (dirtier_op_ids); it needs the files, which --no-files turns off.
+    if (!no_writeback_owner_given && opts.files) opts.writeback_owner = true;
+  }
   if (opts.hist && stream_option_given) {
     return absl::InvalidArgumentError(
         "--format, --stats-interval, --summary-interval, --stuck-after and "
@@ -559,6 +592,17 @@ one JSON object per line.
       --ledger-entries N
                       pages the ledger remembers, a power of two from 1024
                       (default 65536: 3.5 MiB)
+      --ops           follow each read, write, pread64, pwrite64, readv,
+                      writev, preadv, pwritev, fsync, fdatasync and
+                      sync_file_range call (and io_uring read, write, fsync)
+                      on a file of the tracked disks: an op record for each
+                      that takes at least --op-min-us, its time split into
+                      block, writeback and other; events name their call
+                      (op_id).  Turns on --writeback-owner unless
+                      --no-writeback-owner is given.  Nothing is attached
+                      without it (README, section Calls)
+      --op-min-us N   with --ops: write an op record for each call at least
+                      N microseconds long (default: --min-us)
 
 Histogram mode (like biolatency), no events:
       --hist          count every I/O into in-kernel log2 histograms and print

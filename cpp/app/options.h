@@ -60,6 +60,13 @@ struct Options {
   bool files = true;
   bool writeback_owner = false;
   uint32_t ledger_entries = 65536;
+  // --ops (README, "Calls (--ops)"): follow each read/write/fsync-family
+  // call and io_uring request on a file of the tracked disks, an op
+  // record for each taking at least --op-min-us (default: --min-us).
+  // Turns the dirtied-page ledger on (writeback_owner) unless
+  // --no-writeback-owner or --no-files is given.
+  bool ops = false;
+  uint64_t op_min_us = 0;
   int verbose = 0;       // -v (repeatable)
   bool help = false;     // -h/--help
   bool version = false;  // --version

@@ -41,6 +41,8 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
   c.rescue_always = o.rescue_always;
   c.files = o.files && !o.hist;
   c.ledger_entries = c.files && o.writeback_owner ? o.ledger_entries : 0;
+  c.ops = o.ops && !o.hist;
+  c.op_min_ns = c.ops ? o.op_min_us * 1000 : 0;
   if (!o.disk.empty()) {
     DiskNames names;
     ASSIGN_OR_RETURN(ResolvedDisk disk, names.Resolve(o.disk));

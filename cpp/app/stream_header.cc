@@ -39,6 +39,8 @@ StreamInfo MakeStreamInfo(const Options& o, const std::string& host,
   info.stuck_after_us =
       static_cast<uint64_t>(absl::ToInt64Microseconds(o.stuck_after));
   info.run_id = NewRunId();
+  info.ops = o.ops;
+  info.op_min_us = o.ops ? o.op_min_us : 0;
   return info;
 }
 
@@ -82,6 +84,11 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.unfinished = c.unfinished;
   s.ledger_misses = k.v[BIOSNOOP_CTR_LEDGER_MISSES];
   s.ledger_replaced = k.v[BIOSNOOP_CTR_LEDGER_REPLACED];
+  if (c.ops) {
+    s.ops_lost = k.ops_lost();
+    s.ops_written = c.ops_written;
+    s.ops_untracked = k.ops_untracked();
+  }
   s.final = final;
   s.run_id = run_id;
   return s;

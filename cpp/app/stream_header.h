@@ -27,6 +27,9 @@ struct ConsumerCounts {
   uint64_t unfinished = 0;
   // Completions found missed in the in-flight table (MissedCompletionFinder).
   uint64_t missed_completions = 0;
+  // --ops: whether calls are followed, and op records written.
+  bool ops = false;
+  uint64_t ops_written = 0;
 };
 
 // Every completion biosnoop knows it did not see, whatever the cause:

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "event.h"
+#include "file_op.h"
 #include "stuck_request.h"
 
 struct biosnoop_inflight_val;  // bpf/biosnoop_abi.h
@@ -26,6 +27,26 @@ absl::StatusOr<Event> DecodeRecord(const void* data, size_t size);
 // The same, into *out (every field set on success; *out unspecified on
 // error).  The consumer's per-event path: no Event is built and copied.
 absl::Status DecodeRecordInto(const void* data, size_t size, Event* out);
+
+// What a ring-buffer record is: every kind's record holds its kind in the
+// byte at kRecordKindOffset (BIOSNOOP_REC_* in bpf/biosnoop_abi.h).
+enum class RecordKind : uint8_t {
+  kUnknown = 0,  // too short to say, or a kind this biosnoop does not know
+  kEvent = 1,    // struct biosnoop_event: DecodeRecordInto
+  kOp = 2,       // struct biosnoop_op_record (--ops): DecodeOpRecordInto
+};
+inline constexpr size_t kRecordKindOffset = 4;
+RecordKind RecordKindOf(const void* data, size_t size);
+
+// Decodes one op record (struct biosnoop_op_record and the file's names
+// after it) into *out, every field set on success (*out unspecified on
+// error).  Errors as DecodeRecordInto's: InvalidArgument for a record
+// shorter than the layout, of another kind, whose size or names_len does
+// not add up, or of an unknown call; FailedPrecondition for another ABI
+// version.  The file's names are read as an event's files' (a name running
+// past the end stops the chain); a file not named at return
+// (BIOSNOOP_OPF_NAMED clear) keeps its inode and device but no names.
+absl::Status DecodeOpRecordInto(const void* data, size_t size, FileOp* out);
 
 // A Request's fields a kernel structure holds under the same names as
 // struct biosnoop_event (the record, or an in-flight table entry): sector,

@@ -34,6 +34,58 @@ void Enricher::EnrichStuck(StuckRequest* out) {
   FillAttributionOf(out->attribution, out->found_ns, &out->attribution_label);
 }
 
+void Enricher::EnrichOp(uint64_t lookup_ns, EnrichedOp* out) {
+  const FileOp& op = out->op;
+  FillDeviceName(op.disk_major, op.disk_minor, lookup_ns, &out->disk);
+  const bool own_partition =
+      (op.part_major != 0 || op.part_minor != 0) &&
+      (op.part_major != op.disk_major || op.part_minor != op.disk_minor);
+  if (own_partition) {
+    FillDeviceName(op.part_major, op.part_minor, lookup_ns, &out->partition);
+  } else {
+    out->partition.clear();
+  }
+  FillCgroupOf(op.cgroup_id, op.tid, &out->cgroup);
+  if (op.named) {
+    FillFileLabel(op.file, lookup_ns, &out->file);
+  } else {
+    out->file.path.clear();
+    out->file.kind = PathKind::kNone;
+  }
+  out->block_disks.resize(op.block_devs.size());
+  for (size_t i = 0; i < op.block_devs.size(); ++i) {
+    const uint32_t dev = op.block_devs[i];  // kernel dev_t: 12 + 20 bits
+    FillDeviceName(dev >> 20, dev & ((1u << 20) - 1), lookup_ns,
+                   &out->block_disks[i]);
+  }
+  out->start_realtime_ns = clock_.ToRealtimeNs(op.start_ns);
+  out->realtime_ns = clock_.ToRealtimeNs(op.end_ns);
+}
+
+void Enricher::FillDeviceName(uint32_t major, uint32_t minor,
+                              uint64_t lookup_ns, std::string* out) {
+  // A partition's own major:minor names it ("vda1"): sysfs knows it under
+  // dev/block as it knows a disk.
+  const absl::string_view name =
+      names_.LookupView(major, minor, 0, lookup_ns).disk;
+  if (absl::string_view(*out) != name) out->assign(name.data(), name.size());
+}
+
+void Enricher::FillFileLabel(const FileRef& f, uint64_t lookup_ns,
+                             FileLabel* out) {
+  FileLabel& l = *out;
+  if (f.names.empty()) {
+    l.path.clear();
+    l.kind = PathKind::kNone;
+  } else if (!f.reached_root) {
+    l.path = f.names.front();
+    l.kind = PathKind::kName;
+  } else {
+    l.kind = mounts_.Resolve(f.dev_major, f.dev_minor,
+                             JoinNamesFromRoot(f.names), lookup_ns, &l.path);
+  }
+}
+
 namespace {
 
 void AssignIfChanged(const std::string& from, std::string* to) {
@@ -76,18 +128,7 @@ void Enricher::FillAttributionOf(const Attribution& a, uint64_t lookup_ns,
   }
   label.files.resize(a.files.size());
   for (size_t i = 0; i < a.files.size(); ++i) {
-    const FileRef& f = a.files[i];
-    FileLabel& l = label.files[i];
-    if (f.names.empty()) {
-      l.path.clear();
-      l.kind = PathKind::kNone;
-    } else if (!f.reached_root) {
-      l.path = f.names.front();
-      l.kind = PathKind::kName;
-    } else {
-      l.kind = mounts_.Resolve(f.dev_major, f.dev_minor,
-                               JoinNamesFromRoot(f.names), lookup_ns, &l.path);
-    }
+    FillFileLabel(a.files[i], lookup_ns, &label.files[i]);
   }
   if (a.dirtier.has_value()) {
     FillCgroupOf(a.dirtier->cgroup_id, a.dirtier->tid, &label.dirtier_cgroup);

@@ -10,6 +10,7 @@
 #include "cgroup_names.h"
 #include "disk_names.h"
 #include "event.h"
+#include "file_op.h"
 #include "mount_table.h"
 #include "stuck_request.h"
 #include "wall_clock.h"
@@ -45,6 +46,15 @@ class Enricher {
   // takes no seq: stuck records are not events, and a seq taken here would read
   // as a lost event.
   void EnrichStuck(StuckRequest* out);
+  // A call (--ops) already in out->op (decoded in place): out->disk names
+  // op.disk_* (the whole disk of its file system), out->partition the
+  // block device it is on (op.part_*) when that is not the whole disk
+  // (else empty), out->cgroup op.cgroup_id's names, out->file the file's
+  // path as an event's files are resolved (through the mount table by the
+  // file's device; kind kNone when not named), out->block_disks the names
+  // of op.block_devs, and the wall-clock times of start_ns and end_ns.
+  // Takes no seq (ops are not events).  Reuses out's strings.
+  void EnrichOp(uint64_t lookup_ns, EnrichedOp* out);
 
   // Re-measures the wall-clock offset; call about once a second so that a
   // stepped wall clock shows up in the timestamps.
@@ -72,6 +82,12 @@ class Enricher {
   // out->attribution from out->event.attribution: files' paths, content's
   // name, the dirtier's cgroup and wall-clock time.
   void FillAttribution(uint64_t lookup_ns, EnrichedEvent* out);
+  // A file's path as the kernel side named it, into *out.
+  void FillFileLabel(const FileRef& f, uint64_t lookup_ns, FileLabel* out);
+  // The name of whole-disk or partition device `major`:`minor` into *out,
+  // copied only when it changed.
+  void FillDeviceName(uint32_t major, uint32_t minor, uint64_t lookup_ns,
+                      std::string* out);
   // An event's or a stuck record's files: content, paths, dirtier.
   void FillAttributionOf(const Attribution& a, uint64_t lookup_ns,
                          AttributionLabel* out);

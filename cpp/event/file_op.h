@@ -95,7 +95,17 @@ struct FileOp {
   }
   // LatencyNs() - block.wait_ns - writeback.wait_ns, never below 0.
   uint64_t OtherNs() const;
+  // The bytes it read or wrote: result when not an error, else 0.
+  uint64_t BytesDone() const {
+    return result > 0 ? static_cast<uint64_t>(result) : 0;
+  }
+  // The positive errno when it failed (result < 0), else 0.
+  int ErrorCode() const;
 };
+
+// An errno's name ("EIO", "EINTR"); empty for 0; "E<n>" for a number the
+// C library does not name.
+std::string ErrnoName(int errno_value);
 
 // A call enriched for output.
 struct EnrichedOp {

@@ -29,6 +29,8 @@ struct StreamInfo {
   uint64_t stuck_after_us = 0;  // 0: no stuck records
   std::string run_id;           // 16 lowercase hex digits; "" in older streams
   std::string cgroup_filter;    // --cgroup, from the v2 root; "" = none
+  bool ops = false;             // --ops: calls followed, Op records written
+  uint64_t op_min_us = 0;       // --op-min-us (with ops only)
 };
 
 struct StatsSnapshot {
@@ -48,6 +50,15 @@ struct StatsSnapshot {
   uint64_t unfinished = 0;
   uint64_t ledger_misses = 0;    // dirtied-page ledger (README, "Files and
   uint64_t ledger_replaced = 0;  // dirtiers")
+  // --ops: Op records the kernel could not queue, Op records written,
+  // calls not followed (no room); all 0 without --ops.
+  uint64_t ops_lost = 0;
+  uint64_t ops_written = 0;
+  uint64_t ops_untracked = 0;
+  // Whether the three are written: when one is not 0.
+  bool HasOps() const {
+    return ops_lost != 0 || ops_written != 0 || ops_untracked != 0;
+  }
   bool final = false;
   std::string run_id;  // StreamInfo::run_id
 };

@@ -234,9 +234,20 @@ void AttributionFields(ObjectWriter& w, const Attribution& a,
       w.String("cgroup", label.dirtier_cgroup.path);
     w.Uint("cgroup_id", d.cgroup_id);
     w.Time("dirtied_at", label.dirtied_realtime_ns);
+    if (d.op_id != 0) w.Uint("op_id", d.op_id);
     w.Close();
   }
   w.Uint("dirtier_count", a.dirtier_count);
+}
+
+// --ops: the call a request was submitted under and the calls that
+// dirtied its pages, each only when known (as in the JSON Lines stream).
+void OpIdFields(ObjectWriter& w, uint64_t op_id, const Attribution& a) {
+  if (op_id != 0) w.Uint("op_id", op_id);
+  if (!a.dirtier_op_ids.empty()) {
+    w.Uints("dirtier_op_ids", a.dirtier_op_ids);
+  }
+  if (a.dirtier_op_count != 0) w.Uint("dirtier_op_count", a.dirtier_op_count);
 }
 
 // The C library's description of an errno ("Input/output error"), the
@@ -288,6 +299,7 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   CgroupFields(w, e.cgroup, ev.cgroup_id);
   w.String("completion_context", CompletionContextName(ev.completion_context));
   AttributionFields(w, e.event.attribution, e.attribution);
+  OpIdFields(w, ev.op_id, ev.attribution);
   w.Close();
   w.End();
 }
@@ -313,6 +325,120 @@ void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
   }
   CgroupFields(w, s.cgroup, r.cgroup_id);
   AttributionFields(w, s.attribution, s.attribution_label);
+  if (r.op_id != 0) w.Uint("op_id", r.op_id);
+  w.Close();
+  w.End();
+}
+
+namespace {
+
+// One layer of a call under biosnoop.block or biosnoop.writeback.
+void OpLayerFields(ObjectWriter& w, absl::string_view key, const OpLayer& l,
+                   absl::Span<const std::string> disks, uint32_t dirty_known,
+                   uint64_t dirty_age_max_ns, uint64_t dirty_age_min_ns) {
+  w.Open(key);
+  w.Uint("requests", l.requests);
+  w.Uint("bytes", l.bytes);
+  if (!disks.empty()) {
+    w.ArrayKey("disks");
+    std::string* out = w.out();
+    out->push_back('[');
+    for (size_t i = 0; i < disks.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendJsonString(disks[i], out);
+    }
+    out->push_back(']');
+  }
+  w.Uint("queue_us_sum", l.queue_ns_sum / 1000);
+  w.Uint("queue_us_max", l.queue_ns_max / 1000);
+  w.Uint("device_us_sum", l.device_ns_sum / 1000);
+  w.Uint("device_us_max", l.device_ns_max / 1000);
+  w.Uint("wait_us", l.wait_ns / 1000);
+  if (dirty_known > 0) {
+    w.Uint("dirty_age_us_max", dirty_age_max_ns / 1000);
+    w.Uint("dirty_age_us_min", dirty_age_min_ns / 1000);
+  }
+  w.Uint("dirty_known", dirty_known);
+  w.Close();
+}
+
+// Reads only take data out of the file; writes and syncs change it.
+bool ChangesFile(Call c) {
+  switch (c) {
+    case Call::kRead:
+    case Call::kPread64:
+    case Call::kReadv:
+    case Call::kPreadv:
+    case Call::kUringRead:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
+                 std::string* out) {
+  const FileOp& op = o.op;
+  const int error_code = op.ErrorCode();
+  const bool failed = error_code != 0;
+  ObjectWriter w(out);
+  Begin(w, o.realtime_ns, "event", "call-completed", {"file"},
+        {ChangesFile(op.call) ? "change" : "access"});
+  w.String("outcome", failed ? "failure" : "success");
+  w.Uint("duration", op.LatencyNs());
+  w.Time("start", o.start_realtime_ns);
+  w.Time("end", o.realtime_ns);
+  w.Close();
+  Host(w, host);
+  w.Open("process");
+  w.Uint("pid", op.pid);
+  w.String("name", op.Comm());
+  w.Open("thread");
+  w.Uint("id", op.tid);
+  w.Close();
+  w.Close();
+  if (failed) {
+    const std::string name = ErrnoName(error_code);
+    w.Open("error");
+    w.String("code", name);
+    const absl::string_view message = ErrnoDescription(error_code);
+    w.String("message", message.empty() ? absl::string_view(name) : message);
+    w.Close();
+  }
+  ContainerOf(w, o.cgroup);
+  w.Open("file");
+  if (o.file.kind == PathKind::kAbsolute) w.String("path", o.file.path);
+  w.String("inode", absl::StrCat(op.file.ino));  // a keyword in ECS
+  w.Close();
+  w.Open("biosnoop");
+  w.Uint("op_id", op.op_id);
+  w.String("call", CallName(op.call));
+  w.String("disk", o.disk);
+  if (!o.partition.empty()) w.String("partition", o.partition);
+  if (!IsValidUtf8(op.Comm())) w.Hex("comm_raw", op.Comm());
+  CgroupFields(w, o.cgroup, op.cgroup_id);
+  // The file as the JSON Lines stream names it (file.path holds absolute
+  // paths only).
+  w.Open("file");
+  w.String("path", o.file.path);
+  w.String("path_kind", PathKindName(o.file.kind));
+  w.String("dev", absl::StrCat(op.file.dev_major, ":", op.file.dev_minor));
+  w.Bool("direct", op.file.direct);
+  w.Close();
+  if (op.offset.has_value()) w.Uint("offset", *op.offset);
+  w.Uint("bytes_requested", op.bytes_requested);
+  w.Bool("bytes_requested_partial", op.bytes_requested_partial);
+  w.Uint("bytes_done", op.BytesDone());
+  w.Int("error_code", error_code);
+  w.Open("latency");
+  w.Uint("us", op.LatencyNs() / 1000);
+  w.Uint("other_us", op.OtherNs() / 1000);
+  w.Close();
+  OpLayerFields(w, "block", op.block, o.block_disks, 0, 0, 0);
+  OpLayerFields(w, "writeback", op.writeback, {}, op.dirty_known,
+                op.dirty_age_max_ns, op.dirty_age_min_ns);
   w.Close();
   w.End();
 }
@@ -346,6 +472,10 @@ void AppendHeaderEcs(const StreamInfo& info, std::string* out) {
   w.Uint("ringbuf_kib", info.ringbuf_kib);
   w.Uint("stuck_after_us", info.stuck_after_us);
   w.String("cgroup_filter", info.cgroup_filter);
+  if (info.ops) {
+    w.Bool("ops", true);
+    w.Uint("op_min_us", info.op_min_us);
+  }
   w.Close();
   w.Close();
   w.End();
@@ -376,6 +506,11 @@ void AppendStatsEcs(const StatsSnapshot& stats, absl::string_view host,
   w.Uint("unfinished", stats.unfinished);
   w.Uint("ledger_misses", stats.ledger_misses);
   w.Uint("ledger_replaced", stats.ledger_replaced);
+  if (stats.HasOps()) {
+    w.Uint("ops_lost", stats.ops_lost);
+    w.Uint("ops_written", stats.ops_written);
+    w.Uint("ops_untracked", stats.ops_untracked);
+  }
   w.Close();
   w.Close();
   w.End();

@@ -18,6 +18,7 @@
 
 #include "absl/strings/string_view.h"
 #include "event.h"
+#include "file_op.h"
 #include "stream_info.h"
 #include "stuck_request.h"
 
@@ -43,6 +44,19 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
 // biosnoop.inflight_us says how long so far) and no error or sequence.
 void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
                     std::string* out);
+
+// A call (--ops): event.kind "event", event.category ["file"],
+// event.type ["access"] for reads and ["change"] for writes and syncs,
+// event.action "call-completed", event.outcome by its result,
+// event.duration its latency in ns, event.start and event.end its entry
+// and return; host.name, process.pid / name / thread.id, error.code and
+// error.message when it failed, container.id, file.path (absolute only)
+// and file.inode; under biosnoop: op_id, call, disk, partition, comm_raw,
+// the cgroup's, file {path, path_kind, dev, direct}, offset,
+// bytes_requested(_partial), bytes_done, error_code, latency.us and
+// latency.other_us, and the layers as biosnoop.block.* and
+// biosnoop.writeback.* (the dirty ages only when known).
+void AppendOpEcs(const EnrichedOp& o, absl::string_view host, std::string* out);
 
 // The stream header: event.kind "state", event.action "stream-start",
 // @timestamp the start time, host.name, host.boot.id, host.os.kernel,

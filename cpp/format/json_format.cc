@@ -301,7 +301,13 @@ char* WriteAttributionJson(const Attribution& a, const AttributionLabel& label,
     p = WriteUint(d.cgroup_id, p);
     p = WriteLiteral(",\"dirtied_at\":\"", p);
     p = WriteRfc3339Nanos(label.dirtied_realtime_ns, p);
-    p = WriteLiteral("\"}", p);
+    *p++ = '"';
+    // --ops: absent when none, as in the streams of runs without it.
+    if (d.op_id != 0) {
+      p = WriteLiteral(",\"op_id\":", p);
+      p = WriteUint(d.op_id, p);
+    }
+    *p++ = '}';
   }
   p = WriteLiteral(",\"dirtier_count\":", p);
   return WriteUint(a.dirtier_count, p);
@@ -311,13 +317,43 @@ char* WriteAttributionJson(const Attribution& a, const AttributionLabel& label,
 size_t AttributionJsonBound(const Attribution& a,
                             const AttributionLabel& label) {
   if (a.content == Content::kNotLooked) return 0;
-  size_t n = 512 + Rfc3339Formatter::kLength +
+  size_t n = 512 + 32 + Rfc3339Formatter::kLength +
              kMaxJsonBytesPerByte * label.dirtier_cgroup.path.size() +
              (kMaxJsonBytesPerByte + 2) * 16;
   for (const FileLabel& f : label.files) {
     n += 128 + kMaxJsonBytesPerByte * f.path.size();
   }
   return n;
+}
+
+// --ops: the call a request was submitted under, and the calls that
+// dirtied its pages (Event fields 32-34, a Stuck's op_id), each absent when
+// none: the streams of runs without --ops are as before it.
+char* WriteRequestOpIdJson(uint64_t op_id, char* p) {
+  if (op_id == 0) return p;
+  p = WriteLiteral(",\"op_id\":", p);
+  return WriteUint(op_id, p);
+}
+
+char* WriteDirtierOpIdsJson(const Attribution& a, char* p) {
+  if (!a.dirtier_op_ids.empty()) {
+    p = WriteLiteral(",\"dirtier_op_ids\":[", p);
+    for (size_t i = 0; i < a.dirtier_op_ids.size(); ++i) {
+      if (i > 0) *p++ = ',';
+      p = WriteUint(a.dirtier_op_ids[i], p);
+    }
+    *p++ = ']';
+  }
+  if (a.dirtier_op_count != 0) {
+    p = WriteLiteral(",\"dirtier_op_count\":", p);
+    p = WriteUint(a.dirtier_op_count, p);
+  }
+  return p;
+}
+
+// Upper bound of what the two above write for `a`.
+size_t OpIdsJsonBound(const Attribution& a) {
+  return 96 + 21 * a.dirtier_op_ids.size();
 }
 
 // Upper bound of everything AppendEventJson writes after the timestamp,
@@ -425,7 +461,8 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
              (e.disk.size() + e.partition.size() + comm + e.cgroup.path.size() +
               e.cgroup.container_id.size() + e.cgroup.pod_uid.size()) +
          2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength +
-         AttributionJsonBound(e.event.attribution, e.attribution);
+         AttributionJsonBound(e.event.attribution, e.attribution) +
+         OpIdsJsonBound(e.event.attribution);
 }
 
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
@@ -508,6 +545,8 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteRaw(CompletionContextName(ev.completion_context), p);
   *p++ = '"';
   p = WriteAttributionJson(ev.attribution, e.attribution, p);
+  p = WriteRequestOpIdJson(ev.op_id, p);
+  p = WriteDirtierOpIdsJson(ev.attribution, p);
   p = WriteLiteral("}\n", p);
   return p;
 }
@@ -604,6 +643,7 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
   end = WriteAttributionJson(s.attribution, s.attribution_label,
                              out->data() + files_at);
   out->resize(static_cast<size_t>(end - out->data()));
+  if (ev.op_id != 0) AppendUintField("op_id", ev.op_id, out);
   out->append("}\n");
 }
 
@@ -630,6 +670,11 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
   // Absent without --cgroup, as in the streams of earlier versions.
   if (!info.cgroup_filter.empty()) {
     AppendStringField("cgroup_filter", info.cgroup_filter, out);
+  }
+  // Absent without --ops, as in the streams of earlier versions.
+  if (info.ops) {
+    AppendBoolField("ops", true, out);
+    AppendUintField("op_min_us", info.op_min_us, out);
   }
   out->append("}\n");
 }
@@ -659,6 +704,13 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   if (stats.ledger_misses != 0 || stats.ledger_replaced != 0) {
     AppendUintField("ledger_misses", stats.ledger_misses, out);
     AppendUintField("ledger_replaced", stats.ledger_replaced, out);
+  }
+  // All three, and only when one is not 0 (as the ledger's, for the same
+  // reasons): the stats of a run without --ops are as before it.
+  if (stats.HasOps()) {
+    AppendUintField("ops_lost", stats.ops_lost, out);
+    AppendUintField("ops_written", stats.ops_written, out);
+    AppendUintField("ops_untracked", stats.ops_untracked, out);
   }
   out->append("}\n");
 }
@@ -719,6 +771,109 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
     out->push_back('}');
   }
   out->append("]}\n");
+}
+
+namespace {
+
+// One OpLayer object: its requests, the disks they went to, their times,
+// and how long the call waited for them; the dirty ages null when the
+// ledger knew none of its requests' pages.
+void AppendOpLayerJson(const OpLayer& l, absl::Span<const std::string> disks,
+                       uint32_t dirty_known, uint64_t dirty_age_max_ns,
+                       uint64_t dirty_age_min_ns, std::string* out) {
+  out->append("{\"requests\":");
+  char buf[20];
+  out->append(buf, static_cast<size_t>(WriteUint(l.requests, buf) - buf));
+  AppendUintField("bytes", l.bytes, out);
+  AppendKey("disks", out);
+  out->push_back('[');
+  for (size_t i = 0; i < disks.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(disks[i], out);
+  }
+  out->push_back(']');
+  AppendUintField("queue_us_sum", l.queue_ns_sum / 1000, out);
+  AppendUintField("queue_us_max", l.queue_ns_max / 1000, out);
+  AppendUintField("device_us_sum", l.device_ns_sum / 1000, out);
+  AppendUintField("device_us_max", l.device_ns_max / 1000, out);
+  AppendUintField("wait_us", l.wait_ns / 1000, out);
+  if (dirty_known > 0) {
+    AppendUintField("dirty_age_us_max", dirty_age_max_ns / 1000, out);
+    AppendUintField("dirty_age_us_min", dirty_age_min_ns / 1000, out);
+  } else {
+    out->append(",\"dirty_age_us_max\":null,\"dirty_age_us_min\":null");
+  }
+  AppendUintField("dirty_known", dirty_known, out);
+  out->push_back('}');
+}
+
+}  // namespace
+
+void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
+  const FileOp& op = o.op;
+  out->append("{\"type\":\"op\"");
+  AppendTimeField("timestamp", o.realtime_ns, out);
+  AppendKey("host", out);
+  out->append(host.text().data(), host.text().size());
+  AppendUintField("op_id", op.op_id, out);
+  AppendStringField("call", CallName(op.call), out);
+  AppendUintField("pid", op.pid, out);
+  AppendUintField("tid", op.tid, out);
+  const absl::string_view comm = op.Comm();
+  AppendStringField("comm", comm, out);
+  if (!IsValidUtf8(comm)) {
+    AppendKey("comm_raw", out);
+    out->push_back('"');
+    AppendLowerHex(comm, out);
+    out->push_back('"');
+  }
+  const CgroupLabel& c = o.cgroup;
+  const size_t cgroup_at = out->size();
+  out->resize(cgroup_at + 128 +
+              kMaxJsonBytesPerByte *
+                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
+  char* end = WriteCgroupJson(c, op.cgroup_id, out->data() + cgroup_at);
+  out->resize(static_cast<size_t>(end - out->data()));
+  AppendKey("file", out);
+  out->append("{\"path\":");
+  AppendJsonString(o.file.path, out);
+  AppendStringField("path_kind", PathKindName(o.file.kind), out);
+  AppendUintField("inode", op.file.ino, out);
+  AppendStringField(
+      "dev", absl::StrCat(op.file.dev_major, ":", op.file.dev_minor), out);
+  AppendBoolField("direct", op.file.direct, out);
+  out->push_back('}');
+  AppendStringField("disk", o.disk, out);
+  AppendKey("partition", out);
+  if (o.partition.empty()) {
+    out->append("null");
+  } else {
+    AppendJsonString(o.partition, out);
+  }
+  if (op.offset.has_value()) {
+    AppendUintField("offset", *op.offset, out);
+  } else {
+    out->append(",\"offset\":null");
+  }
+  AppendUintField("bytes_requested", op.bytes_requested, out);
+  AppendBoolField("bytes_requested_partial", op.bytes_requested_partial, out);
+  AppendUintField("bytes_done", op.BytesDone(), out);
+  const int error_code = op.ErrorCode();
+  AppendUintField("error_code", static_cast<uint64_t>(error_code), out);
+  if (error_code != 0) {
+    AppendStringField("error", ErrnoName(error_code), out);
+  } else {
+    out->append(",\"error\":null");
+  }
+  AppendTimeField("start_time", o.start_realtime_ns, out);
+  AppendUintField("latency_us", op.LatencyNs() / 1000, out);
+  AppendKey("block", out);
+  AppendOpLayerJson(op.block, o.block_disks, 0, 0, 0, out);
+  AppendKey("writeback", out);
+  AppendOpLayerJson(op.writeback, {}, op.dirty_known, op.dirty_age_max_ns,
+                    op.dirty_age_min_ns, out);
+  AppendUintField("other_us", op.OtherNs() / 1000, out);
+  out->append("}\n");
 }
 
 }  // namespace biosnoop

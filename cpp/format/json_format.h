@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "event.h"
+#include "file_op.h"
 #include "stream_info.h"
 #include "stuck_request.h"
 
@@ -62,6 +63,10 @@ bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out);
 //   error_code  positive errno (BlkStatusToError), 0 on success
 //   error       errno name ("EIO"), or null on success
 //   seq
+//   cgroup .. dirtier_count as the schema orders them (cgroup fields when
+//   the id is known, attribution fields when the kernel side looked)
+//   op_id, dirtier_op_ids, dirtier_op_count (--ops): each only when not
+//   0 / empty, as dirtied_by's op_id
 // Integers are JSON numbers (never strings, never floats); durations are
 // truncated to whole microseconds.  Strings other than comm (host, disk,
 // partition) go through AppendJsonString too.
@@ -98,12 +103,30 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p);
 void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
                      std::string* out);
 
+// Appends an op line (--ops): {"type":"op", then every Op field in schema
+// order: timestamp (from o.realtime_ns, the call's return), host, op_id,
+// call (CallName), pid, tid, comm (and comm_raw) as an event's, cgroup,
+// cgroup_id, container_id, pod_uid as an event's (none when the id is 0),
+// file {path, path_kind, inode, dev, direct} (path "" and path_kind ""
+// when the call was not named), disk, partition (null when empty), offset
+// (null when none), bytes_requested, bytes_requested_partial, bytes_done,
+// error_code (positive errno, 0 on success), error (its name, or null),
+// start_time, latency_us, block and writeback {requests, bytes, disks,
+// queue_us_sum, queue_us_max, device_us_sum, device_us_max, wait_us,
+// dirty_age_us_max, dirty_age_us_min (null unless dirty_known > 0, and
+// always null for block), dirty_known}, other_us (FileOp::OtherNs)}, then
+// '\n'.  Durations in whole microseconds, truncated.  The writeback
+// layer's disks are not known to the kernel side: [].
+void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out);
+
 // Appends the stream header line: {"type":"header", then every StreamHeader
 // field in schema order: format_version (kStreamFormatVersion), host,
 // boot_id, start_time (RFC 3339 like an event's timestamp), biosnoop_version,
 // kernel_release, min_us, queued (true/false), disk_filter, pid_filter,
-// comm_filter, op_filter, ringbuf_kib, stuck_after_us}, then '\n'.  Every
-// field is always present (empty strings and zeros included).
+// comm_filter, op_filter, ringbuf_kib, stuck_after_us, run_id (when not
+// empty), cgroup_filter (when not empty), ops and op_min_us (with --ops
+// only)}, then '\n'.  The others are always present (empty strings and
+// zeros included).
 void AppendHeaderJson(const StreamInfo& info, std::string* out);
 
 // Same as above with an explicit format_version (for a converter that
@@ -115,7 +138,10 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
 // order: timestamp (RFC 3339), elapsed_s (the shortest decimal that reads
 // back as the same double; null if not finite), completions, emitted, lost,
 // orphans, below_threshold, filtered, decode_errors, expired, written,
-// dropped, final (true/false), missed}, then '\n'.
+// dropped, final (true/false), missed, unfinished, run_id (when not
+// empty), ledger_misses and ledger_replaced (when either is not 0),
+// ops_lost, ops_written, ops_untracked (all three when one is not 0)}, then
+// '\n'.
 void AppendStatsJson(const StatsSnapshot& stats, std::string* out);
 
 // Appends a summary line: {"type":"summary", then every Summary field in

@@ -160,6 +160,19 @@ std::string FormatMetrics(const MetricsSnapshot& m) {
              "Stuck records written: requests still in flight --stuck-after "
              "after their issue.",
              m.stuck, &out);
+  if (m.ops) {
+    RunCounter("ops_written",
+               "Op records (--ops: calls at least --op-min-us long) written "
+               "to the output.",
+               s.ops_written, &out);
+    RunCounter("ops_lost",
+               "Op records lost: the kernel ring buffer was full (loss).",
+               s.ops_lost, &out);
+    RunCounter("ops_untracked",
+               "Calls not followed: the kernel's table of calls in progress "
+               "was full (loss).",
+               s.ops_untracked, &out);
+  }
   return out;
 }
 

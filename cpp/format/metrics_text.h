@@ -13,7 +13,8 @@
 //   biosnoop_<counter>_total   the stats record's counters (completions,
 //       emitted, written, lost, orphans, below_threshold, filtered,
 //       decode_errors, expired, dropped, missed, unfinished) and stuck
-//       (stuck records written)
+//       (stuck records written); with --ops also ops_written, ops_lost
+//       and ops_untracked
 //
 // Each family has its HELP and TYPE lines; label values are UTF-8 (each
 // byte of an invalid sequence becomes U+FFFD, as in the JSON output) with
@@ -36,6 +37,7 @@ inline constexpr char kMetricsContentType[] =
 struct MetricsSnapshot {
   StatsSnapshot stats;  // cumulative; `unfinished` is counted at exit only
   uint64_t stuck = 0;   // stuck records written
+  bool ops = false;     // --ops: the ops_* counters are served
   // Per disk and op (GroupHistograms' kPerDiskAndOp), cumulative since the
   // start, latency buckets in microseconds.
   std::vector<HistGroup> groups;

@@ -143,6 +143,7 @@ void FillAttributionFields(const Attribution& a, const AttributionLabel& label,
     }
     m->set_cgroup_id(d.cgroup_id);
     SetTimestamp(label.dirtied_realtime_ns, m->mutable_dirtied_at());
+    m->set_op_id(d.op_id);
   }
   msg->set_dirtier_count(a.dirtier_count);
 }
@@ -168,6 +169,10 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
       CompletionContextName(ev.completion_context);
   msg->mutable_completion_context()->assign(context.data(), context.size());
   FillAttributionFields(ev.attribution, e.attribution, msg);
+  msg->set_op_id(ev.op_id);
+  msg->mutable_dirtier_op_ids()->Assign(ev.attribution.dirtier_op_ids.begin(),
+                                        ev.attribution.dirtier_op_ids.end());
+  msg->set_dirtier_op_count(ev.attribution.dirtier_op_count);
 }
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
@@ -176,6 +181,7 @@ void FillStuckProto(const StuckRequest& s, absl::string_view host,
   msg->set_inflight_us(s.inflight_ns / 1000);
   FillCgroupFields(s.cgroup, s.request.cgroup_id, msg);
   FillAttributionFields(s.attribution, s.attribution_label, msg);
+  msg->set_op_id(s.request.op_id);
 }
 
 void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
@@ -195,6 +201,8 @@ void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
   msg->set_stuck_after_us(info.stuck_after_us);
   AssignUtf8(info.run_id, msg->mutable_run_id());
   AssignUtf8(info.cgroup_filter, msg->mutable_cgroup_filter());
+  msg->set_ops(info.ops);
+  msg->set_op_min_us(info.ops ? info.op_min_us : 0);
 }
 
 void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
@@ -216,6 +224,93 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   AssignUtf8(stats.run_id, msg->mutable_run_id());
   msg->set_ledger_misses(stats.ledger_misses);
   msg->set_ledger_replaced(stats.ledger_replaced);
+  msg->set_ops_lost(stats.ops_lost);
+  msg->set_ops_written(stats.ops_written);
+  msg->set_ops_untracked(stats.ops_untracked);
+}
+
+namespace {
+
+void FillOpLayer(const OpLayer& l, absl::Span<const std::string> disks,
+                 uint32_t dirty_known, uint64_t dirty_age_max_ns,
+                 uint64_t dirty_age_min_ns, v1::OpLayer* msg) {
+  msg->set_requests(l.requests);
+  msg->set_bytes(l.bytes);
+  msg->clear_disks();
+  for (const std::string& d : disks) AssignUtf8(d, msg->add_disks());
+  msg->set_queue_us_sum(l.queue_ns_sum / 1000);
+  msg->set_queue_us_max(l.queue_ns_max / 1000);
+  msg->set_device_us_sum(l.device_ns_sum / 1000);
+  msg->set_device_us_max(l.device_ns_max / 1000);
+  msg->set_wait_us(l.wait_ns / 1000);
+  if (dirty_known > 0) {
+    msg->set_dirty_age_us_max(dirty_age_max_ns / 1000);
+    msg->set_dirty_age_us_min(dirty_age_min_ns / 1000);
+  } else {
+    msg->clear_dirty_age_us_max();
+    msg->clear_dirty_age_us_min();
+  }
+  msg->set_dirty_known(dirty_known);
+}
+
+}  // namespace
+
+void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg) {
+  const FileOp& op = o.op;
+  SetTimestamp(o.realtime_ns, msg->mutable_timestamp());
+  AssignUtf8(host, msg->mutable_host());
+  msg->set_op_id(op.op_id);
+  const absl::string_view call = CallName(op.call);
+  msg->mutable_call()->assign(call.data(), call.size());
+  msg->set_pid(op.pid);
+  msg->set_tid(op.tid);
+  const absl::string_view comm = op.Comm();
+  std::string* comm_text = msg->mutable_comm();
+  comm_text->clear();
+  if (AppendSanitizedUtf8(comm, comm_text)) {
+    msg->mutable_comm_raw()->assign(comm.data(), comm.size());
+  } else {
+    msg->clear_comm_raw();
+  }
+  if (op.cgroup_id != 0) {
+    FillCgroupFields(o.cgroup, op.cgroup_id, msg);
+  } else {
+    FillCgroupFields(CgroupLabel{}, 0, msg);
+  }
+  v1::FileRef* f = msg->mutable_file();
+  AssignUtf8(o.file.path, f->mutable_path());
+  const absl::string_view kind = PathKindName(o.file.kind);
+  f->mutable_path_kind()->assign(kind.data(), kind.size());
+  f->set_inode(op.file.ino);
+  f->set_dev(absl::StrCat(op.file.dev_major, ":", op.file.dev_minor));
+  f->set_direct(op.file.direct);
+  AssignUtf8(o.disk, msg->mutable_disk());
+  if (o.partition.empty()) {
+    msg->clear_partition();
+  } else {
+    AssignUtf8(o.partition, msg->mutable_partition());
+  }
+  if (op.offset.has_value()) {
+    msg->set_offset(*op.offset);
+  } else {
+    msg->clear_offset();
+  }
+  msg->set_bytes_requested(op.bytes_requested);
+  msg->set_bytes_requested_partial(op.bytes_requested_partial);
+  msg->set_bytes_done(op.BytesDone());
+  const int error_code = op.ErrorCode();
+  msg->set_error_code(error_code);
+  if (error_code != 0) {
+    msg->set_error(ErrnoName(error_code));
+  } else {
+    msg->clear_error();
+  }
+  SetTimestamp(o.start_realtime_ns, msg->mutable_start_time());
+  msg->set_latency_us(op.LatencyNs() / 1000);
+  FillOpLayer(op.block, o.block_disks, 0, 0, 0, msg->mutable_block());
+  FillOpLayer(op.writeback, {}, op.dirty_known, op.dirty_age_max_ns,
+              op.dirty_age_min_ns, msg->mutable_writeback());
+  msg->set_other_us(op.OtherNs() / 1000);
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "biosnoop.pb.h"
 #include "event.h"
+#include "file_op.h"
 #include "stream_info.h"
 #include "stuck_request.h"
 
@@ -41,6 +42,11 @@ void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg);
 // fields the two messages share.
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
                     v1::Stuck* msg);
+
+// The same values as AppendOpJson() (--ops): optional fields (partition,
+// offset, error, the writeback layer's dirty ages, cgroup's names) set
+// only when known, as JSON has them non-null.
+void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg);
 
 // Sets a Timestamp from ns since the epoch (floor division: nanos >= 0).
 void SetTimestamp(int64_t realtime_ns, google::protobuf::Timestamp* ts);

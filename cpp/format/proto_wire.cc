@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
@@ -29,6 +30,8 @@ using Sum = v1::Summary;
 using Grp = v1::SummaryGroup;
 using Ev = v1::Event;
 using Stk = v1::Stuck;
+using OpMsg = v1::Op;
+using Layer = v1::OpLayer;
 
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
@@ -220,6 +223,10 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
   h.U64(Hdr::kStuckAfterUsFieldNumber, info.stuck_after_us);
   h.Str(Hdr::kRunIdFieldNumber, Utf8(info.run_id, &fixed));
   h.Str(Hdr::kCgroupFilterFieldNumber, Utf8(info.cgroup_filter, &fixed));
+  if (info.ops) {
+    h.Bool(Hdr::kOpsFieldNumber, true);
+    h.U64(Hdr::kOpMinUsFieldNumber, info.op_min_us);
+  }
   AppendRecord(Rec::kHeaderFieldNumber, h, out);
 }
 
@@ -244,6 +251,11 @@ void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
   s.Str(Sts::kRunIdFieldNumber, Utf8(stats.run_id, &fixed));
   s.U64(Sts::kLedgerMissesFieldNumber, stats.ledger_misses);
   s.U64(Sts::kLedgerReplacedFieldNumber, stats.ledger_replaced);
+  if (stats.HasOps()) {
+    s.U64(Sts::kOpsLostFieldNumber, stats.ops_lost);
+    s.U64(Sts::kOpsWrittenFieldNumber, stats.ops_written);
+    s.U64(Sts::kOpsUntrackedFieldNumber, stats.ops_untracked);
+  }
   AppendRecord(Rec::kStatsFieldNumber, s, out);
 }
 
@@ -314,6 +326,7 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
   if (!c.pod_uid.empty())
     m.OptStr(Stk::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
   m.Raw(AttributionFields<Stk>(s.attribution, s.attribution_label).bytes());
+  m.U64(Stk::kOpIdFieldNumber, ev.op_id);
   AppendRecord(Rec::kStuckFieldNumber, m, out);
 }
 
@@ -383,6 +396,7 @@ Encoder AttributionFields(const Attribution& a, const AttributionLabel& label) {
     m.U64(Dirt::kCgroupIdFieldNumber, d.cgroup_id);
     m.Message(Dirt::kDirtiedAtFieldNumber,
               TimestampMessage(label.dirtied_realtime_ns));
+    m.U64(Dirt::kOpIdFieldNumber, d.op_id);
     out.Message(Msg::kDirtiedByFieldNumber, m);
   }
   out.U64(Msg::kDirtierCountFieldNumber, a.dirtier_count);
@@ -392,8 +406,9 @@ Encoder AttributionFields(const Attribution& a, const AttributionLabel& label) {
 // Upper bound of AttributionFields(e).
 size_t AttributionBound(const EnrichedEvent& e) {
   if (e.event.attribution.content == Content::kNotLooked) return 0;
-  size_t n = 256 + kMaxUtf8BytesPerByte *
-                       (16 + e.attribution.dirtier_cgroup.path.size());
+  size_t n =
+      256 + 16 +
+      kMaxUtf8BytesPerByte * (16 + e.attribution.dirtier_cgroup.path.size());
   for (const FileLabel& f : e.attribution.files) {
     n += 96 + kMaxUtf8BytesPerByte * f.path.size();
   }
@@ -415,7 +430,11 @@ size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
              (e.disk.size() + e.partition.size() + comm + c.path.size() +
               c.container_id.size() + c.pod_uid.size()) +
          comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength +
-         AttributionBound(e);
+         AttributionBound(e) +
+         // op_id, dirtier_op_ids (packed), dirtier_op_count: tags of two
+         // bytes, a length and a varint each.
+         3 * (2 + kMaxVarintBytes) + kMaxVarintBytes +
+         kMaxVarintBytes * e.event.attribution.dirtier_op_ids.size();
 }
 
 void AppendEventRecordDelimited(const EnrichedEvent& e, absl::string_view host,
@@ -505,6 +524,17 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   if (ev.attribution.content != Content::kNotLooked) {
     w.Raw(AttributionFields<Ev>(e.event.attribution, e.attribution).bytes());
   }
+  // --ops; none of them when 0 or empty (proto3 defaults).
+  w.U64(Ev::kOpIdFieldNumber, ev.op_id);
+  const std::vector<uint64_t>& op_ids = ev.attribution.dirtier_op_ids;
+  if (!op_ids.empty()) {
+    size_t packed = 0;
+    for (uint64_t id : op_ids) packed += VarintSize(id);
+    w.Tag(Ev::kDirtierOpIdsFieldNumber, kLen);
+    w.Varint(packed);
+    for (uint64_t id : op_ids) w.Varint(id);
+  }
+  w.U64(Ev::kDirtierOpCountFieldNumber, ev.attribution.dirtier_op_count);
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 
@@ -519,6 +549,97 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   r.Tag(Rec::kEventFieldNumber, kLen);
   r.Varint(event_len);
   return end;
+}
+
+namespace {
+
+// One OpLayer message; the dirty ages present when the ledger knew some
+// of its requests' first pages (dirty_known > 0).
+Encoder OpLayerMessage(const OpLayer& l, absl::Span<const std::string> disks,
+                       uint32_t dirty_known, uint64_t dirty_age_max_ns,
+                       uint64_t dirty_age_min_ns) {
+  std::string fixed;
+  Encoder m;
+  m.U64(Layer::kRequestsFieldNumber, l.requests);
+  m.U64(Layer::kBytesFieldNumber, l.bytes);
+  // A repeated string: each element, even empty, is written.
+  for (const std::string& d : disks) {
+    m.OptStr(Layer::kDisksFieldNumber, Utf8(d, &fixed));
+  }
+  m.U64(Layer::kQueueUsSumFieldNumber, l.queue_ns_sum / 1000);
+  m.U64(Layer::kQueueUsMaxFieldNumber, l.queue_ns_max / 1000);
+  m.U64(Layer::kDeviceUsSumFieldNumber, l.device_ns_sum / 1000);
+  m.U64(Layer::kDeviceUsMaxFieldNumber, l.device_ns_max / 1000);
+  m.U64(Layer::kWaitUsFieldNumber, l.wait_ns / 1000);
+  if (dirty_known > 0) {
+    m.OptU64(Layer::kDirtyAgeUsMaxFieldNumber, dirty_age_max_ns / 1000);
+    m.OptU64(Layer::kDirtyAgeUsMinFieldNumber, dirty_age_min_ns / 1000);
+  }
+  m.U64(Layer::kDirtyKnownFieldNumber, dirty_known);
+  return m;
+}
+
+}  // namespace
+
+void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
+                             std::string* out) {
+  const FileOp& op = o.op;
+  static_assert(int{OpMsg::kHostFieldNumber} == int{Ev::kHostFieldNumber});
+  std::string fixed;
+  Encoder m;
+  m.Message(OpMsg::kTimestampFieldNumber, TimestampMessage(o.realtime_ns));
+  m.Raw(host.field());  // host, as in an event (same field number)
+  m.U64(OpMsg::kOpIdFieldNumber, op.op_id);
+  m.Str(OpMsg::kCallFieldNumber, CallName(op.call));
+  m.U64(OpMsg::kPidFieldNumber, op.pid);
+  m.U64(OpMsg::kTidFieldNumber, op.tid);
+  const absl::string_view comm = op.Comm();
+  m.Str(OpMsg::kCommFieldNumber, Utf8(comm, &fixed));
+  if (!IsValidUtf8(comm)) m.OptStr(OpMsg::kCommRawFieldNumber, comm);
+  // As an event's cgroup fields (the JSON Lines line has none when the id
+  // is 0, and then neither has the label a name).
+  const CgroupLabel& c = o.cgroup;
+  if (op.cgroup_id != 0) {
+    if (c.known) m.OptStr(OpMsg::kCgroupFieldNumber, Utf8(c.path, &fixed));
+    m.U64(OpMsg::kCgroupIdFieldNumber, op.cgroup_id);
+    if (!c.container_id.empty()) {
+      m.OptStr(OpMsg::kContainerIdFieldNumber, Utf8(c.container_id, &fixed));
+    }
+    if (!c.pod_uid.empty()) {
+      m.OptStr(OpMsg::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
+    }
+  }
+  Encoder f;
+  f.Str(File::kPathFieldNumber, Utf8(o.file.path, &fixed));
+  f.Str(File::kPathKindFieldNumber, PathKindName(o.file.kind));
+  f.U64(File::kInodeFieldNumber, op.file.ino);
+  f.Str(File::kDevFieldNumber,
+        absl::StrCat(op.file.dev_major, ":", op.file.dev_minor));
+  f.Bool(File::kDirectFieldNumber, op.file.direct);
+  m.Message(OpMsg::kFileFieldNumber, f);
+  m.Str(OpMsg::kDiskFieldNumber, Utf8(o.disk, &fixed));
+  if (!o.partition.empty()) {
+    m.OptStr(OpMsg::kPartitionFieldNumber, Utf8(o.partition, &fixed));
+  }
+  if (op.offset.has_value()) m.OptU64(OpMsg::kOffsetFieldNumber, *op.offset);
+  m.U64(OpMsg::kBytesRequestedFieldNumber, op.bytes_requested);
+  m.Bool(OpMsg::kBytesRequestedPartialFieldNumber, op.bytes_requested_partial);
+  m.U64(OpMsg::kBytesDoneFieldNumber, op.BytesDone());
+  const int error_code = op.ErrorCode();
+  m.U64(OpMsg::kErrorCodeFieldNumber, static_cast<uint64_t>(error_code));
+  if (error_code != 0) {
+    m.OptStr(OpMsg::kErrorFieldNumber, ErrnoName(error_code));
+  }
+  m.Message(OpMsg::kStartTimeFieldNumber,
+            TimestampMessage(o.start_realtime_ns));
+  m.U64(OpMsg::kLatencyUsFieldNumber, op.LatencyNs() / 1000);
+  m.Message(OpMsg::kBlockFieldNumber,
+            OpLayerMessage(op.block, o.block_disks, 0, 0, 0));
+  m.Message(OpMsg::kWritebackFieldNumber,
+            OpLayerMessage(op.writeback, {}, op.dirty_known,
+                           op.dirty_age_max_ns, op.dirty_age_min_ns));
+  m.U64(OpMsg::kOtherUsFieldNumber, op.OtherNs() / 1000);
+  AppendRecord(Rec::kOpFieldNumber, m, out);
 }
 
 }  // namespace biosnoop

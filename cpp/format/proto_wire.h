@@ -16,6 +16,7 @@
 
 #include "absl/strings/string_view.h"
 #include "event.h"
+#include "file_op.h"
 #include "stream_info.h"
 #include "stuck_request.h"
 
@@ -59,5 +60,9 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
 // The length-delimited Record{stuck}: the values of FillStuckProto.
 void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
                                 std::string* out);
+
+// The length-delimited Record{op} (--ops): the values of FillOpProto.
+void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
+                             std::string* out);
 
 }  // namespace biosnoop

@@ -42,4 +42,10 @@ absl::Status EcsSink::WriteStuck(const StuckRequest& stuck) {
   return AppendNonEvent(line);
 }
 
+absl::Status EcsSink::WriteOp(const EnrichedOp& o) {
+  op_line_.clear();
+  AppendOpEcs(o, host_, &op_line_);
+  return AppendOp(op_line_);
+}
+
 }  // namespace biosnoop

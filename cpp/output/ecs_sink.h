@@ -29,8 +29,12 @@ class EcsSink : public FileSink {
   absl::Status WriteStats(const StatsSnapshot& stats) override;
   absl::Status WriteSummary(const SummaryRecord& summary) override;
   absl::Status WriteStuck(const StuckRequest& stuck) override;
+  // Queued with the events (FileSink::AppendOp).
+  absl::Status WriteOp(const EnrichedOp& o) override;
 
  private:
+  // One op record, reused: no allocation once it has grown.
+  std::string op_line_;
   const std::string host_;
   // One event's document, reused: no allocation once it has grown.
   std::string line_;

@@ -51,4 +51,10 @@ absl::Status JsonlSink::WriteStuck(const StuckRequest& stuck) {
   return AppendNonEvent(line);
 }
 
+absl::Status JsonlSink::WriteOp(const EnrichedOp& o) {
+  op_line_.clear();
+  AppendOpJson(o, host_, &op_line_);
+  return AppendOp(op_line_);
+}
+
 }  // namespace biosnoop

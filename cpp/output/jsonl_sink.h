@@ -30,8 +30,12 @@ class JsonlSink : public FileSink {
   absl::Status WriteStats(const StatsSnapshot& stats) override;
   absl::Status WriteSummary(const SummaryRecord& summary) override;
   absl::Status WriteStuck(const StuckRequest& stuck) override;
+  // Queued with the events (FileSink::AppendOp).
+  absl::Status WriteOp(const EnrichedOp& o) override;
 
  private:
+  // One op record, reused: no allocation once it has grown.
+  std::string op_line_;
   const JsonHost host_;
   // Scratch for one event line, reused: no allocation or zero-fill per event.
   std::string line_;

@@ -47,4 +47,10 @@ absl::Status ProtoSink::WriteStuck(const StuckRequest& stuck) {
   return AppendNonEvent(bytes);
 }
 
+absl::Status ProtoSink::WriteOp(const EnrichedOp& o) {
+  op_line_.clear();
+  AppendOpRecordDelimited(o, host_, &op_line_);
+  return AppendOp(op_line_);
+}
+
 }  // namespace biosnoop

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "event.h"
+#include "file_op.h"
 #include "stream_info.h"
 #include "stuck_request.h"
 
@@ -18,6 +19,11 @@ class Sink {
   // Formats and queues one event.  An event is written whole or not at all.
   // CancelledError means the reader went away (broken pipe): stop cleanly.
   virtual absl::Status Write(const EnrichedEvent& e) = 0;
+
+  // Formats and queues one op record (--ops): buffered with the events,
+  // written whole or not at all, and counted apart from them
+  // (ops_written).  Errors as Write()'s.
+  virtual absl::Status WriteOp(const EnrichedOp& op) = 0;
 
   // Pushes queued events to the output.  Call after each batch (e.g. each
   // ring buffer poll) so that `tail -f` and log shippers see them promptly.
@@ -48,6 +54,10 @@ class Sink {
   // output error, since start.
   virtual uint64_t events_written() const = 0;
   virtual uint64_t events_dropped() const = 0;
+  // Op records that fully reached the output, and those given up after an
+  // output error, since start.
+  virtual uint64_t ops_written() const = 0;
+  virtual uint64_t ops_dropped() const = 0;
 };
 
 }  // namespace biosnoop

@@ -103,8 +103,12 @@ void AppendValueJson(const google::protobuf::Message& m,
 // writers here name), in schema order, through reflection under the rules
 // those writers follow: an unset `optional` field is null (an unset
 // `optional bytes`, like comm_raw, is left out), repeated fields are
-// arrays.  So a field added to the schema reaches a converted stream with
-// no change here; a writer above may take it over for speed.
+// arrays, and a field that is neither `optional` nor a message is left
+// out at its default (0, false, "", []), as biosnoop leaves out the fields
+// it added later when they are 0 (op_id and the rest of --ops), so that
+// the streams of runs without them are as before.  So a field added to the
+// schema reaches a converted stream with no change here; a writer above
+// may take it over for speed.
 void AppendLaterFieldsJson(const google::protobuf::Message& m, int last_written,
                            std::string* out) {
   const google::protobuf::Descriptor* d = m.GetDescriptor();
@@ -116,6 +120,13 @@ void AppendLaterFieldsJson(const google::protobuf::Message& m, int last_written,
       if (f->type() == FieldDescriptor::TYPE_BYTES) continue;
       Key(f->name().c_str(), out);
       out->append("null");
+      continue;
+    }
+    if (f->is_repeated()
+            ? refl->FieldSize(m, f) == 0
+            : !f->has_optional_keyword() &&
+                  f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE &&
+                  !refl->HasField(m, f)) {
       continue;
     }
     Key(f->name().c_str(), out);
@@ -341,6 +352,8 @@ StreamInfo InfoOf(const v1::StreamHeader& h) {
   info.stuck_after_us = h.stuck_after_us();
   info.run_id = h.run_id();
   info.cgroup_filter = h.cgroup_filter();
+  info.ops = h.ops();
+  info.op_min_us = h.op_min_us();
   return info;
 }
 
@@ -364,6 +377,9 @@ StatsSnapshot SnapshotOf(const v1::Stats& s) {
   snap.run_id = s.run_id();
   snap.ledger_misses = s.ledger_misses();
   snap.ledger_replaced = s.ledger_replaced();
+  snap.ops_lost = s.ops_lost();
+  snap.ops_written = s.ops_written();
+  snap.ops_untracked = s.ops_untracked();
   return snap;
 }
 
@@ -377,15 +393,14 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kHeader: {
       const size_t start = out->size();
       AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
-      InsertLaterFieldsJson(rec.header,
-                            v1::StreamHeader::kCgroupFilterFieldNumber, start,
-                            "", out);
+      InsertLaterFieldsJson(rec.header, v1::StreamHeader::kOpMinUsFieldNumber,
+                            start, "", out);
       return;
     }
     case RecordKind::kStats: {
       const size_t start = out->size();
       AppendStatsJson(SnapshotOf(rec.stats), out);
-      InsertLaterFieldsJson(rec.stats, v1::Stats::kLedgerReplacedFieldNumber,
+      InsertLaterFieldsJson(rec.stats, v1::Stats::kOpsUntrackedFieldNumber,
                             start, "", out);
       return;
     }

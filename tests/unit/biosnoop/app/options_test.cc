@@ -72,6 +72,62 @@ TEST(OptionsTest, FilesAndTheLedger) {
   }
 }
 
+// --ops: off by default; on, it keeps op records of calls at least
+// --min-us long unless --op-min-us says otherwise, and turns the ledger on
+// (the dirtying calls of written pages) unless it is refused outright.
+TEST(OptionsTest, OpsAndTheirThreshold) {
+  absl::StatusOr<Options> o = Parse({"--min-us", "5000"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->ops);
+  EXPECT_EQ(o->op_min_us, 0u);
+  EXPECT_FALSE(o->writeback_owner);
+
+  o = Parse({"--min-us", "5000", "--ops"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->ops);
+  EXPECT_EQ(o->op_min_us, 5000u);
+  EXPECT_TRUE(o->writeback_owner);
+
+  // Either order: the default is --min-us's final value.
+  o = Parse({"--ops", "--min-us", "7000"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->op_min_us, 7000u);
+
+  o = Parse({"--min-us", "5000", "--ops", "--op-min-us", "100000"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->op_min_us, 100000u);
+  o = Parse({"--ops", "--op-min-us=0"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->op_min_us, 0u);
+
+  o = Parse({"--ops", "--no-writeback-owner"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->ops);
+  EXPECT_FALSE(o->writeback_owner);
+  o = Parse({"--no-writeback-owner", "--ops"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->writeback_owner);
+  // Without files there is no ledger: --ops alone does not ask for one.
+  o = Parse({"--ops", "--no-files"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->ops);
+  EXPECT_FALSE(o->writeback_owner);
+
+  EXPECT_EQ(ErrorOf({"--op-min-us", "100"}), "--op-min-us goes with --ops");
+  EXPECT_EQ(ErrorOf({"--ops", "--hist"}),
+            "--ops writes op records into the event stream: it does not go "
+            "with --hist");
+  EXPECT_EQ(ErrorOf({"--hist", "--ops", "--op-min-us", "1"}),
+            "--ops writes op records into the event stream: it does not go "
+            "with --hist");
+  EXPECT_EQ(ErrorOf({"--ops", "--op-min-us", "1ms"}),
+            "--op-min-us: expected a whole number of microseconds, got "
+            "\"1ms\"");
+  EXPECT_NE(ErrorOf({"--ops", "--op-min-us", "99999999999999999999"})
+                .find("too large"),
+            std::string::npos);
+}
+
 TEST(OptionsTest, RescueIsAlwaysOrAuto) {
   absl::StatusOr<Options> o = Parse({"--rescue", "always"});
   ASSERT_TRUE(o.ok()) << o.status();

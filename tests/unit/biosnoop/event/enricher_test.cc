@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -56,6 +57,9 @@ class EnricherTest : public ::testing::Test {
     Write(dir + "/" + part + "/start", std::to_string(start) + "\n");
     Write(dir + "/" + part + "/size", std::to_string(size) + "\n");
     fs::create_symlink("../../" + rel, root_ + "/dev/block/" + dev);
+    // A partition's own device number names it, as in sysfs.
+    fs::create_symlink("../../" + rel + "/" + part,
+                       root_ + "/dev/block/" + part_dev);
     fs::create_symlink("../" + rel, root_ + "/block/" + disk);
   }
 
@@ -188,6 +192,60 @@ TEST_F(EnricherTest, RecalibrateRestoresTheRealOffset) {
   int64_t real_ns =
       static_cast<int64_t>(real.tv_sec) * 1'000'000'000 + real.tv_nsec;
   EXPECT_LT(std::llabs(out.realtime_ns - real_ns), 5'000'000);
+}
+
+// A call (--ops): the disk its file system is on, the partition when that
+// is not the whole disk, its file's path, the disks its block requests
+// went to, and the wall-clock times of its entry and return.
+TEST_F(EnricherTest, EnrichOpNamesDisksFileAndTimes) {
+  Enricher enricher(root_, /*include_queue=*/false);
+  enricher.wall_clock().SetOffsetForTest(1'700'000'000 *
+                                         int64_t{1'000'000'000});
+  EnrichedOp out;
+  FileOp& op = out.op;
+  op.call = Call::kFsync;
+  op.start_ns = 40 * kSecond;
+  op.end_ns = 42 * kSecond + 7;
+  op.disk_major = 254;
+  op.disk_minor = 0;
+  op.part_major = 254;
+  op.part_minor = 1;
+  op.block_devs = {254u << 20, 259u << 20, 7u << 20 | 99};
+  op.block_dev_count = 5;
+  op.named = true;
+  // A device no test machine mounts: the path stays inside its file system.
+  op.file.dev_major = 4095;
+  op.file.dev_minor = 1048575;
+  op.file.names = {"data.db", "db", "srv"};
+  op.file.reached_root = true;
+  enricher.EnrichOp(now_, &out);
+
+  EXPECT_EQ(out.disk, "vda");
+  EXPECT_EQ(out.partition, "vda1");
+  EXPECT_EQ(out.file.path, "/srv/db/data.db");
+  EXPECT_EQ(out.file.kind, PathKind::kFsRelative);
+  EXPECT_EQ(out.block_disks,
+            (std::vector<std::string>{"vda", kLongDisk, "7:99"}));
+  EXPECT_EQ(out.start_realtime_ns, 1'700'000'040'000'000'000);
+  EXPECT_EQ(out.realtime_ns, 1'700'000'042'000'000'007);
+  // Ops are not events: no seq is taken.
+  EXPECT_EQ(enricher.count(), 0u);
+
+  // On the whole disk: no partition; a file named up to itself only; and
+  // a call not named at return has no path.  Nothing of the call before
+  // stays.
+  op.part_minor = 0;
+  op.block_devs.clear();
+  op.file.reached_root = false;
+  enricher.EnrichOp(now_, &out);
+  EXPECT_EQ(out.partition, "");
+  EXPECT_TRUE(out.block_disks.empty());
+  EXPECT_EQ(out.file.path, "data.db");
+  EXPECT_EQ(out.file.kind, PathKind::kName);
+  op.named = false;
+  enricher.EnrichOp(now_, &out);
+  EXPECT_EQ(out.file.path, "");
+  EXPECT_EQ(out.file.kind, PathKind::kNone);
 }
 
 }  // namespace

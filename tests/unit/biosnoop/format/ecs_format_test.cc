@@ -89,8 +89,12 @@ TEST(EcsFormatTest, EventWithEveryField) {
   EXPECT_EQ(b["files_incomplete"], true);
   EXPECT_EQ(b["dirtied_by"], json::parse(R"({"pid":200,"tid":201,
       "comm":"dd\ufffd","comm_raw":"6464fe","cgroup":"/user.slice",
-      "cgroup_id":77,"dirtied_at":"2026-11-21T05:44:00.000000001Z"})"));
+      "cgroup_id":77,"dirtied_at":"2026-11-21T05:44:00.000000001Z",
+      "op_id":12})"));
   EXPECT_EQ(b["dirtier_count"], 2);
+  EXPECT_EQ(b["op_id"], 31);
+  EXPECT_EQ(b["dirtier_op_ids"], json::parse("[12,13]"));
+  EXPECT_EQ(b["dirtier_op_count"], 3);
   // Nothing else at the top: ECS's names, or biosnoop's namespace.
   for (const auto& [key, value] : d.items()) {
     EXPECT_TRUE(key == "@timestamp" || key == "ecs" || key == "event" ||
@@ -204,7 +208,8 @@ TEST(EcsFormatTest, StatsIsAMetricDocumentWithEveryCounter) {
       "completions":100,"emitted":10,"lost":1,"orphans":2,
       "below_threshold":80,"filtered":7,"decode_errors":3,"expired":4,
       "written":9,"dropped":1,"final":true,"missed":5,"unfinished":6,
-      "ledger_misses":11,"ledger_replaced":12})"));
+      "ledger_misses":11,"ledger_replaced":12,"ops_lost":13,
+      "ops_written":14,"ops_untracked":15})"));
 }
 
 TEST(EcsFormatTest, SummaryIsOneDocumentPerGroup) {

@@ -2,7 +2,8 @@
 // kind with every field set, through the real sink (EcsSink over an
 // OutputFile): a header, a failed event with files, a dirtier, a cgroup
 // and a container, a successful event with nothing optional, a stuck
-// request, a summary of two groups and a final stats record.  The
+// request, a call (--ops) with every field and a read with nothing
+// optional, a summary of two groups and a final stats record.  The
 // ecs_schema test (ecs_check.js) checks it against the ECS definitions
 // and the index template in examples/; the shipping_configs test reads
 // its field names.
@@ -38,11 +39,20 @@ int main(int argc, char** argv) {
   quiet.disk = "vda";
   quiet.realtime_ns = 1795239841000000001;
   quiet.seq = 2;
+  EnrichedOp read;
+  read.op.op_id = 2;
+  read.op.call = Call::kRead;
+  read.op.result = 4096;
+  read.op.end_ns = 20'000'000;
+  read.disk = "vda";
+  read.realtime_ns = 1795239841000000002;
   const absl::Status status[] = {
       sink.WriteHeader(EveryFieldInfo()),
       sink.Write(EveryFieldEvent()),
       sink.Write(quiet),
       sink.WriteStuck(StuckLike(EveryFieldEvent())),
+      sink.WriteOp(EveryFieldOp()),
+      sink.WriteOp(read),
       sink.WriteSummary(EveryFieldSummary()),
       sink.WriteStats(EveryFieldStats()),
       sink.Flush(),

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "event.h"
+#include "file_op.h"
 #include "histogram.h"
 #include "stream_info.h"
 
@@ -56,7 +57,11 @@ inline EnrichedEvent EveryFieldEvent() {
   std::memcpy(d.comm.data(), "dd\xfe", 3);
   d.cgroup_id = 77;
   d.dirtied_ns = 5;
+  d.op_id = 12;
   a.dirtier_count = 2;
+  a.dirtier_op_ids = {12, 13};
+  a.dirtier_op_count = 3;
+  e.event.op_id = 31;
   e.attribution.content = "file";
   e.attribution.files = {{"/srv/data/f\"1", PathKind::kAbsolute}};
   e.attribution.dirtier_cgroup = {true, "/user.slice", "", ""};
@@ -81,6 +86,8 @@ inline StreamInfo EveryFieldInfo() {
   info.stuck_after_us = 2000000;
   info.run_id = "9f86d081884c7d65";
   info.cgroup_filter = "/system.slice";
+  info.ops = true;
+  info.op_min_us = 5000;
   return info;
 }
 
@@ -104,7 +111,58 @@ inline StatsSnapshot EveryFieldStats() {
   s.run_id = "9f86d081884c7d65";
   s.ledger_misses = 11;
   s.ledger_replaced = 12;
+  s.ops_lost = 13;
+  s.ops_written = 14;
+  s.ops_untracked = 15;
   return s;
+}
+
+// A call (--ops) with every field set: a failed fdatasync-like write with
+// an offset, a comm that is not UTF-8, a cgroup, a partition, both layers
+// with requests and the writeback layer's dirty ages known.
+inline EnrichedOp EveryFieldOp() {
+  EnrichedOp o;
+  FileOp& op = o.op;
+  op.op_id = 31;
+  op.call = Call::kPwrite64;
+  op.pid = 300;
+  op.tid = 301;
+  std::memcpy(op.comm.data(), "pg\xff", 3);
+  op.cgroup_id = 4711;
+  op.start_ns = 1'000'000'000;
+  op.end_ns = 1'045'000'999;
+  op.result = -5;  // EIO
+  op.offset = 65536;
+  op.bytes_requested = 8192;
+  op.bytes_requested_partial = true;
+  op.disk_major = 8;
+  op.part_major = 8;
+  op.part_minor = 1;
+  op.file.ino = 12;
+  op.file.dev_major = 8;
+  op.file.dev_minor = 1;
+  op.file.direct = true;
+  op.file.reached_root = true;
+  op.file.names = {"f\"1", "data"};
+  op.named = true;
+  op.block = {2, 8192, 3000, 2000, 25'000'000, 20'000'000, 21'000'000};
+  op.block_devs = {8u << 20};
+  op.block_dev_count = 1;
+  op.writeback = {1, 4096, 1000, 1000, 3'000'000, 3'000'000, 4'000'000};
+  op.dirty_known = 1;
+  op.dirty_age_max_ns = 900'000'000;
+  op.dirty_age_min_ns = 800'000'000;
+  o.disk = "sda";
+  o.partition = "sda1";
+  o.cgroup = {
+      true,
+      "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') + ".scope",
+      std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
+  o.file = {"/srv/data/f\"1", PathKind::kAbsolute};
+  o.block_disks = {"sda"};
+  o.start_realtime_ns = 1795239840000000001;
+  o.realtime_ns = 1795239840045000002;
+  return o;
 }
 
 // Two groups: one with histograms that end in zero buckets (left out) and

@@ -639,6 +639,7 @@ TEST(JsonEventTest, WriteStaysWithinItsBound) {
   e.disk = nasty;
   e.partition = nasty;
   SetLongestFixedFields(&e);
+  SetLongestOpIds(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min();
 
   const JsonHost host(nasty);

@@ -193,6 +193,31 @@ TEST(MetricsTextTest, EveryStatsCounterAndItsLossCountersAreCounters) {
   }
 }
 
+// --ops: the op counters, served from the start of an --ops run (zeros
+// included), and not at all without it.
+TEST(MetricsTextTest, OpCountersWithOpsOnly) {
+  MetricsSnapshot m;
+  std::map<std::string, std::string> s = Samples(FormatMetrics(m));
+  EXPECT_EQ(s.count("biosnoop_ops_written_total"), 0u);
+  EXPECT_EQ(s.count("biosnoop_ops_lost_total"), 0u);
+  m.ops = true;
+  s = Samples(FormatMetrics(m));
+  EXPECT_EQ(s["biosnoop_ops_written_total"], "0");
+  m.stats.ops_written = 21;
+  m.stats.ops_lost = 2;
+  m.stats.ops_untracked = 3;
+  std::map<std::string, std::string> types;
+  s = Samples(FormatMetrics(m), &types);
+  EXPECT_EQ(s["biosnoop_ops_written_total"], "21");
+  EXPECT_EQ(s["biosnoop_ops_lost_total"], "2");
+  EXPECT_EQ(s["biosnoop_ops_untracked_total"], "3");
+  for (const char* name :
+       {"biosnoop_ops_written_total", "biosnoop_ops_lost_total",
+        "biosnoop_ops_untracked_total"}) {
+    EXPECT_EQ(types[name], "counter") << name;
+  }
+}
+
 TEST(MetricsTextTest, NoIoYetStillDescribesTheFamilies) {
   std::map<std::string, std::string> types;
   std::map<std::string, std::string> s =

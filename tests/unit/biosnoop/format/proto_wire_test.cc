@@ -134,6 +134,7 @@ TEST(ProtoWireTest, WriteStaysWithinItsBound) {
   e.disk = invalid;
   e.partition = invalid;
   SetLongestFixedFields(&e);
+  SetLongestOpIds(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min() + 1;
 
   const ProtoHost host(invalid);

@@ -46,6 +46,12 @@ std::string StuckLine(const StuckRequest& s) {
   return line;
 }
 
+std::string OpLine(const EnrichedOp& o) {
+  std::string line;
+  AppendOpJson(o, JsonHost("host-a"), &line);
+  return line;
+}
+
 std::string HeaderLine(const StreamInfo& info) {
   std::string line;
   AppendHeaderJson(info, &line);
@@ -177,6 +183,7 @@ TEST(SchemaTest, TypeNamesAreTheRecordOneofMembers) {
   EXPECT_EQ(MessageOfType("stats"), biosnoop::v1::Stats::descriptor());
   EXPECT_EQ(MessageOfType("summary"), biosnoop::v1::Summary::descriptor());
   EXPECT_EQ(MessageOfType("stuck"), biosnoop::v1::Stuck::descriptor());
+  EXPECT_EQ(MessageOfType("op"), biosnoop::v1::Op::descriptor());
   EXPECT_EQ(MessageOfType("timestamp"), nullptr);
 }
 
@@ -188,7 +195,8 @@ TEST(SchemaTest, RecordFieldNumbersFitTheJsonReadersKeySets) {
         biosnoop::v1::StreamHeader::descriptor(),
         biosnoop::v1::Stats::descriptor(), biosnoop::v1::Summary::descriptor(),
         biosnoop::v1::SummaryGroup::descriptor(),
-        biosnoop::v1::Stuck::descriptor()}) {
+        biosnoop::v1::Stuck::descriptor(), biosnoop::v1::Op::descriptor(),
+        biosnoop::v1::OpLayer::descriptor()}) {
     for (int i = 0; i < d->field_count(); ++i) {
       EXPECT_LT(d->field(i)->number(), 64) << d->field(i)->full_name();
     }
@@ -257,17 +265,23 @@ TEST(SchemaTest, StuckValuesExactly) {
                 "\xef\xbf\xbd"
                 R"(","comm_raw":"6464fe","cgroup":"/user.slice",)"
                 R"("cgroup_id":77,"dirtied_at":)"
-                R"("2026-11-21T05:44:00.000000001Z"},"dirtier_count":2})"
+                R"("2026-11-21T05:44:00.000000001Z","op_id":12},)"
+                R"("dirtier_count":2,"op_id":31})"
                 "\n");
 }
 
 TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(HeaderLine(EveryFieldInfo()), "header"),
             FieldNames(biosnoop::v1::StreamHeader::descriptor()));
-  // Without a run id (a converted stream of an earlier version) and
-  // without --cgroup: every field but run_id and cgroup_filter.
+  // Without a run id (a converted stream of an earlier version), without
+  // --cgroup and without --ops: every field but run_id, cgroup_filter,
+  // ops and op_min_us.
   std::vector<std::string> but_run_id =
       FieldNames(biosnoop::v1::StreamHeader::descriptor());
+  ASSERT_EQ(but_run_id.back(), "op_min_us");
+  but_run_id.pop_back();
+  ASSERT_EQ(but_run_id.back(), "ops");
+  but_run_id.pop_back();
   ASSERT_EQ(but_run_id.back(), "cgroup_filter");
   but_run_id.pop_back();
   ASSERT_EQ(but_run_id.back(), "run_id");
@@ -284,6 +298,9 @@ TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
   ASSERT_EQ(std::erase(but_run_id, "run_id"), 1u);
   ASSERT_EQ(std::erase(but_run_id, "ledger_misses"), 1u);
   ASSERT_EQ(std::erase(but_run_id, "ledger_replaced"), 1u);
+  ASSERT_EQ(std::erase(but_run_id, "ops_lost"), 1u);
+  ASSERT_EQ(std::erase(but_run_id, "ops_written"), 1u);
+  ASSERT_EQ(std::erase(but_run_id, "ops_untracked"), 1u);
   EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
             but_run_id);
 }
@@ -302,15 +319,28 @@ TEST(SchemaTest, AttributionValuesExactly) {
             R"("tid":201,"comm":"dd)"
             "\xef\xbf\xbd"
             R"(","comm_raw":"6464fe","cgroup":"/user.slice","cgroup_id":77,)"
-            R"("dirtied_at":"2026-11-21T05:44:00.000000001Z"},)"
-            R"("dirtier_count":2})"
+            R"("dirtied_at":"2026-11-21T05:44:00.000000001Z","op_id":12},)"
+            R"("dirtier_count":2,"op_id":31,"dirtier_op_ids":[12,13],)"
+            R"("dirtier_op_count":3})"
             "\n");
   EnrichedEvent off = EveryFieldEvent();
   off.event.attribution = Attribution{};
+  off.event.op_id = 0;
   const std::string plain = EventLine(off);
   EXPECT_EQ(plain.find("content"), std::string::npos) << plain;
   EXPECT_NE(plain.find(R"("completion_context":"softirq"})"), std::string::npos)
       << plain;
+  // Without --ops: no op_id, no dirtier_op_*, nor the dirtier's op_id.
+  EnrichedEvent no_ops = EveryFieldEvent();
+  no_ops.event.op_id = 0;
+  no_ops.event.attribution.dirtier->op_id = 0;
+  no_ops.event.attribution.dirtier_op_ids.clear();
+  no_ops.event.attribution.dirtier_op_count = 0;
+  const std::string before_ops = EventLine(no_ops);
+  EXPECT_EQ(before_ops.find("op_id"), std::string::npos) << before_ops;
+  EXPECT_EQ(before_ops.find("dirtier_op"), std::string::npos) << before_ops;
+  EXPECT_NE(before_ops.find(R"("dirtier_count":2})"), std::string::npos)
+      << before_ops;
 }
 
 TEST(SchemaTest, SummaryLineHasEveryFieldInSchemaOrder) {
@@ -360,7 +390,8 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("min_us":10000,"queued":true,"disk_filter":"vda",)"
             R"("pid_filter":42,"comm_filter":"postgres","op_filter":"write",)"
             R"("ringbuf_kib":4096,"stuck_after_us":2000000,)"
-            R"("run_id":"9f86d081884c7d65","cgroup_filter":"/system.slice"})"
+            R"("run_id":"9f86d081884c7d65","cgroup_filter":"/system.slice",)"
+            R"("ops":true,"op_min_us":5000})"
             "\n");
   EXPECT_EQ(StatsLine(EveryFieldStats()),
             R"({"type":"stats","timestamp":"2026-11-21T05:45:00.000000001Z",)"
@@ -369,7 +400,8 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("decode_errors":3,"expired":4,"written":9,"dropped":1,)"
             R"("final":true,"missed":5,"unfinished":6,)"
             R"("run_id":"9f86d081884c7d65","ledger_misses":11,)"
-            R"("ledger_replaced":12})"
+            R"("ledger_replaced":12,"ops_lost":13,"ops_written":14,)"
+            R"("ops_untracked":15})"
             "\n");
 }
 
@@ -467,6 +499,125 @@ TEST(SchemaTest, ProtobufJsonParserReadsAStuckLineAsFillStuckProto) {
       << filled.DebugString();
   EXPECT_EQ(filled.inflight_us(), 25000u);
   EXPECT_FALSE(filled.has_comm_raw());
+}
+
+// --ops: an op line is a Record's `op`, every field in schema order, each
+// layer an OpLayer with every field.
+TEST(SchemaTest, OpLineHasEveryFieldInSchemaOrder) {
+  const std::string line = OpLine(EveryFieldOp());
+  EXPECT_EQ(ExpectMatchesSchema(line, "op"),
+            FieldNames(biosnoop::v1::Op::descriptor()));
+  const ordered_json j = ordered_json::parse(line);
+  for (const char* layer : {"block", "writeback"}) {
+    EXPECT_EQ(Keys(j[layer]), FieldNames(biosnoop::v1::OpLayer::descriptor()))
+        << layer;
+  }
+  EXPECT_EQ(Keys(j["file"]), FieldNames(biosnoop::v1::FileRef::descriptor()));
+  // Nulls where the schema has `optional`, comm_raw and the cgroup's
+  // fields gone when there is nothing to say.
+  EnrichedOp o = EveryFieldOp();
+  std::memcpy(o.op.comm.data(), "pg", 3);
+  o.op.offset.reset();
+  o.op.result = 0;
+  o.op.dirty_known = 0;
+  o.op.cgroup_id = 0;
+  o.partition.clear();
+  std::vector<std::string> expected =
+      FieldNames(biosnoop::v1::Op::descriptor());
+  for (const char* key :
+       {"comm_raw", "cgroup", "cgroup_id", "container_id", "pod_uid"}) {
+    std::erase(expected, key);
+  }
+  const std::string plain = OpLine(o);
+  EXPECT_EQ(ExpectMatchesSchema(plain, "op"), expected);
+  const ordered_json p = ordered_json::parse(plain);
+  EXPECT_TRUE(p["offset"].is_null());
+  EXPECT_TRUE(p["partition"].is_null());
+  EXPECT_TRUE(p["error"].is_null());
+  EXPECT_TRUE(p["writeback"]["dirty_age_us_max"].is_null());
+  EXPECT_TRUE(p["writeback"]["dirty_age_us_min"].is_null());
+}
+
+TEST(SchemaTest, OpValuesExactly) {
+  EXPECT_EQ(OpLine(EveryFieldOp()),
+            R"({"type":"op","timestamp":"2026-11-21T05:44:00.045000002Z",)"
+            R"("host":"host-a","op_id":31,"call":"pwrite64","pid":300,)"
+            R"("tid":301,"comm":"pg)"
+            "\xef\xbf\xbd"
+            R"(","comm_raw":"7067ff",)"
+            R"("cgroup":"/kubepods.slice/p/cri-containerd-)" +
+                std::string(64, 'a') +
+                R"(.scope","cgroup_id":4711,"container_id":")" +
+                std::string(64, 'a') +
+                R"(","pod_uid":"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",)"
+                R"("file":{"path":"/srv/data/f\"1","path_kind":"absolute",)"
+                R"("inode":12,"dev":"8:1","direct":true},"disk":"sda",)"
+                R"("partition":"sda1","offset":65536,"bytes_requested":8192,)"
+                R"("bytes_requested_partial":true,"bytes_done":0,)"
+                R"("error_code":5,"error":"EIO",)"
+                R"("start_time":"2026-11-21T05:44:00.000000001Z",)"
+                R"("latency_us":45000,"block":{"requests":2,"bytes":8192,)"
+                R"("disks":["sda"],"queue_us_sum":3,"queue_us_max":2,)"
+                R"("device_us_sum":25000,"device_us_max":20000,)"
+                R"("wait_us":21000,"dirty_age_us_max":null,)"
+                R"("dirty_age_us_min":null,"dirty_known":0},)"
+                R"("writeback":{"requests":1,"bytes":4096,"disks":[],)"
+                R"("queue_us_sum":1,"queue_us_max":1,"device_us_sum":3000,)"
+                R"("device_us_max":3000,"wait_us":4000,)"
+                R"("dirty_age_us_max":900000,"dirty_age_us_min":800000,)"
+                R"("dirty_known":1},"other_us":20000})"
+                "\n");
+}
+
+// The JSON line and the protobuf message of a call say the same.
+TEST(SchemaTest, ProtobufJsonParserReadsAnOpLineAsFillOpProto) {
+  EnrichedOp o = EveryFieldOp();
+  std::memcpy(o.op.comm.data(), "pg", 3);  // comm_raw is base64 there
+  biosnoop::v1::Op from_json;
+  ExpectProtobufParses(OpLine(o), &from_json);
+  biosnoop::v1::Op filled;
+  FillOpProto(o, "host-a", &filled);
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
+      << from_json.DebugString() << "\nvs\n"
+      << filled.DebugString();
+  EXPECT_EQ(filled.other_us(), 20000u);
+  EXPECT_EQ(filled.error(), "EIO");
+  EXPECT_TRUE(filled.writeback().has_dirty_age_us_max());
+  EXPECT_FALSE(filled.block().has_dirty_age_us_max());
+  // The same with the optional fields unset.
+  o.op.offset.reset();
+  o.op.result = 4096;
+  o.op.dirty_known = 0;
+  o.partition.clear();
+  biosnoop::v1::Op plain_json;
+  ExpectProtobufParses(OpLine(o), &plain_json);
+  FillOpProto(o, "host-a", &filled);
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(plain_json, filled))
+      << plain_json.DebugString() << "\nvs\n"
+      << filled.DebugString();
+  EXPECT_FALSE(filled.has_offset());
+  EXPECT_EQ(filled.bytes_done(), 4096u);
+}
+
+// An event of an --ops run says the same in JSON and protobuf.
+TEST(SchemaTest, ProtobufJsonParserReadsAnEventsOpIds) {
+  EnrichedEvent e = EveryFieldEvent();
+  std::memcpy(e.event.comm.data(), "fio", 4);
+  std::memcpy(e.event.attribution.dirtier->comm.data(), "dd", 3);
+  biosnoop::v1::Event from_json;
+  ExpectProtobufParses(EventLine(e), &from_json);
+  biosnoop::v1::Event filled;
+  FillEventProto(e, "host-a", &filled);
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
+      << from_json.DebugString() << "\nvs\n"
+      << filled.DebugString();
+  EXPECT_EQ(filled.op_id(), 31u);
+  EXPECT_EQ(filled.dirtier_op_ids_size(), 2);
+  EXPECT_EQ(filled.dirtier_op_count(), 3u);
+  EXPECT_EQ(filled.dirtied_by().op_id(), 12u);
 }
 
 }  // namespace

@@ -27,4 +27,14 @@ inline void SetLongestFixedFields(EnrichedEvent* e) {
   e->seq = std::numeric_limits<uint64_t>::max();
 }
 
+// --ops: the largest call ids, as many dirtying calls as are listed (apart
+// from SetLongestFixedFields, whose event is in the golden streams of runs
+// without --ops).
+inline void SetLongestOpIds(EnrichedEvent* e) {
+  e->event.op_id = std::numeric_limits<uint64_t>::max();
+  e->event.attribution.dirtier_op_ids.assign(
+      8, std::numeric_limits<uint64_t>::max());
+  e->event.attribution.dirtier_op_count = std::numeric_limits<uint32_t>::max();
+}
+
 }  // namespace biosnoop

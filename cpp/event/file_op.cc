@@ -1,0 +1,83 @@
+// Call names and a call's derived figures (file_op.h).
+
+#include "file_op.h"
+
+#include <string.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace biosnoop {
+
+absl::string_view CallName(Call c) {
+  switch (c) {
+    case Call::kRead:
+      return "read";
+    case Call::kWrite:
+      return "write";
+    case Call::kPread64:
+      return "pread64";
+    case Call::kPwrite64:
+      return "pwrite64";
+    case Call::kReadv:
+      return "readv";
+    case Call::kWritev:
+      return "writev";
+    case Call::kPreadv:
+      return "preadv";
+    case Call::kPwritev:
+      return "pwritev";
+    case Call::kFsync:
+      return "fsync";
+    case Call::kFdatasync:
+      return "fdatasync";
+    case Call::kSyncFileRange:
+      return "sync_file_range";
+    case Call::kUringRead:
+      return "io_uring_read";
+    case Call::kUringWrite:
+      return "io_uring_write";
+    case Call::kUringFsync:
+      return "io_uring_fsync";
+    case Call::kNone:
+      break;
+  }
+  return "unknown";
+}
+
+bool IsSyncCall(Call c) {
+  return c == Call::kFsync || c == Call::kFdatasync ||
+         c == Call::kSyncFileRange || c == Call::kUringFsync;
+}
+
+absl::string_view FileOp::Comm() const {
+  return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
+}
+
+uint64_t FileOp::OtherNs() const {
+  const uint64_t latency = LatencyNs();
+  // The two waits never overlap (the kernel side gives block requests
+  // precedence), so their sum is at most the latency; a clamp all the
+  // same, should the clocks of entry and completion disagree.
+  const uint64_t waited = block.wait_ns + writeback.wait_ns;
+  if (waited < block.wait_ns) return 0;  // overflow: a malformed record
+  return latency > waited ? latency - waited : 0;
+}
+
+int FileOp::ErrorCode() const {
+  // The kernel returns -errno in [-4095, -1]; anything further below is
+  // not an errno (no syscall of these returns such a value).
+  return result < 0 && result >= -4095 ? static_cast<int>(-result) : 0;
+}
+
+std::string ErrnoName(int errno_value) {
+  if (errno_value == 0) return "";
+  // glibc >= 2.32; the same names whatever the locale.
+  if (const char* name = strerrorname_np(errno_value); name != nullptr) {
+    return name;
+  }
+  return absl::StrCat("E", errno_value);
+}
+
+}  // namespace biosnoop

@@ -1,0 +1,149 @@
+// --ops in the protobuf wire encoder: the op record, and the op ids of
+// events, stuck records, the header and stats, the same bytes as the
+// protobuf library writes for the messages proto_format.h fills.
+
+#include <string>
+
+#include "biosnoop.pb.h"
+#include "every_field_records.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "gtest/gtest.h"
+#include "proto_format.h"
+#include "proto_wire.h"
+#include "stuck_like.h"
+
+namespace biosnoop {
+namespace {
+
+std::string ReferenceOp(const EnrichedOp& o, absl::string_view host) {
+  v1::Record record;
+  FillOpProto(o, host, record.mutable_op());
+  std::string out;
+  AppendDelimited(record, &out);
+  return out;
+}
+
+std::string EncodeOp(const EnrichedOp& o, absl::string_view host) {
+  std::string out;
+  AppendOpRecordDelimited(o, ProtoHost(host), &out);
+  return out;
+}
+
+TEST(OpProtoWireTest, SameBytesAsTheLibraryForOps) {
+  EnrichedOp o = EveryFieldOp();
+  EXPECT_EQ(EncodeOp(o, "db-7"), ReferenceOp(o, "db-7"));
+  // Nothing optional: no offset, no error, no partition, no dirty ages, no
+  // cgroup, not named, no block disks, a valid comm.
+  std::memcpy(o.op.comm.data(), "pg", 3);
+  o.op.offset.reset();
+  o.op.result = 0;
+  o.op.dirty_known = 0;
+  o.op.cgroup_id = 0;
+  o.partition.clear();
+  o.op.named = false;
+  o.file = FileLabel{};
+  o.block_disks.clear();
+  EXPECT_EQ(EncodeOp(o, ""), ReferenceOp(o, ""));
+  // A call with no time in any layer, and an empty block disk name.
+  o = EnrichedOp();
+  o.op.call = Call::kFsync;
+  o.block_disks = {""};
+  EXPECT_EQ(EncodeOp(o, "h"), ReferenceOp(o, "h"));
+  // Invalid UTF-8 everywhere a string comes from outside.
+  o = EveryFieldOp();
+  o.disk = "sd\xc0";
+  o.partition =
+      "sd\xc0"
+      "1";
+  o.file.path = "/x\xff";
+  o.block_disks = {"a\xfe", "b"};
+  EXPECT_EQ(EncodeOp(o, "h\xc0"), ReferenceOp(o, "h\xc0"));
+}
+
+TEST(OpProtoWireTest, OpRecordReadsBackWithTheLibrary) {
+  const std::string bytes = EncodeOp(EveryFieldOp(), "db-7");
+  v1::Record record;
+  // Its varint length, then the Record.
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  uint32_t size = 0;
+  ASSERT_TRUE(in.ReadVarint32(&size));
+  ASSERT_EQ(size, bytes.size() - static_cast<size_t>(in.CurrentPosition()));
+  ASSERT_TRUE(record.ParseFromArray(bytes.data() + in.CurrentPosition(),
+                                    static_cast<int>(size)));
+  ASSERT_TRUE(record.has_op());
+  const v1::Op& op = record.op();
+  EXPECT_EQ(op.op_id(), 31u);
+  EXPECT_EQ(op.call(), "pwrite64");
+  EXPECT_EQ(op.latency_us(), 45000u);
+  EXPECT_EQ(op.other_us(), 20000u);
+  EXPECT_EQ(op.block().wait_us(), 21000u);
+  EXPECT_EQ(op.block().disks_size(), 1);
+  EXPECT_EQ(op.writeback().dirty_age_us_max(), 900000u);
+  EXPECT_EQ(op.offset(), 65536u);
+  EXPECT_EQ(op.error(), "EIO");
+}
+
+std::string ReferenceEvent(const EnrichedEvent& e) {
+  v1::Record record;
+  FillEventProto(e, "db-7", record.mutable_event());
+  std::string out;
+  AppendDelimited(record, &out);
+  return out;
+}
+
+TEST(OpProtoWireTest, SameBytesForEventsWithAndWithoutOpIds) {
+  EnrichedEvent e = EveryFieldEvent();
+  std::string scratch, out;
+  AppendEventRecordDelimited(e, "db-7", &scratch, &out);
+  EXPECT_EQ(out, ReferenceEvent(e));
+  // Op ids without files looked at (a direct read under a call).
+  e.event.attribution = Attribution{};
+  e.event.op_id = 300;
+  out.clear();
+  AppendEventRecordDelimited(e, "db-7", &scratch, &out);
+  EXPECT_EQ(out, ReferenceEvent(e));
+  e.event.op_id = 0;
+  out.clear();
+  AppendEventRecordDelimited(e, "db-7", &scratch, &out);
+  EXPECT_EQ(out, ReferenceEvent(e));
+}
+
+TEST(OpProtoWireTest, SameBytesForStuckHeaderAndStatsWithOps) {
+  const StuckRequest s = StuckLike(EveryFieldEvent());
+  ASSERT_EQ(s.request.op_id, 31u);
+  v1::Record stuck;
+  FillStuckProto(s, "db-7", stuck.mutable_stuck());
+  std::string want, got;
+  AppendDelimited(stuck, &want);
+  AppendStuckRecordDelimited(s, ProtoHost("db-7"), &got);
+  EXPECT_EQ(got, want);
+
+  for (bool ops : {true, false}) {
+    StreamInfo info = EveryFieldInfo();
+    info.ops = ops;
+    v1::Record header;
+    FillHeaderProto(info, header.mutable_header());
+    want.clear();
+    got.clear();
+    AppendDelimited(header, &want);
+    AppendHeaderRecordDelimited(info, &got);
+    EXPECT_EQ(got, want) << ops;
+    EXPECT_EQ(header.header().ops(), ops);
+    EXPECT_EQ(header.header().op_min_us(), ops ? 5000u : 0u);
+  }
+
+  const StatsSnapshot stats = EveryFieldStats();
+  v1::Record record;
+  FillStatsProto(stats, record.mutable_stats());
+  want.clear();
+  got.clear();
+  AppendDelimited(record, &want);
+  AppendStatsRecordDelimited(stats, &got);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(record.stats().ops_written(), 14u);
+}
+
+}  // namespace
+}  // namespace biosnoop
