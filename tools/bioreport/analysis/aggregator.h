@@ -134,7 +134,8 @@ class Aggregator {
   // Every record (events too, for the time span), before filtering.
   void AddRecordTime(int64_t ns);
   // Every record but events, before filtering: headers and stats track
-  // runs and loss (run_tracker.h), the others only break a header's
+  // runs and loss (run_tracker.h), op records too (their op_ids: op
+  // records missing or given twice), the others only break a header's
   // contact with the stats record SIGHUP writes after it.
   void AddNonEvent(const ParsedRecord& rec);
   // Every event, before filtering: its number in its run (tracks events
@@ -198,10 +199,10 @@ class Aggregator {
   // `host`.
   LossSummary Loss() const { return runs_.Loss(options_.host); }
   LossSummary Loss(absl::string_view host) const { return runs_.Loss(host); }
-  // The hosts of the input, sorted: named by a header, an event or a
-  // stuck record, whatever the filters but --host (so that the layout of
-  // a report does not depend on which events pass --disk or --pid).
-  // More than one: the reports show the host.
+  // The hosts of the input, sorted: named by a header, an event, a stuck
+  // record or an op record, whatever the filters but --host (so that the layout
+  // of a report does not depend on which events pass --disk or --pid). More
+  // than one: the reports show the host.
   std::vector<std::string> Hosts() const;
   bool MultiHost() const { return Hosts().size() > 1; }
 

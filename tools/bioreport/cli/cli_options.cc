@@ -40,6 +40,9 @@ constexpr char kUsage[] =
     "            operation, slow share, bytes, estimated p50 and p99\n"
     "  heatmap   SVG latency heat map (time x log2 latency, colour by\n"
     "            count) with p50/p99 lines; --html for a page\n"
+    "  ops       calls (biosnoop --ops): the slowest with their time by\n"
+    "            layer (block, writeback, other), p50/p99 per process and\n"
+    "            per file; --op-id N: one call and its requests\n"
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
     "Filters (events, and stuck records but --min-us and --file; for\n"
@@ -63,10 +66,14 @@ constexpr char kUsage[] =
     "  -D, --per-disk               hist: one histogram per disk\n"
     "  --by disk|op|disk,op|all     hist, heatmap: one histogram or panel\n"
     "                               per group (one of -D and --by)\n"
-    "  --top N                      top: rows per table (default 10)\n"
+    "  --top N                      top, ops: rows per table (default 10)\n"
+    "  --op-id N                    ops: the call N (Op.op_id), with the\n"
+    "                               events it submitted and the writeback\n"
+    "                               of the pages it dirtied (filters: only\n"
+    "                               --host, --since, --until)\n"
     "  --tail-us N                  json: tail threshold (default 100000)\n"
     "  --per-interval               baseline: a row per summary interval\n"
-    "  --csv, --json                baseline: for scripts\n"
+    "  --csv, --json                baseline (and ops: --json): for scripts\n"
     "  --strict                     fail on corrupt or truncated input\n"
     "  --to jsonl|proto             convert: output format\n"
     "  -o, --output FILE            convert, heatmap: write FILE (new or\n"
@@ -99,6 +106,7 @@ enum LongOnly {
   kColumns,
   kBucket,
   kFile,
+  kOpId,
 };
 
 const struct option kLongOptions[] = {
@@ -129,12 +137,13 @@ const struct option kLongOptions[] = {
     {"html", no_argument, nullptr, kHtml},
     {"columns", required_argument, nullptr, kColumns},
     {"bucket", required_argument, nullptr, kBucket},
+    {"op-id", required_argument, nullptr, kOpId},
     {nullptr, 0, nullptr, 0},
 };
 
 bool IsReport(absl::string_view s) {
   for (const char* r : {"summary", "hist", "csv", "json", "top", "sizes",
-                        "errors", "convert", "baseline", "heatmap"}) {
+                        "errors", "convert", "baseline", "heatmap", "ops"}) {
     if (s == r) return true;
   }
   return false;
@@ -381,6 +390,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.heatmap_bucket_ns = *ns;
         break;
       }
+      case kOpId:
+        if (o.op_id.has_value()) {
+          return Usage("--op-id given more than once: one call at a time");
+        }
+        if (absl::Status s = number(1, UINT64_MAX, &v); !s.ok()) return s;
+        o.op_id = v;
+        break;
       case kPerInterval:
         o.report_options.per_interval = true;
         break;
@@ -424,9 +440,37 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     return Usage("--html, --columns and --bucket are only for heatmap");
   }
   if (o.heatmap_columns == 0) o.heatmap_columns = kDefaultColumns;
-  if (o.report != "baseline" &&
-      (o.report_options.per_interval || o.baseline_form != "text")) {
-    return Usage("--per-interval, --csv and --json are only for baseline");
+  if (o.report == "ops") {
+    if (o.report_options.per_interval || o.baseline_form == "csv") {
+      return Usage("--per-interval and --csv are only for baseline");
+    }
+  } else if (o.report != "baseline" &&
+             (o.report_options.per_interval || o.baseline_form != "text")) {
+    return Usage(
+        "--per-interval, --csv and --json are only for baseline (--json "
+        "also for ops)");
+  }
+  if (o.op_id.has_value() && o.report != "ops") {
+    return Usage("--op-id is only for ops");
+  }
+  if (o.op_id.has_value()) {
+    // One call whole: its requests are whatever disk, process or size
+    // they are; the window and host only pick the run.
+    const char* bad = !o.filter.disk.empty()        ? "--disk"
+                      : o.filter.pid                ? "--pid"
+                      : o.filter.comm               ? "--comm"
+                      : !o.filter.op.empty()        ? "--op"
+                      : o.filter.min_us > 0         ? "--min-us"
+                      : !o.filter.cgroup.empty()    ? "--cgroup"
+                      : !o.filter.container.empty() ? "--container"
+                      : !o.filter.file.empty()      ? "--file"
+                                                    : nullptr;
+    if (bad != nullptr) {
+      return Usage(absl::StrCat(bad,
+                                " does not apply to --op-id: it shows one "
+                                "call whole (--host, --since and --until "
+                                "pick the run)"));
+    }
   }
   if (o.report == "baseline") {
     // Summary records count per disk and operation: nothing else selects.
