@@ -666,6 +666,32 @@ TEST_F(BioreportOpsCliTest, OpRecordLossAndDuplicatesAreWarned) {
   EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
 }
 
+TEST_F(BioreportOpsCliTest, HeatmapOfCalls) {
+  const CliResult r = Run({"heatmap", "--of", "ops", "--by", "op"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The four calls, not the six events; a panel per call; the calls'
+  // warnings in the picture.
+  EXPECT_NE(r.out.find("Slow call latency heat map"), std::string::npos);
+  EXPECT_NE(r.out.find(">4 calls"), std::string::npos) << r.out;
+  for (const char* panel : {"call fsync (1 calls)", "call pread64 (1 calls)",
+                            "call read (1 calls)", "call write (1 calls)"}) {
+    EXPECT_NE(r.out.find(panel), std::string::npos) << panel;
+  }
+  EXPECT_NE(r.out.find("calls per cell (log scale):"), std::string::npos);
+  EXPECT_NE(r.out.find("of the calls drawn"), std::string::npos);
+  EXPECT_NE(r.out.find("WARNING: 2 op records lost in the kernel"),
+            std::string::npos);
+  EXPECT_EQ(r.out.find("events"), std::string::npos);
+  // Filters select the calls drawn.
+  const CliResult reads = Run({"heatmap", "--of", "ops", "--op", "read"});
+  ASSERT_EQ(reads.code, 0) << reads.err;
+  EXPECT_NE(reads.out.find(">2 calls"), std::string::npos) << reads.out;
+  // The default is the events.
+  const CliResult events = Run({"heatmap"});
+  ASSERT_EQ(events.code, 0) << events.err;
+  EXPECT_NE(events.out.find(">6 events"), std::string::npos) << events.out;
+}
+
 TEST_F(BioreportOpsCliTest, BadUsage) {
   for (const auto& [args, message] :
        std::vector<std::pair<std::vector<std::string>, std::string>>{
@@ -677,6 +703,8 @@ TEST_F(BioreportOpsCliTest, BadUsage) {
             "--disk does not apply to --op-id"},
            {{"ops", "--csv"}, "--per-interval and --csv are only for baseline"},
            {{"top", "--json"}, "--json\n"},
+           {{"summary", "--of", "ops"}, "--of are only for heatmap"},
+           {{"heatmap", "--of", "stuck"}, "--of: expected events or ops"},
        }) {
     const CliResult r = Run(args);
     EXPECT_EQ(r.code, 64) << absl::StrJoin(args, " ");

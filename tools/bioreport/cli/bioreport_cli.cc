@@ -148,7 +148,9 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           if (filter.Matches(rec.event, ns)) {
             // The heat map needs none of the event figures (its warnings
             // come from the runs, above): binning alone keeps it fast.
-            if (heatmap) {
+            if (heatmap && o.heatmap_ops) {
+              // A map of the calls: events are not drawn.
+            } else if (heatmap) {
               heatmap->Add(rec.event.host(), rec.event.disk(), rec.event.op(),
                            ns, rec.event.latency_us());
             } else {
@@ -188,6 +190,11 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           agg.AddNonEvent(rec);
           baseline.NoteHost(rec.op.host());
+          if (heatmap && o.heatmap_ops && filter.Matches(rec.op, ns)) {
+            // --by op groups by the call.
+            heatmap->Add(rec.op.host(), rec.op.disk(), rec.op.call(), ns,
+                         rec.op.latency_us());
+          }
           if (!want_ops) return absl::OkStatus();
           ops.Count();
           if (o.op_id ? op_id_selects(rec.op.host(), ns)

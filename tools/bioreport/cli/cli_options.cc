@@ -84,6 +84,9 @@ constexpr char kUsage[] =
     "                               (default 160), of a round width\n"
     "  --bucket DURATION            heatmap: columns of exactly DURATION\n"
     "                               (10s, 500ms, 1m; a number is seconds)\n"
+    "  --of events|ops              heatmap: of the events (default) or of\n"
+    "                               the calls (op records: latency_us;\n"
+    "                               --by op groups by call)\n"
     "  -h, --help, --version\n";
 
 enum LongOnly {
@@ -108,6 +111,7 @@ enum LongOnly {
   kBucket,
   kFile,
   kOpId,
+  kOf,
 };
 
 const struct option kLongOptions[] = {
@@ -139,6 +143,7 @@ const struct option kLongOptions[] = {
     {"columns", required_argument, nullptr, kColumns},
     {"bucket", required_argument, nullptr, kBucket},
     {"op-id", required_argument, nullptr, kOpId},
+    {"of", required_argument, nullptr, kOf},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -199,6 +204,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   optind = 0;  // full reset: RunBioreport may be called more than once
   opterr = 0;
   bool by_set = false;
+  bool heatmap_of_set = false;
   std::vector<int> filters_seen;
   for (;;) {
     int long_index = -1;
@@ -391,6 +397,17 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.heatmap_bucket_ns = *ns;
         break;
       }
+      case kOf:
+        if (arg == "events") {
+          o.heatmap_ops = false;
+        } else if (arg == "ops" || arg == "calls") {
+          o.heatmap_ops = true;
+        } else {
+          return Usage(
+              absl::StrCat("--of: expected events or ops, got \"", arg, "\""));
+        }
+        heatmap_of_set = true;
+        break;
       case kOpId:
         if (o.op_id.has_value()) {
           return Usage("--op-id given more than once: one call at a time");
@@ -436,9 +453,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   if (by_set && o.report != "hist" && o.report != "heatmap") {
     return Usage("--by and --per-disk are only for hist and heatmap");
   }
-  if (o.report != "heatmap" &&
-      (o.heatmap_html || o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0)) {
-    return Usage("--html, --columns and --bucket are only for heatmap");
+  if (o.report != "heatmap" && (o.heatmap_html || o.heatmap_columns != 0 ||
+                                o.heatmap_bucket_ns != 0 || heatmap_of_set)) {
+    return Usage("--html, --columns, --bucket and --of are only for heatmap");
   }
   if (o.heatmap_columns == 0) o.heatmap_columns = kDefaultColumns;
   if (o.report == "ops") {

@@ -32,6 +32,7 @@ struct CliOptions {
   bool heatmap_html = false;                 // heatmap: --html
   int heatmap_columns = 0;                   // heatmap: --columns (at most)
   int64_t heatmap_bucket_ns = 0;             // heatmap: --bucket (0: auto)
+  bool heatmap_ops = false;                  // heatmap: --of ops (calls)
   std::optional<uint64_t> op_id;             // ops: --op-id
   std::vector<std::string> inputs;           // empty: stdin
   bool help = false;
