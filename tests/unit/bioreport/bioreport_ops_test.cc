@@ -656,6 +656,21 @@ TEST_F(BioreportOpsCliTest, OpRecordLossAndDuplicatesAreWarned) {
                        "the input"),
             std::string::npos)
       << r.out;
+  // Damage is said once, with --op-id too (whose block is the calls' and
+  // the events').
+  WriteFile(dir_.Path("bad.jsonl"), Stream() + "{\"type\":\"op\"}\n");
+  r = RunCli({"ops", "--op-id", "9", dir_.Path("bad.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t damage = r.out.find("1 corrupt records skipped");
+  ASSERT_NE(damage, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("1 corrupt records skipped", damage + 1),
+            std::string::npos)
+      << r.out;
+  // The event reports say the op records are there, and where to see
+  // them.
+  r = Run({"summary"});
+  EXPECT_NE(r.out.find(", op records: 4 (bioreport ops)"), std::string::npos)
+      << r.out;
   // A run without --ops: said so, no warning about op records.
   WriteFile(dir_.Path("off.jsonl"),
             absl::StrCat(Header("c", ""), "\n", Stats(""), "\n"));

@@ -152,6 +152,7 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
   } else if (rec.kind == RecordKind::kOp) {
     runs_.AddOp(rec.op.op_id(), rec.op.host());
     SeeHost(rec.op.host());
+    ++op_records_;
   } else {
     if (rec.kind == RecordKind::kStuck) SeeHost(rec.stuck.host());
     runs_.AddOther();

@@ -160,6 +160,8 @@ class Aggregator {
   int64_t last_record_ns() const { return last_record_ns_; }
   uint64_t records() const { return records_; }
   uint64_t summary_records() const { return summary_records_; }
+  // Op records (calls, --ops) in the input, whatever the filters.
+  uint64_t op_records() const { return op_records_; }
 
   // Overall figures (latencies_us not kept here: see AllLatencies()).
   const LatencyStats& overall() const { return overall_; }
@@ -262,6 +264,7 @@ class Aggregator {
   int64_t last_record_ns_ = 0;
   uint64_t records_ = 0;
   uint64_t summary_records_ = 0;
+  uint64_t op_records_ = 0;
   RunTracker runs_;
   std::set<std::string> hosts_;
   std::string last_seen_host_;

@@ -472,13 +472,11 @@ std::string OpsWarningBlock(const ReportInput& in, bool with_events) {
   } else {
     AppendOpLossLines(a.Loss(), a.records() > 0, "", &lines);
   }
-  AppendDamageLines(in, &lines);
+  // With the events' block, its damage lines say what damage cost both.
+  if (!with_events) AppendDamageLines(in, &lines);
   std::string block = FormatWarningBlock("calls", lines);
-  if (with_events) {
-    // The call's requests are events: their loss is the events'.
-    const std::string events = WarningBlock(in);
-    block += events;
-  }
+  // The call's requests are events: their loss is the events'.
+  if (with_events) block += WarningBlock(in);
   return block;
 }
 

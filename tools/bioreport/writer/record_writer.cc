@@ -302,11 +302,13 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   }
   AppendAttributionFields(e, out);
   AppendOpId(e.op_id(), out);
-  // The dirtier calls, both keys, only when the ledger named some (a
-  // protobuf record cannot tell an empty list from an absent one).
-  if (e.dirtier_op_count() != 0 || e.dirtier_op_ids_size() != 0) {
+  // The dirtier calls, each key only when set, as biosnoop writes them (a
+  // protobuf record cannot tell an empty list or 0 from an absent one).
+  if (e.dirtier_op_ids_size() != 0) {
     out->append(",\"dirtier_op_ids\":");
     AppendJsonUintArray(SpanOf(e.dirtier_op_ids()), out);
+  }
+  if (e.dirtier_op_count() != 0) {
     absl::StrAppend(out, ",\"dirtier_op_count\":", e.dirtier_op_count());
   }
   AppendLaterFieldsJson(e, v1::Event::kDirtierOpCountFieldNumber, out);

@@ -18,7 +18,8 @@ namespace biosnoop::report {
 // record holds).  The fields --ops added to other records are written only
 // when set, so that streams without them convert back unchanged: op_id (an
 // event's, a stuck record's, a dirtier's) when not 0, an event's
-// dirtier_op_ids and dirtier_op_count when either is, a header's ops and
+// dirtier_op_ids when not empty and dirtier_op_count when not 0, a
+// header's ops and
 // op_min_us when either is, a stats record's ops_lost, ops_written and
 // ops_untracked when any is.
 void AppendRecordJson(const ParsedRecord& rec, std::string* out);
