@@ -153,7 +153,8 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
             } else if (heatmap) {
               heatmap->Add(rec.event.host(), rec.event.disk(), rec.event.op(),
                            ns, rec.event.latency_us());
-            } else {
+            } else if (!want_ops) {
+              // (The calls' report needs none of the event figures either.)
               agg.AddEvent(rec.event, ns);
             }
           }
