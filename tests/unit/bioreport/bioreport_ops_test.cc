@@ -594,6 +594,21 @@ TEST_F(BioreportOpsCliTest, OpIdOfACallWithoutARecordShowsItsEvents) {
   ASSERT_EQ(j["writeback"].size(), 1u);
   EXPECT_EQ(j["writeback"][0]["seq"], 1);
   EXPECT_EQ(j["writeback"][0]["run"], "aaaa000000000001");
+  // Names from the input are escaped, as in every text form: a crafted
+  // disk or call name cannot send terminal escapes.
+  WriteFile(
+      dir_.Path("esc.jsonl"),
+      absl::StrReplaceAll(
+          Stream(), {{R"("disks":["loop0"])", R"("disks":["lo\u001b[2Jop"])"},
+                     {R"("call":"fsync")", R"("call":"fs\nync")"}}));
+  r = RunCli({"ops", "--op-id", "9", dir_.Path("esc.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lo\\x1b[2Jop"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  fs\\nync by pid 812"), std::string::npos) << r.out;
+  r = RunCli({"ops", dir_.Path("esc.jsonl")});
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fs\\nync"), std::string::npos) << r.out;
   // Nothing names call 99.
   r = Run({"ops", "--op-id", "99"});
   ASSERT_EQ(r.code, 0) << r.err;

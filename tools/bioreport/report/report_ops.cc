@@ -411,9 +411,11 @@ std::vector<T> OfRun(const std::vector<T>& v, const std::string& run,
 }
 
 void AppendLayerRow(const char* name, const v1::OpLayer& l, bool ms, Table* t) {
+  std::vector<std::string> disks;
+  for (const std::string& d : l.disks()) disks.push_back(Printable(d));
   t->Add(
       {name, Us(l.wait_us(), ms), absl::StrCat(l.requests()),
-       HumanBytes(l.bytes()), absl::StrJoin(l.disks(), ","),
+       HumanBytes(l.bytes()), absl::StrJoin(disks, ","),
        absl::StrCat(Us(l.queue_us_sum(), ms), " / ", Us(l.queue_us_max(), ms)),
        absl::StrCat(Us(l.device_us_sum(), ms), " / ",
                     Us(l.device_us_max(), ms)),
