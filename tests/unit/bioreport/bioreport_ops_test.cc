@@ -696,6 +696,37 @@ TEST_F(BioreportOpsCliTest, OpRecordLossAndDuplicatesAreWarned) {
   EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
 }
 
+TEST_F(BioreportOpsCliTest, SeveralHostsAreKeptApart) {
+  WriteFile(dir_.Path("web3.jsonl"),
+            absl::StrReplaceAll(Stream(),
+                                {{R"("host":"db7")", R"("host":"web3")"},
+                                 {R"("boot_id":"b")", R"("boot_id":"w")"},
+                                 {"aaaa000000000001", "cccc000000000003"}}));
+  const CliResult r = RunCli({"ops", input_, dir_.Path("web3.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Loss per host, a host column, each host's dd apart.
+  EXPECT_NE(r.out.find("WARNING:   db7: 2 op records lost"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("WARNING:   web3: 2 op records lost"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("host  pid  comm      calls"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("db7   812  dd            2"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("web3  812  dd            2"), std::string::npos)
+      << r.out;
+  // Call 9 of each host's run, apart.
+  const CliResult one =
+      RunCli({"ops", "--op-id", "9", input_, dir_.Path("web3.jsonl")});
+  EXPECT_NE(one.out.find("call 9 is named in 2 runs"), std::string::npos)
+      << one.out;
+  const CliResult web3 = RunCli({"ops", "--op-id", "9", "--host", "web3",
+                                 input_, dir_.Path("web3.jsonl")});
+  EXPECT_EQ(web3.out.find("named in 2 runs"), std::string::npos) << web3.out;
+  EXPECT_NE(web3.out.find("call 9 (run cccc000000000003):"), std::string::npos)
+      << web3.out;
+}
+
 TEST_F(BioreportOpsCliTest, HeatmapOfCalls) {
   const CliResult r = Run({"heatmap", "--of", "ops", "--by", "op"});
   ASSERT_EQ(r.code, 0) << r.err;
