@@ -271,6 +271,57 @@ TEST(BioreportOpsReaderTest, ParsesOpRecordsAndTheOpFieldsOfOtherRecords) {
   EXPECT_EQ(rec.op.op_id(), 7u);
 }
 
+// A line of biosnoop's own op writer (cpp/format's AppendOpJson, as its
+// schema test on the opsout branch expects it), every field set: read,
+// and written back byte for byte, through protobuf too.
+TEST(BioreportOpsReaderTest, RewritesBiosnoopsOwnLineExactly) {
+  const std::string line =
+      R"({"type":"op","timestamp":"2026-11-21T05:44:00.045000002Z",)"
+      R"("host":"host-a","op_id":31,"call":"pwrite64","pid":300,)"
+      R"("tid":301,"comm":"pg)"
+      "\xef\xbf\xbd"
+      R"(","comm_raw":"7067ff",)"
+      R"("cgroup":"/kubepods.slice/p/cri-containerd-)" +
+      std::string(64, 'a') + R"(.scope","cgroup_id":4711,"container_id":")" +
+      std::string(64, 'a') +
+      R"(","pod_uid":"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",)"
+      R"("file":{"path":"/srv/data/f\"1","path_kind":"absolute",)"
+      R"("inode":12,"dev":"8:1","direct":true},"disk":"sda",)"
+      R"("partition":"sda1","offset":65536,"bytes_requested":8192,)"
+      R"("bytes_requested_partial":true,"bytes_done":0,)"
+      R"("error_code":5,"error":"EIO",)"
+      R"("start_time":"2026-11-21T05:44:00.000000001Z",)"
+      R"("latency_us":45000,"block":{"requests":2,"bytes":8192,)"
+      R"("disks":["sda"],"queue_us_sum":3,"queue_us_max":2,)"
+      R"("device_us_sum":25000,"device_us_max":20000,)"
+      R"("wait_us":21000,"dirty_age_us_max":null,)"
+      R"("dirty_age_us_min":null,"dirty_known":0},)"
+      R"("writeback":{"requests":1,"bytes":4096,"disks":[],)"
+      R"("queue_us_sum":1,"queue_us_max":1,"device_us_sum":3000,)"
+      R"("device_us_max":3000,"wait_us":4000,)"
+      R"("dirty_age_us_max":900000,"dirty_age_us_min":800000,)"
+      R"("dirty_known":1},"other_us":20000})";
+  ParsedRecord rec;
+  ASSERT_TRUE(Parse(line, &rec).ok()) << Parse(line, &rec);
+  EXPECT_EQ(rec.op.comm_raw(), "pg\xff");
+  EXPECT_EQ(rec.op.file().path(), "/srv/data/f\"1");
+  EXPECT_EQ(rec.op.writeback().dirty_age_us_min(), 800000u);
+  std::string json;
+  AppendRecordJson(rec, &json);
+  EXPECT_EQ(json, line + "\n");
+  std::string framed;
+  AppendRecordProto(rec, &framed);
+  size_t i = 0;  // past the length's varint
+  while (static_cast<unsigned char>(framed[i]) & 0x80) ++i;
+  ProtoRecordParser parser;
+  ParsedRecord back;
+  ASSERT_TRUE(
+      parser.Parse(absl::string_view(framed).substr(i + 1), &back).ok());
+  json.clear();
+  AppendRecordJson(back, &json);
+  EXPECT_EQ(json, line + "\n");
+}
+
 TEST(BioreportOpsReaderTest, CorruptOpRecordsAreRefusedWithAClearMessage) {
   const std::string op = Lines(Stream())[1];
   const struct {
