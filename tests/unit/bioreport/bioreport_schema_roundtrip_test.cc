@@ -98,12 +98,12 @@ void FillEveryField(Message* m) {
   }
 }
 
-// The five kinds, each with every field set.
+// The six kinds, each with every field set.
 std::vector<ParsedRecord> EveryKind() {
   std::vector<ParsedRecord> recs;
   for (RecordKind kind :
        {RecordKind::kHeader, RecordKind::kEvent, RecordKind::kStats,
-        RecordKind::kSummary, RecordKind::kStuck}) {
+        RecordKind::kSummary, RecordKind::kStuck, RecordKind::kOp}) {
     ParsedRecord& rec = recs.emplace_back();
     rec.kind = kind;
     FillEveryField(&rec.header);
@@ -112,6 +112,7 @@ std::vector<ParsedRecord> EveryKind() {
     FillEveryField(&rec.stats);
     FillEveryField(&rec.summary);
     FillEveryField(&rec.stuck);
+    FillEveryField(&rec.op);
   }
   return recs;
 }
@@ -126,6 +127,8 @@ const Message& Member(const ParsedRecord& rec) {
       return rec.summary;
     case RecordKind::kStuck:
       return rec.stuck;
+    case RecordKind::kOp:
+      return rec.op;
     case RecordKind::kEvent:
       break;
   }

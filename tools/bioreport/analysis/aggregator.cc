@@ -149,6 +149,10 @@ void Aggregator::AddNonEvent(const ParsedRecord& rec) {
     SeeHost(rec.header.host());
   } else if (rec.kind == RecordKind::kStats) {
     runs_.AddStats(rec.stats);
+  } else if (rec.kind == RecordKind::kOp) {
+    runs_.AddOp(rec.op.op_id(), rec.op.host());
+    SeeHost(rec.op.host());
+    ++op_records_;
   } else {
     if (rec.kind == RecordKind::kStuck) SeeHost(rec.stuck.host());
     runs_.AddOther();

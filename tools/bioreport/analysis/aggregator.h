@@ -134,7 +134,8 @@ class Aggregator {
   // Every record (events too, for the time span), before filtering.
   void AddRecordTime(int64_t ns);
   // Every record but events, before filtering: headers and stats track
-  // runs and loss (run_tracker.h), the others only break a header's
+  // runs and loss (run_tracker.h), op records too (their op_ids: op
+  // records missing or given twice), the others only break a header's
   // contact with the stats record SIGHUP writes after it.
   void AddNonEvent(const ParsedRecord& rec);
   // Every event, before filtering: its number in its run (tracks events
@@ -159,6 +160,8 @@ class Aggregator {
   int64_t last_record_ns() const { return last_record_ns_; }
   uint64_t records() const { return records_; }
   uint64_t summary_records() const { return summary_records_; }
+  // Op records (calls, --ops) in the input, whatever the filters.
+  uint64_t op_records() const { return op_records_; }
 
   // Overall figures (latencies_us not kept here: see AllLatencies()).
   const LatencyStats& overall() const { return overall_; }
@@ -198,10 +201,10 @@ class Aggregator {
   // `host`.
   LossSummary Loss() const { return runs_.Loss(options_.host); }
   LossSummary Loss(absl::string_view host) const { return runs_.Loss(host); }
-  // The hosts of the input, sorted: named by a header, an event or a
-  // stuck record, whatever the filters but --host (so that the layout of
-  // a report does not depend on which events pass --disk or --pid).
-  // More than one: the reports show the host.
+  // The hosts of the input, sorted: named by a header, an event, a stuck
+  // record or an op record, whatever the filters but --host (so that the layout
+  // of a report does not depend on which events pass --disk or --pid). More
+  // than one: the reports show the host.
   std::vector<std::string> Hosts() const;
   bool MultiHost() const { return Hosts().size() > 1; }
 
@@ -261,6 +264,7 @@ class Aggregator {
   int64_t last_record_ns_ = 0;
   uint64_t records_ = 0;
   uint64_t summary_records_ = 0;
+  uint64_t op_records_ = 0;
   RunTracker runs_;
   std::set<std::string> hosts_;
   std::string last_seen_host_;

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 namespace biosnoop::report {
 
 namespace {
@@ -19,8 +21,9 @@ bool InSubtree(const std::string& path, const std::string& root) {
 
 // The filters events and stuck records share (their fields of the same
 // names mean the same).
+// (Ops too, but for the op, which they name otherwise.)
 template <typename Message>
-bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
+bool MatchesTask(const Filter& f, const Message& m, int64_t ns) {
   if (!f.InWindow(ns)) return false;
   if (!f.host.empty() && m.host() != f.host) return false;
   if (!f.disk.empty() && m.disk() != f.disk &&
@@ -29,7 +32,6 @@ bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
   }
   if (f.pid && m.pid() != *f.pid) return false;
   if (f.comm && m.comm() != *f.comm) return false;
-  if (!f.op.empty() && m.op() != f.op) return false;
   if (!f.cgroup.empty() &&
       !(m.has_cgroup() && InSubtree(m.cgroup(), f.cgroup))) {
     return false;
@@ -40,6 +42,30 @@ bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
     return false;
   }
   return true;
+}
+
+template <typename Message>
+bool MatchesRequest(const Filter& f, const Message& m, int64_t ns) {
+  if (!f.op.empty() && m.op() != f.op) return false;
+  return MatchesTask(f, m, ns);
+}
+
+// The block operation a call's data takes: "read", "write", "flush" (the
+// sync family), "" for a call not named in the schema.
+absl::string_view CallOp(absl::string_view call) {
+  for (const char* c :
+       {"read", "pread64", "readv", "preadv", "io_uring_read"}) {
+    if (call == c) return "read";
+  }
+  for (const char* c :
+       {"write", "pwrite64", "writev", "pwritev", "io_uring_write"}) {
+    if (call == c) return "write";
+  }
+  for (const char* c :
+       {"fsync", "fdatasync", "sync_file_range", "io_uring_fsync"}) {
+    if (call == c) return "flush";
+  }
+  return "";
 }
 
 // Some file of `e` has a path that starts with `prefix`.
@@ -60,6 +86,15 @@ bool Filter::Matches(const v1::Event& e, int64_t ns) const {
 
 bool Filter::Matches(const v1::Stuck& k, int64_t ns) const {
   return MatchesRequest(*this, k, ns);
+}
+
+bool Filter::Matches(const v1::Op& o, int64_t ns) const {
+  if (o.latency_us() < min_us) return false;
+  if (!file.empty() && o.file().path().compare(0, file.size(), file) != 0) {
+    return false;
+  }
+  if (!op.empty() && CallOp(o.call()) != op) return false;
+  return MatchesTask(*this, o, ns);
 }
 
 }  // namespace biosnoop::report

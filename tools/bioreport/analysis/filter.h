@@ -43,6 +43,13 @@ struct Filter {
   bool Matches(const v1::Event& e, int64_t ns) const;
   // The same for a stuck record, but min_us and file (see above).
   bool Matches(const v1::Stuck& k, int64_t ns) const;
+  // An op record (a call): the same filters on its fields of the same
+  // names (disk: its file system's disk or partition; min_us: the call's
+  // latency; file: its file's path), and `op` by the call's kind: "read"
+  // takes read, pread64, readv, preadv and io_uring_read; "write" the
+  // writes; "flush" fsync, fdatasync, sync_file_range and io_uring_fsync;
+  // any other op no call.
+  bool Matches(const v1::Op& o, int64_t ns) const;
   bool InWindow(int64_t ns) const {
     return (!since_ns || ns >= *since_ns) && (!until_ns || ns < *until_ns);
   }

@@ -91,6 +91,20 @@ void RunTracker::MergeInto(const Run& from, Run* to) {
     to->unfinished = std::max(to->unfinished, from.unfinished);
     to->decode_errors = std::max(to->decode_errors, from.decode_errors);
     to->written = std::max(to->written, from.written);
+    to->ops_lost = std::max(to->ops_lost, from.ops_lost);
+    to->ops_untracked = std::max(to->ops_untracked, from.ops_untracked);
+    to->ops_written = std::max(to->ops_written, from.ops_written);
+  }
+  if (from.ops_written_before.has_value() && to->op_ids.empty() &&
+      !to->ops_written_before.has_value()) {
+    to->ops_written_before = from.ops_written_before;
+  }
+  to->op_duplicates += from.op_duplicates;
+  for (const auto& [first, last] : from.op_ids.ranges()) {
+    for (uint64_t id = first;; ++id) {
+      if (!to->op_ids.Add(id)) ++to->op_duplicates;
+      if (id == last) break;
+    }
   }
   if (from.written_before_events.has_value() && to->seqs.empty() &&
       !to->written_before_events.has_value()) {
@@ -172,6 +186,13 @@ void RunTracker::AddStats(const v1::Stats& s) {
     run->written_before_events = s.written();
   }
   run->written = std::max(run->written, s.written());
+  if (after_header_ && run == &Current() && run->op_ids.empty() &&
+      !run->ops_written_before.has_value()) {
+    run->ops_written_before = s.ops_written();
+  }
+  run->ops_lost = std::max(run->ops_lost, s.ops_lost());
+  run->ops_untracked = std::max(run->ops_untracked, s.ops_untracked());
+  run->ops_written = std::max(run->ops_written, s.ops_written());
   after_header_ = false;
 }
 
@@ -183,6 +204,16 @@ void RunTracker::AddEvent(uint64_t seq, absl::string_view host) {
   if (seq == 0) return;
   Run& run = Current();
   if (!run.seqs.Add(seq)) ++run.duplicates;
+}
+
+void RunTracker::AddOp(uint64_t op_id, absl::string_view host) {
+  after_header_ = false;
+  if (current_ == nullptr && (!prefix_.has_value() || prefix_->host.empty())) {
+    Current().host = std::string(host);
+  }
+  if (op_id == 0) return;  // the readers refuse it; kept out all the same
+  Run& run = Current();
+  if (!run.op_ids.Add(op_id)) ++run.op_duplicates;
 }
 
 LossSummary RunTracker::Loss(absl::string_view host) const {
@@ -206,7 +237,18 @@ LossSummary RunTracker::Loss(absl::string_view host) const {
       const uint64_t expected = std::max(run.written, q.empty() ? 0 : q.last());
       loss.before_input += before;
       loss.not_in_input += expected - before - q.count();
+      loss.ops_duplicates += run.op_duplicates;
+      // The op records a run wrote, but those counted by a stats record
+      // that opens its part of the input (in earlier files), less those
+      // here.
+      const uint64_t ops_expected =
+          run.ops_written -
+          std::min(run.ops_written, run.ops_written_before.value_or(0));
+      if (ops_expected > run.op_ids.count()) {
+        loss.ops_not_in_input += ops_expected - run.op_ids.count();
+      }
     }
+    loss.ops_read += run.op_ids.count();
     if (!run.has_stats) {
       ++loss.runs_without_stats;
       continue;
@@ -218,6 +260,8 @@ LossSummary RunTracker::Loss(absl::string_view host) const {
     loss.missed += run.missed;
     loss.unfinished += run.unfinished;
     loss.decode_errors += run.decode_errors;
+    loss.ops_lost += run.ops_lost;
+    loss.ops_untracked += run.ops_untracked;
   }
   return loss;
 }

@@ -82,6 +82,21 @@ struct LossSummary {
   // Events present more than once (the same log given twice), so counted
   // twice in the report.
   Sum duplicates = 0;
+
+  // --ops: op records (calls) lost in the kernel (the stats' ops_lost),
+  // calls not followed because the kernel's table of calls in progress
+  // was full (ops_untracked); op records a run wrote (ops_written) that
+  // are not in the input (its op_ids are not numbered without gaps, so
+  // only the count tells: earlier or later files not given, lines dropped
+  // on the way, a filtered input; not counted for mixed runs, nor the op
+  // records counted by a stats record that opens the run's part of the
+  // input); op records present more than once (the same op_id of a run).
+  Sum ops_lost = 0;
+  Sum ops_untracked = 0;
+  Sum ops_not_in_input = 0;
+  Sum ops_duplicates = 0;
+  // Op records of these runs in the input (distinct).
+  Sum ops_read = 0;
 };
 
 class RunTracker {
@@ -94,6 +109,8 @@ class RunTracker {
   void AddStats(const v1::Stats& s);
   // An event's number (0, no number, is not checked) and host.
   void AddEvent(uint64_t seq, absl::string_view host);
+  // An op record's op_id (unique in its run) and host.
+  void AddOp(uint64_t op_id, absl::string_view host);
   // A record that is neither (summary, stuck).
   void AddOther() { after_header_ = false; }
 
@@ -120,6 +137,13 @@ class RunTracker {
     std::optional<uint64_t> written_before_events;
     SeqRanges seqs;
     uint64_t duplicates = 0;
+    // --ops: as the events' figures above, for op records (op_ids).
+    uint64_t ops_lost = 0;
+    uint64_t ops_untracked = 0;
+    uint64_t ops_written = 0;
+    std::optional<uint64_t> ops_written_before;
+    SeqRanges op_ids;
+    uint64_t op_duplicates = 0;
   };
   // Where the records of the input go now: the header's run, or the
   // input's headless prefix.

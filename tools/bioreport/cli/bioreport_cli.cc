@@ -23,6 +23,7 @@
 #include "cli_output.h"
 #include "convert.h"
 #include "heatmap_command.h"
+#include "ops.h"
 #include "stream_set.h"
 #include "stuck.h"
 #include "text_table.h"
@@ -118,6 +119,15 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   const Filter& filter = o.filter;
   BaselineCollector baseline(filter);
   StuckCollector stuck;
+  // The calls (ops): --top of them kept; with --op-id, that one call and
+  // the events and stuck records that name it.
+  OpCollector ops(o.report == "ops" ? o.report_options.top : 0, o.op_id);
+  const bool want_ops = o.report == "ops";
+  // --op-id selects by the window and host only (cli_options.cc refuses
+  // the other filters with it).
+  auto op_id_selects = [&](const std::string& host, int64_t ns) {
+    return filter.InWindow(ns) && (filter.host.empty() || host == filter.host);
+  };
   // The heat map bins the selected events as they pass (none is kept).
   std::optional<HeatmapBinner> heatmap;
   if (o.report == "heatmap") heatmap.emplace(MakeHeatmapBinner(o));
@@ -125,19 +135,26 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
       [&](const RecordReader&) {
         agg.StartInput();
         baseline.StartInput();
+        ops.StartInput();
       },
       [&](const ParsedRecord& rec) -> absl::Status {
         if (rec.kind == RecordKind::kEvent) {
           const int64_t ns = ToNs(rec.event.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           agg.AddEventSeq(rec.event);
+          if (o.op_id && op_id_selects(rec.event.host(), ns)) {
+            ops.AddEvent(rec.event, ns);
+          }
           if (filter.Matches(rec.event, ns)) {
             // The heat map needs none of the event figures (its warnings
             // come from the runs, above): binning alone keeps it fast.
-            if (heatmap) {
+            if (heatmap && o.heatmap_ops) {
+              // A map of the calls: events are not drawn.
+            } else if (heatmap) {
               heatmap->Add(rec.event.host(), rec.event.disk(), rec.event.op(),
                            ns, rec.event.latency_us());
-            } else {
+            } else if (!want_ops) {
+              // (The calls' report needs none of the event figures either.)
               agg.AddEvent(rec.event, ns);
             }
           }
@@ -160,13 +177,37 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           const int64_t ns = ToNs(rec.stuck.timestamp());
           if (filter.InWindow(ns)) agg.AddRecordTime(ns);
           if (filter.Matches(rec.stuck, ns)) stuck.Add(rec.stuck, ns);
+          if (o.op_id && op_id_selects(rec.stuck.host(), ns)) {
+            ops.AddStuck(rec.stuck, ns);
+          }
           baseline.NoteHost(rec.stuck.host());
           agg.AddNonEvent(rec);
+          return absl::OkStatus();
+        }
+        if (rec.kind == RecordKind::kOp) {
+          // A call: not an event (no seq); its op_id tracks op records
+          // missing from the input (Aggregator::AddNonEvent).
+          const int64_t ns = ToNs(rec.op.timestamp());
+          if (filter.InWindow(ns)) agg.AddRecordTime(ns);
+          agg.AddNonEvent(rec);
+          baseline.NoteHost(rec.op.host());
+          if (heatmap && o.heatmap_ops && filter.Matches(rec.op, ns)) {
+            // --by op groups by the call.
+            heatmap->Add(rec.op.host(), rec.op.disk(), rec.op.call(), ns,
+                         rec.op.latency_us());
+          }
+          if (!want_ops) return absl::OkStatus();
+          ops.Count();
+          if (o.op_id ? op_id_selects(rec.op.host(), ns)
+                      : filter.Matches(rec.op, ns)) {
+            ops.Add(rec.op, ns);
+          }
           return absl::OkStatus();
         }
         if (rec.kind == RecordKind::kHeader) {
           stuck.AddHeader(rec.header);
           baseline.AddHeader(rec.header);
+          ops.AddHeader(rec.header);
         }
         const int64_t ns = rec.kind == RecordKind::kHeader
                                ? ToNs(rec.header.start_time())
@@ -189,6 +230,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   in.formats = set->formats();
   in.baseline = &baseline;
   in.stuck = &stuck;
+  in.ops = &ops;
   if (heatmap) return WriteHeatmap(o, in, *heatmap, out, err);
   std::string text;
   if (o.report == "summary") text = SummaryReport(in, o.report_options);
@@ -196,6 +238,15 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (o.report == "top") text = TopReport(in, o.report_options);
   if (o.report == "sizes") text = SizesReport(in, o.report_options);
   if (o.report == "errors") text = ErrorsReport(in, o.report_options);
+  if (o.report == "ops" && o.baseline_form == "json") {
+    // As for csv and json: the warnings go to stderr.
+    std::fputs(OpsWarningBlock(in, o.op_id.has_value()).c_str(), err);
+    text = o.op_id ? OpIdJson(in, o.report_options)
+                   : OpsJson(in, o.report_options);
+  } else if (o.report == "ops") {
+    text = o.op_id ? OpIdReport(in, o.report_options)
+                   : OpsReport(in, o.report_options);
+  }
   if (o.report == "baseline" && o.baseline_form == "text") {
     text = BaselineReport(in, o.report_options);
   } else if (o.report == "baseline") {

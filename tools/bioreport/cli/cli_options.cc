@@ -40,9 +40,13 @@ constexpr char kUsage[] =
     "            operation, slow share, bytes, estimated p50 and p99\n"
     "  heatmap   SVG latency heat map (time x log2 latency, colour by\n"
     "            count) with p50/p99 lines; --html for a page\n"
+    "  ops       calls (biosnoop --ops): the slowest with their time by\n"
+    "            layer (block, writeback, other), p50/p99 per process and\n"
+    "            per file; --op-id N: one call and its requests\n"
     "  convert   rewrite the stream in the other format (--to)\n"
     "\n"
-    "Filters (events, and stuck records but --min-us and --file; for\n"
+    "Filters (events; stuck records but --min-us and --file; calls, with\n"
+    "--op by the call's kind (read, write, flush: the fsync family); for\n"
     "baseline, --since/--until select summary intervals by their end,\n"
     "--host their runs, -d/--op their groups; each at most once):\n"
     "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
@@ -63,10 +67,14 @@ constexpr char kUsage[] =
     "  -D, --per-disk               hist: one histogram per disk\n"
     "  --by disk|op|disk,op|all     hist, heatmap: one histogram or panel\n"
     "                               per group (one of -D and --by)\n"
-    "  --top N                      top: rows per table (default 10)\n"
+    "  --top N                      top, ops: rows per table (default 10)\n"
+    "  --op-id N                    ops: the call N (Op.op_id), with the\n"
+    "                               events it submitted and the writeback\n"
+    "                               of the pages it dirtied (filters: only\n"
+    "                               --host, --since, --until)\n"
     "  --tail-us N                  json: tail threshold (default 100000)\n"
     "  --per-interval               baseline: a row per summary interval\n"
-    "  --csv, --json                baseline: for scripts\n"
+    "  --csv, --json                baseline (and ops: --json): for scripts\n"
     "  --strict                     fail on corrupt or truncated input\n"
     "  --to jsonl|proto             convert: output format\n"
     "  -o, --output FILE            convert, heatmap: write FILE (new or\n"
@@ -76,6 +84,9 @@ constexpr char kUsage[] =
     "                               (default 160), of a round width\n"
     "  --bucket DURATION            heatmap: columns of exactly DURATION\n"
     "                               (10s, 500ms, 1m; a number is seconds)\n"
+    "  --of events|ops              heatmap: of the events (default) or of\n"
+    "                               the calls (op records: latency_us;\n"
+    "                               --by op groups by call)\n"
     "  -h, --help, --version\n";
 
 enum LongOnly {
@@ -99,6 +110,8 @@ enum LongOnly {
   kColumns,
   kBucket,
   kFile,
+  kOpId,
+  kOf,
 };
 
 const struct option kLongOptions[] = {
@@ -129,12 +142,14 @@ const struct option kLongOptions[] = {
     {"html", no_argument, nullptr, kHtml},
     {"columns", required_argument, nullptr, kColumns},
     {"bucket", required_argument, nullptr, kBucket},
+    {"op-id", required_argument, nullptr, kOpId},
+    {"of", required_argument, nullptr, kOf},
     {nullptr, 0, nullptr, 0},
 };
 
 bool IsReport(absl::string_view s) {
   for (const char* r : {"summary", "hist", "csv", "json", "top", "sizes",
-                        "errors", "convert", "baseline", "heatmap"}) {
+                        "errors", "convert", "baseline", "heatmap", "ops"}) {
     if (s == r) return true;
   }
   return false;
@@ -189,6 +204,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   optind = 0;  // full reset: RunBioreport may be called more than once
   opterr = 0;
   bool by_set = false;
+  bool heatmap_of_set = false;
   std::vector<int> filters_seen;
   for (;;) {
     int long_index = -1;
@@ -381,6 +397,24 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         o.heatmap_bucket_ns = *ns;
         break;
       }
+      case kOf:
+        if (arg == "events") {
+          o.heatmap_ops = false;
+        } else if (arg == "ops" || arg == "calls") {
+          o.heatmap_ops = true;
+        } else {
+          return Usage(
+              absl::StrCat("--of: expected events or ops, got \"", arg, "\""));
+        }
+        heatmap_of_set = true;
+        break;
+      case kOpId:
+        if (o.op_id.has_value()) {
+          return Usage("--op-id given more than once: one call at a time");
+        }
+        if (absl::Status s = number(1, UINT64_MAX, &v); !s.ok()) return s;
+        o.op_id = v;
+        break;
       case kPerInterval:
         o.report_options.per_interval = true;
         break;
@@ -419,14 +453,42 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   if (by_set && o.report != "hist" && o.report != "heatmap") {
     return Usage("--by and --per-disk are only for hist and heatmap");
   }
-  if (o.report != "heatmap" &&
-      (o.heatmap_html || o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0)) {
-    return Usage("--html, --columns and --bucket are only for heatmap");
+  if (o.report != "heatmap" && (o.heatmap_html || o.heatmap_columns != 0 ||
+                                o.heatmap_bucket_ns != 0 || heatmap_of_set)) {
+    return Usage("--html, --columns, --bucket and --of are only for heatmap");
   }
   if (o.heatmap_columns == 0) o.heatmap_columns = kDefaultColumns;
-  if (o.report != "baseline" &&
-      (o.report_options.per_interval || o.baseline_form != "text")) {
-    return Usage("--per-interval, --csv and --json are only for baseline");
+  if (o.report == "ops") {
+    if (o.report_options.per_interval || o.baseline_form == "csv") {
+      return Usage("--per-interval and --csv are only for baseline");
+    }
+  } else if (o.report != "baseline" &&
+             (o.report_options.per_interval || o.baseline_form != "text")) {
+    return Usage(
+        "--per-interval, --csv and --json are only for baseline (--json "
+        "also for ops)");
+  }
+  if (o.op_id.has_value() && o.report != "ops") {
+    return Usage("--op-id is only for ops");
+  }
+  if (o.op_id.has_value()) {
+    // One call whole: its requests are whatever disk, process or size
+    // they are; the window and host only pick the run.
+    const char* bad = !o.filter.disk.empty()        ? "--disk"
+                      : o.filter.pid                ? "--pid"
+                      : o.filter.comm               ? "--comm"
+                      : !o.filter.op.empty()        ? "--op"
+                      : o.filter.min_us > 0         ? "--min-us"
+                      : !o.filter.cgroup.empty()    ? "--cgroup"
+                      : !o.filter.container.empty() ? "--container"
+                      : !o.filter.file.empty()      ? "--file"
+                                                    : nullptr;
+    if (bad != nullptr) {
+      return Usage(absl::StrCat(bad,
+                                " does not apply to --op-id: it shows one "
+                                "call whole (--host, --since and --until "
+                                "pick the run)"));
+    }
   }
   if (o.report == "baseline") {
     // Summary records count per disk and operation: nothing else selects.

@@ -5,9 +5,10 @@
 // --until after --since, stdin once) before any input is opened.
 //   bioreport [REPORT] [OPTIONS] [FILE...]
 // REPORT is summary (default), hist, csv, json, top, sizes, errors,
-// baseline, heatmap or convert.  See docs/bioreport.md.
+// baseline, heatmap, ops or convert.  See docs/bioreport.md.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,15 @@ struct CliOptions {
   ReportOptions report_options;
   uint64_t tail_us = 100000;
   std::string baseline_form = "text";  // baseline: "text", "csv", "json"
+                                       // (ops: "text", "json")
   bool strict = false;
   StreamFormat to = StreamFormat::kUnknown;  // convert
   std::string output = "-";                  // convert, heatmap
   bool heatmap_html = false;                 // heatmap: --html
   int heatmap_columns = 0;                   // heatmap: --columns (at most)
   int64_t heatmap_bucket_ns = 0;             // heatmap: --bucket (0: auto)
+  bool heatmap_ops = false;                  // heatmap: --of ops (calls)
+  std::optional<uint64_t> op_id;             // ops: --op-id
   std::vector<std::string> inputs;           // empty: stdin
   bool help = false;
   bool version = false;

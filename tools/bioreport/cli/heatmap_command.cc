@@ -49,14 +49,20 @@ int WriteHeatmap(const CliOptions& o, const ReportInput& in,
   options.fixed_width_ns = o.heatmap_bucket_ns;
   options.since_ns = o.filter.since_ns;
   options.until_ns = o.filter.until_ns;
-  absl::StatusOr<Heatmap> map = BuildHeatmap(binner, *in.baseline, options);
+  // The summary records count block I/O: no line of theirs belongs on a
+  // map of calls, whose lines come from the calls drawn.
+  BaselineCollector none(o.filter);
+  none.Finish();
+  absl::StatusOr<Heatmap> map =
+      BuildHeatmap(binner, o.heatmap_ops ? none : *in.baseline, options);
   if (!map.ok()) {
     absl::FPrintF(err, "bioreport: %s\n", map.status().message());
     return kExitUsage;
   }
   // As for csv and json: the document is for a browser, the warnings for
   // whoever runs the command, and for whoever opens the picture later.
-  const std::string block = WarningBlock(in);
+  const std::string block =
+      o.heatmap_ops ? OpsWarningBlock(in, false) : WarningBlock(in);
   std::fputs(block.c_str(), err);
   HeatmapLabels labels;
   labels.by = o.report_options.by;
@@ -65,6 +71,7 @@ int WriteHeatmap(const CliOptions& o, const ReportInput& in,
                      ? in.agg->Hosts()
                      : std::vector<std::string>{o.filter.host};
   labels.warnings = WarningLines(block);
+  labels.calls = o.heatmap_ops;
   const std::string text = o.heatmap_html ? RenderHeatmapHtml(*map, labels)
                                           : RenderHeatmapSvg(*map, labels);
   if (o.output != "-") {

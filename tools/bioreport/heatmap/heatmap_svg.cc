@@ -60,9 +60,13 @@ std::string PanelName(const PanelKey& key, const HeatmapLabels& labels) {
     parts.push_back(absl::StrCat("disk ", XmlEscaped(key.disk)));
   }
   if (labels.by == HistGroup::kOp || labels.by == HistGroup::kDiskOp) {
-    parts.push_back(absl::StrCat("op ", XmlEscaped(key.op)));
+    // A map of calls groups by the call.
+    parts.push_back(
+        absl::StrCat(labels.calls ? "call " : "op ", XmlEscaped(key.op)));
   }
-  if (parts.empty()) parts.push_back("all disks and operations");
+  if (parts.empty()) {
+    parts.push_back(labels.calls ? "all calls" : "all disks and operations");
+  }
   return absl::StrJoin(parts, ", ");
 }
 
@@ -133,7 +137,8 @@ void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
   const int hi = map.hi_bucket;
   Text(out, kMarginLeft, panel_y + 14,
        absl::StrCat(PanelName(panel.counts.key, labels), " (",
-                    Count(panel.counts.events), " events)"),
+                    Count(panel.counts.events),
+                    labels.calls ? " calls)" : " events)"),
        "font-weight=\"bold\"");
   absl::StrAppend(out, "<rect x=\"", kMarginLeft, "\" y=\"", grid_y,
                   "\" width=\"", g.plot_width, "\" height=\"", grid_h,
@@ -200,7 +205,9 @@ void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
 
 void DrawLegend(const Heatmap& map, const ColorScale& scale,
                 const HeatmapLabels& labels, int y, std::string* out) {
-  Text(out, kMarginLeft, y + 12, "events per cell (log scale):");
+  Text(out, kMarginLeft, y + 12,
+       labels.calls ? "calls per cell (log scale):"
+                    : "events per cell (log scale):");
   constexpr int kSwatch = 56;
   for (int l = 0; l < scale.levels(); ++l) {
     const int x = kMarginLeft + 170 + l * kSwatch;
@@ -224,7 +231,10 @@ void DrawLegend(const Heatmap& map, const ColorScale& scale,
                   "\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n");
   Text(out, kMarginLeft + 100, line_y, "p99");
   Text(out, kMarginLeft + 140, line_y,
-       map.lines == LineSource::kSummaries
+       labels.calls
+           ? "of the calls drawn: those of at least --op-min-us only "
+             "(log2-bucket estimates, drawn at the bucket's upper bound)"
+       : map.lines == LineSource::kSummaries
            ? "of all I/O, from the summary records overlapping each column "
              "(log2-bucket estimates, drawn at the bucket's upper bound)"
            : "of the events drawn: no summary records in the selection, so "
@@ -235,9 +245,10 @@ void DrawLegend(const Heatmap& map, const ColorScale& scale,
   if (map.panels_left_out > 0) {
     Text(out, kMarginLeft, line_y,
          absl::StrCat(map.panels_left_out,
-                      " more groups with fewer events "
-                      "not drawn (at most ",
-                      kMaxPanels, " panels): narrow with --disk, --op or --by"),
+                      labels.calls ? " more groups with fewer calls "
+                                   : " more groups with fewer events ",
+                      "not drawn (at most ", kMaxPanels,
+                      " panels): narrow with --disk, --op or --by"),
          "font-size=\"11\"");
     line_y += kLineHeight;
   }
@@ -253,8 +264,9 @@ std::string Title(const Heatmap& map, const HeatmapLabels& labels) {
   for (const std::string& h : labels.hosts) {
     hosts.push_back(h.empty() ? "-" : XmlEscaped(h));
   }
-  return absl::StrCat("Slow I/O latency heat map", hosts.empty() ? "" : ": ",
-                      absl::StrJoin(hosts, ", "));
+  return absl::StrCat(
+      labels.calls ? "Slow call latency heat map" : "Slow I/O latency heat map",
+      hosts.empty() ? "" : ": ", absl::StrJoin(hosts, ", "));
 }
 
 std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
@@ -284,7 +296,8 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
   absl::StrAppend(&out, "<rect width=\"", g.width, "\" height=\"", g.height,
                   "\" fill=\"#ffffff\"/>\n");
   Text(&out, 16, 22, title, "font-size=\"15\" font-weight=\"bold\"");
-  std::string sub = absl::StrCat(Count(map.events), " events");
+  std::string sub =
+      absl::StrCat(Count(map.events), labels.calls ? " calls" : " events");
   if (cols.columns > 0) {
     absl::StrAppend(
         &sub, ", ", TimeLabel(cols.Start(0), cols.width_ns, true), " .. ",
@@ -295,7 +308,9 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
                   "; y: latency, log2 buckets");
   Text(&out, 16, 40, sub, "font-size=\"12\"");
   if (empty) {
-    Text(&out, kMarginLeft, kTop + 10, "no events in the selection");
+    Text(&out, kMarginLeft, kTop + 10,
+         labels.calls ? "no calls in the selection"
+                      : "no events in the selection");
   } else {
     size_t cells = 0;
     for (const HeatmapPanelData& p : map.panels) {

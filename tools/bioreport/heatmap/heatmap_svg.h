@@ -45,6 +45,9 @@ struct HeatmapLabels {
   // Lines of the WARNING block (events may be missing), shown under the
   // legend.
   std::vector<std::string> warnings;
+  // The map is of calls (op records, `heatmap --of ops`), not of events:
+  // its texts say "calls", and its lines are of the calls drawn.
+  bool calls = false;
 };
 
 // The SVG document, XML declaration first, ending in '\n'.

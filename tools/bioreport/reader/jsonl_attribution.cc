@@ -1,5 +1,6 @@
 // An event's or a stuck record's files and dirtier in JSON Lines: "files", an
-// array of FileRef objects, and "dirtied_by", a Dirtier object or null.  Each
+// array of FileRef objects, and "dirtied_by", a Dirtier object or null (an
+// op record's "file" is a FileRef object too).  Each
 // object is read as a record is (jsonl_schema.h: NestedObject): every key of
 // its message required but the `optional` ones, none twice, unknown keys
 // skipped.
@@ -59,11 +60,19 @@ absl::Status DirtierField(int field, ValueReader& r, v1::Dirtier* d) {
       return s;
     case v1::Dirtier::kDirtiedAtFieldNumber:
       return r.Time(d->mutable_dirtied_at());
+    case v1::Dirtier::kOpIdFieldNumber:
+      s = r.U64(kU64, &u);
+      d->set_op_id(u);
+      return s;
   }
   return UnlistedField(field, r, d);
 }
 
 }  // namespace
+
+absl::Status FileObject(ValueReader& r, v1::FileRef* f) {
+  return NestedObject(r, AllSchemas().file_ref, f, FileRefField);
+}
 
 template <typename Msg>
 absl::Status FilesArray(ValueReader& r, Msg* e) {
@@ -71,10 +80,8 @@ absl::Status FilesArray(ValueReader& r, Msg* e) {
   e->clear_files();
   if (!lex.Consume('[')) return lex.Error("expected an array of objects");
   if (lex.Consume(']')) return absl::OkStatus();
-  const Schema& schema = AllSchemas().file_ref;
   do {
-    if (absl::Status s = NestedObject(r, schema, e->add_files(), FileRefField);
-        !s.ok()) {
+    if (absl::Status s = FileObject(r, e->add_files()); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("file ", e->files_size(), ": ", s.message()));
     }

@@ -52,9 +52,11 @@ Schemas::Schemas()
       summary(SchemaOf("summary", v1::Summary::descriptor())),
       summary_group(SchemaOf("group", v1::SummaryGroup::descriptor())),
       file_ref(SchemaOf("file", v1::FileRef::descriptor())),
-      dirtier(SchemaOf("dirtier", v1::Dirtier::descriptor())) {
+      dirtier(SchemaOf("dirtier", v1::Dirtier::descriptor())),
+      op(SchemaOf("op record", v1::Op::descriptor())),
+      op_layer(SchemaOf("layer", v1::OpLayer::descriptor())) {
   for (Schema* s : {&event, &header, &stuck, &stats, &summary, &summary_group,
-                    &file_ref, &dirtier}) {
+                    &file_ref, &dirtier, &op, &op_layer}) {
     s->keys = s->storage;
   }
 }
@@ -185,6 +187,8 @@ const Schema& SchemaOf(RecordKind kind) {
       return all.summary;
     case RecordKind::kStuck:
       return all.stuck;
+    case RecordKind::kOp:
+      return all.op;
     case RecordKind::kEvent:
       break;
   }
@@ -290,6 +294,30 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
       s = r.U64(kU32, &u);
       e->set_dirtier_count(static_cast<uint32_t>(u));
       return s;
+    case v1::Event::kOpIdFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_op_id(u);
+      return s;
+    case v1::Event::kDirtierOpIdsFieldNumber: {
+      JsonLexer& lex = r.lex();
+      e->clear_dirtier_op_ids();
+      if (!lex.Consume('[')) return lex.Error("expected an array of integers");
+      if (lex.Consume(']')) return absl::OkStatus();
+      do {
+        if (e->dirtier_op_ids_size() == kMaxDirtierOps) {
+          return lex.Error(
+              absl::StrCat("more than ", kMaxDirtierOps, " op ids"));
+        }
+        if (s = r.U64(kU64, &u); !s.ok()) return s;
+        e->add_dirtier_op_ids(u);
+      } while (lex.Consume(','));
+      if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+      return absl::OkStatus();
+    }
+    case v1::Event::kDirtierOpCountFieldNumber:
+      s = r.U64(kU32, &u);
+      e->set_dirtier_op_count(static_cast<uint32_t>(u));
+      return s;
   }
   return UnlistedField(field, r, e);
 }
@@ -364,6 +392,10 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
       s = r.U64(kU32, &u);
       k->set_dirtier_count(static_cast<uint32_t>(u));
       return s;
+    case v1::Stuck::kOpIdFieldNumber:
+      s = r.U64(kU64, &u);
+      k->set_op_id(u);
+      return s;
   }
   return UnlistedField(field, r, k);
 }
@@ -416,6 +448,18 @@ absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
       return s;
     case v1::StreamHeader::kRunIdFieldNumber:
       return r.Str(h->mutable_run_id());
+    case v1::StreamHeader::kCgroupFilterFieldNumber:
+      return r.Str(h->mutable_cgroup_filter());
+    case v1::StreamHeader::kOpsFieldNumber: {
+      bool b = false;
+      s = r.lex().Bool(&b);
+      h->set_ops(b);
+      return s;
+    }
+    case v1::StreamHeader::kOpMinUsFieldNumber:
+      s = r.U64(kU64, &u);
+      h->set_op_min_us(u);
+      return s;
   }
   return UnlistedField(field, r, h);
 }
@@ -496,6 +540,18 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
     case S::kLedgerReplacedFieldNumber:
       s = r.U64(kU64, &u);
       st->set_ledger_replaced(u);
+      return s;
+    case S::kOpsLostFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_ops_lost(u);
+      return s;
+    case S::kOpsWrittenFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_ops_written(u);
+      return s;
+    case S::kOpsUntrackedFieldNumber:
+      s = r.U64(kU64, &u);
+      st->set_ops_untracked(u);
       return s;
   }
   return UnlistedField(field, r, st);
@@ -597,6 +653,7 @@ absl::StatusOr<RecordKind> KindFromName(absl::string_view name) {
   if (name == "stats") return RecordKind::kStats;
   if (name == "summary") return RecordKind::kSummary;
   if (name == "stuck") return RecordKind::kStuck;
+  if (name == "op") return RecordKind::kOp;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown record type \"", name, "\""));
 }
@@ -662,6 +719,8 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
     kind = RecordKind::kSummary;
   } else if (line.substr(0, 16) == "{\"type\":\"stuck\",") {
     kind = RecordKind::kStuck;
+  } else if (line.substr(0, 13) == "{\"type\":\"op\",") {
+    kind = RecordKind::kOp;
   } else {
     absl::StatusOr<RecordKind> k = ScanForKind(line, &key_scratch_);
     if (!k.ok()) return k.status();
@@ -713,6 +772,9 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
           break;
         case RecordKind::kStuck:
           s = StuckField(field, reader, &rec->stuck);
+          break;
+        case RecordKind::kOp:
+          s = jsonl::OpField(field, reader, &rec->op);
           break;
       }
       fields_seen |= FieldBit(field);

@@ -63,6 +63,8 @@ struct Schemas {
   Schema event, header, stuck, stats, summary, summary_group;
   Schema file_ref;  // an element of an event's "files"
   Schema dirtier;   // an event's "dirtied_by"
+  Schema op;        // an op record (--ops)
+  Schema op_layer;  // an op record's "block" and "writeback"
 };
 
 // Made once, from the generated descriptors (which live as long as the
@@ -203,6 +205,13 @@ absl::Status NestedObject(ValueReader& r, const Schema& schema, Message* m,
   if (!lex.Consume('}')) return lex.Error("expected ',' or '}'");
   return CheckKeys(schema, seen);
 }
+
+// One FileRef object (every key of the schema's FileRef), into `f`: an
+// element of "files", or an op record's "file".
+absl::Status FileObject(ValueReader& r, v1::FileRef* f);
+
+// One member (field number `field`) of an op record (jsonl_op.cc).
+absl::Status OpField(int field, ValueReader& r, v1::Op* op);
 
 // An event's or a stuck record's (Msg: v1::Event or v1::Stuck) "files":
 // an array of FileRef objects (each with every key of the schema's

@@ -97,6 +97,55 @@ absl::Status CheckAttribution(const char* what, const Msg& e) {
   return absl::OkStatus();
 }
 
+// An event's dirtier calls: at most kMaxDirtierOps named, no more than
+// dirtier_op_count says there were (as its files and file_count).
+absl::Status CheckDirtierOps(const v1::Event& e) {
+  if (e.dirtier_op_ids_size() > kMaxDirtierOps) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event with ", e.dirtier_op_ids_size(),
+                     " dirtier_op_ids (at most ", kMaxDirtierOps, ")"));
+  }
+  if (e.dirtier_op_count() < static_cast<uint32_t>(e.dirtier_op_ids_size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dirtier_op_count ", e.dirtier_op_count(), " is below the ",
+        e.dirtier_op_ids_size(), " dirtier_op_ids listed"));
+  }
+  return absl::OkStatus();
+}
+
+// What every op record biosnoop writes has, whatever the format (a
+// protobuf record cannot tell 0 or "" from absent): its times (return and
+// entry), an op_id (numbered from 1: 0 is "no call" on an event, and a
+// call under it could not be found again), the call's name; and layers
+// that list at most kMaxOpLayerDisks disks.
+absl::Status CheckOp(const v1::Op& op) {
+  if (absl::Status s = CheckTimestamp("op record", "timestamp", op.timestamp());
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          CheckTimestamp("op record", "start_time", op.start_time());
+      !s.ok()) {
+    return s;
+  }
+  if (op.op_id() == 0) {
+    return absl::InvalidArgumentError("op record with op_id 0");
+  }
+  if (op.call().empty()) {
+    return absl::InvalidArgumentError("op record with no \"call\"");
+  }
+  for (const auto& [name, layer] :
+       {std::pair<const char*, const v1::OpLayer*>{"block", &op.block()},
+        {"writeback", &op.writeback()}}) {
+    if (layer->disks_size() > kMaxOpLayerDisks) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op record's ", name, " layer with ", layer->disks_size(),
+          " disks (at most ", kMaxOpLayerDisks, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 template <typename Message>
 void ResetKeepingTimestamp(Message* msg,
                            google::protobuf::Timestamp* (Message::*release)(),
@@ -140,6 +189,10 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec) {
       ResetKeepingTimestamp(&rec->stuck, &v1::Stuck::release_timestamp,
                             &v1::Stuck::set_allocated_timestamp);
       break;
+    case RecordKind::kOp:
+      ResetKeepingTimestamp(&rec->op, &v1::Op::release_timestamp,
+                            &v1::Op::set_allocated_timestamp);
+      break;
   }
 }
 
@@ -149,7 +202,10 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       if (absl::Status s = CheckRequest("event", rec->event); !s.ok()) {
         return s;
       }
-      return CheckAttribution("event", rec->event);
+      if (absl::Status s = CheckAttribution("event", rec->event); !s.ok()) {
+        return s;
+      }
+      return CheckDirtierOps(rec->event);
     }
     case RecordKind::kStuck: {
       if (absl::Status s = CheckRequest("stuck record", rec->stuck); !s.ok()) {
@@ -157,6 +213,8 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
       }
       return CheckAttribution("stuck record", rec->stuck);
     }
+    case RecordKind::kOp:
+      return CheckOp(rec->op);
     case RecordKind::kHeader: {
       // The version biosnoop writes is the one this bioreport reads: a
       // stream of another version may mean other things by the same
@@ -203,7 +261,7 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
 
 absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
                                       ParsedRecord* rec) {
-  // What biosnoop writes: one field (1 to 5, length-delimited) holding
+  // What biosnoop writes: one field (1 to 6, length-delimited) holding
   // the whole member.  Parsing the member into the reused message directly
   // keeps its strings' capacity; a general Record parse would free and
   // reallocate the member each time.
@@ -211,7 +269,7 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
   const size_t n = bytes.size();
   bool parsed = false;
   if (n >= 2 && (p[0] == 0x0a || p[0] == 0x12 || p[0] == 0x1a || p[0] == 0x22 ||
-                 p[0] == 0x2a)) {
+                 p[0] == 0x2a || p[0] == 0x32)) {
     uint64_t len = 0;
     size_t i = 1;
     int shift = 0;
@@ -245,9 +303,13 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
           ResetForKind(RecordKind::kSummary, rec);
           ok = MergeFrom(payload, size, &rec->summary);
           break;
-        default:
+        case 0x2a:
           ResetForKind(RecordKind::kStuck, rec);
           ok = MergeFrom(payload, size, &rec->stuck);
+          break;
+        default:
+          ResetForKind(RecordKind::kOp, rec);
+          ok = MergeFrom(payload, size, &rec->op);
           break;
       }
       if (!ok) {
@@ -283,10 +345,14 @@ absl::Status ProtoRecordParser::Parse(absl::string_view bytes,
         rec->kind = RecordKind::kStuck;
         rec->stuck.Swap(scratch_.mutable_stuck());
         break;
+      case v1::Record::kOp:
+        rec->kind = RecordKind::kOp;
+        rec->op.Swap(scratch_.mutable_op());
+        break;
       case v1::Record::KIND_NOT_SET:
         return absl::InvalidArgumentError(
-            "record holds no header, event, stats, summary or stuck record "
-            "(unknown kind?)");
+            "record holds no header, event, stats, summary, stuck or op "
+            "record (unknown kind?)");
     }
   }
   return ValidateRecord(rec);

@@ -16,8 +16,8 @@ namespace biosnoop::report {
 // One JSON Lines line (without its '\n') -> a record.
 //
 // The line is one JSON object.  Its "type" ("event", "header", "stats",
-// "summary", "stuck") names the Record member; a line without "type" is an
-// event (the format before typed lines).  Every other key is a field of that
+// "summary", "stuck", "op") names the Record member; a line without "type" is
+// an event (the format before typed lines).  Every other key is a field of that
 // message, in any order, each at most once (a known key or "type" given twice
 // is an error: which value was meant is unknown); unknown keys are skipped
 // (after checking they are valid JSON), so newer streams stay readable.  Values
@@ -34,7 +34,10 @@ namespace biosnoop::report {
 // (SummaryGroup fields, unknown keys skipped) and its histograms arrays of at
 // most kMaxSummaryBuckets integers; an event's "files" an array of objects
 // (FileRef fields, each key required) and its "dirtied_by" an object (Dirtier
-// fields, comm_raw and cgroup optional) or null, read with the same rules.
+// fields, comm_raw and cgroup optional) or null, read with the same rules;
+// an op record's "file" a FileRef object and its "block" and "writeback"
+// OpLayer objects (the dirty ages nullable), an event's "dirtier_op_ids"
+// an array of at most kMaxDirtierOps integers.
 // Anything else, including invalid UTF-8 and trailing text, is an
 // InvalidArgumentError whose message names the field and the column.
 class JsonRecordParser {
@@ -72,7 +75,10 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec);
 // timestamps, an event or stuck record without a time, disk, dev, op or
 // rwbs, an event with files or a dirtier but no content, more than
 // kMaxEventFiles files or fewer than its file_count says, or a dirtier
-// without a valid dirtied_at, a non-finite elapsed_s, an interval_s
+// without a valid dirtied_at, more than kMaxDirtierOps dirtier_op_ids or
+// fewer than its dirtier_op_count says, an op record without a valid
+// timestamp and start_time, an op_id or a call, or with more than
+// kMaxOpLayerDisks disks in a layer, a non-finite elapsed_s, an interval_s
 // outside 0 to 100 years, and over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 

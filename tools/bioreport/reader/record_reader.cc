@@ -17,10 +17,11 @@ namespace {
 // The first buffer; it grows (doubling) only for a record that does not fit.
 constexpr size_t kChunk = 64 * 1024;
 
-// The tags of Record fields 1 to 5 (header, event, stats, summary, stuck),
-// each length-delimited.
+// The tags of Record fields 1 to 6 (header, event, stats, summary, stuck,
+// op), each length-delimited.
 bool IsRecordTag(unsigned char c) {
-  return c == 0x0a || c == 0x12 || c == 0x1a || c == 0x22 || c == 0x2a;
+  return c == 0x0a || c == 0x12 || c == 0x1a || c == 0x22 || c == 0x2a ||
+         c == 0x32;
 }
 
 // Decodes a varint of at most 10 bytes.  Returns its length, 0 when `data`

@@ -45,11 +45,11 @@ inline constexpr size_t kMaxRecordBytes = 1 << 20;
 // How the first bytes of a stream identify its format: JSON Lines start with
 // '{' (after optional whitespace: blank lines, a CR) or are only
 // whitespace; protobuf with a varint length in 1..kMaxRecordBytes followed
-// by the tag of Record field 1 to 5 (0x0a, 0x12, 0x1a, 0x22, 0x2a), except that
-// '{' then '"' is JSON (a protobuf stream whose first record is a 123-byte
-// summary is not recognized; biosnoop starts every file with a header).
-// kEmpty when `head` is empty.  `head` should hold at least the first 16
-// bytes when the stream has them.
+// by the tag of Record field 1 to 6 (0x0a, 0x12, 0x1a, 0x22, 0x2a, 0x32),
+// except that '{' then '"' is JSON (a protobuf stream whose first record is a
+// 123-byte summary is not recognized; biosnoop starts every file with a
+// header). kEmpty when `head` is empty.  `head` should hold at least the first
+// 16 bytes when the stream has them.
 StreamFormat DetectFormat(absl::string_view head);
 
 struct ReaderOptions {

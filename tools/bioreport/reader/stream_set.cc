@@ -27,6 +27,8 @@ int64_t RecordTime(const ParsedRecord& rec) {
       return ToNs(rec.summary.timestamp());
     case RecordKind::kStuck:
       return ToNs(rec.stuck.timestamp());
+    case RecordKind::kOp:
+      return ToNs(rec.op.timestamp());
   }
   return 0;
 }

@@ -16,6 +16,8 @@ const char* RecordKindName(RecordKind kind) {
       return "summary";
     case RecordKind::kStuck:
       return "stuck";
+    case RecordKind::kOp:
+      return "op";
   }
   return "event";
 }

@@ -9,7 +9,7 @@
 
 namespace biosnoop::report {
 
-enum class RecordKind { kHeader, kEvent, kStats, kSummary, kStuck };
+enum class RecordKind { kHeader, kEvent, kStats, kSummary, kStuck, kOp };
 
 // Only the message named by `kind` is meaningful.  Readers reuse one
 // ParsedRecord for a whole stream, so that the messages' strings keep their
@@ -28,6 +28,12 @@ enum class RecordKind { kHeader, kEvent, kStats, kSummary, kStuck };
 // A Stuck record (a request still in flight past biosnoop's --stuck-after)
 // is not an event: it has no seq, and biosnoop does not count it in
 // `written`; reports keep it apart from the events.
+//
+// An Op record (--ops: an application call that took at least
+// --op-min-us) is not an event either: it has no seq; its op_id is
+// non-zero, its call named, its start_time valid, its layers list at most
+// kMaxOpLayerDisks disks each.  Events name the calls behind them by
+// op_id (Event.op_id, Event.dirtier_op_ids: at most kMaxDirtierOps).
 struct ParsedRecord {
   RecordKind kind = RecordKind::kEvent;
   v1::StreamHeader header;
@@ -35,6 +41,7 @@ struct ParsedRecord {
   v1::Stats stats;
   v1::Summary summary;
   v1::Stuck stuck;
+  v1::Op op;
 };
 
 // The most buckets a SummaryGroup histogram may have: one per bit of a
@@ -44,7 +51,15 @@ inline constexpr int kMaxSummaryBuckets = 64;
 // The most files an event may list (Event.files: "at most 8").
 inline constexpr int kMaxEventFiles = 8;
 
-// "header", "event", "stats", "summary", "stuck": the oneof member names.
+// The most disks an op's layer may list (OpLayer.disks: "at most 4").
+inline constexpr int kMaxOpLayerDisks = 4;
+
+// The most write calls an event may name as its dirtiers
+// (Event.dirtier_op_ids: "at most 8").
+inline constexpr int kMaxDirtierOps = 8;
+
+// "header", "event", "stats", "summary", "stuck", "op": the oneof member
+// names.
 const char* RecordKindName(RecordKind kind);
 
 // Nanoseconds since the epoch of a validated Timestamp (every record's

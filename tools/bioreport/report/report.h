@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "aggregator.h"
 #include "baseline.h"
+#include "ops.h"
 #include "stream_set.h"
 #include "stuck.h"
 
@@ -39,6 +40,7 @@ struct ReportInput {
   std::string formats;                          // "jsonl", "proto", ...
   const BaselineCollector* baseline = nullptr;  // for the baseline forms
   const StuckCollector* stuck = nullptr;        // stuck records (may be null)
+  const OpCollector* ops = nullptr;             // for the ops forms
 };
 
 // The warning block of the event forms (report_warnings.cc).
@@ -125,6 +127,31 @@ std::string StuckNotice(const ReportInput& in);
 // first, last), "longest" (timestamp, host, disk, partition, op, sector,
 // bytes, inflight_us, pid, tid, comm)}; zero and empty arrays when none.
 void AppendStuckJson(const ReportInput& in, std::string* out);
+
+// The calls (biosnoop --ops; report_ops.cc).  OpsReport: the WARNING block
+// of the calls (OpsWarningBlock), a heading (inputs, records, op records,
+// the runs' --op-min-us), then the slowest calls (returned, op_id, call,
+// pid, comm, file, bytes done, total, block wait, writeback wait, other,
+// block and writeback requests, oldest dirty data written back, error),
+// then per process and per file (at most opt.top each, most calls first):
+// calls, errors, bytes, and p50 and p99 of the total and of each layer;
+// or why there are none (biosnoop ran without --ops, ...).  OpsJson: the
+// same as one object ("op_records", "calls", "op_min_us", the loss
+// figures, "slowest", "processes", "files").
+std::string OpsReport(const ReportInput& in, const ReportOptions& opt);
+std::string OpsJson(const ReportInput& in, const ReportOptions& opt);
+// --op-id: the call (per run that names it): its record with its layers,
+// or a line saying it has none, then the requests submitted under it, the
+// writeback of the pages it dirtied and its stuck requests, each with its
+// times.  The JSON form: {"op_id", "calls", "submitted", "writeback",
+// "stuck"}.
+std::string OpIdReport(const ReportInput& in, const ReportOptions& opt);
+std::string OpIdJson(const ReportInput& in, const ReportOptions& opt);
+// The WARNING block of the calls: op records lost in the kernel, calls not
+// followed, op records not in the input or in it twice, runs without
+// stats, damaged input; with `with_events`, the events' block after it
+// (--op-id shows events).
+std::string OpsWarningBlock(const ReportInput& in, bool with_events);
 
 // Helpers shared by the forms (report_common.cc).
 std::string HumanBytes(Sum bytes);

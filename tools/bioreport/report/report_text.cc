@@ -67,6 +67,10 @@ std::string Heading(const ReportInput& in) {
   if (in.stuck != nullptr && in.stuck->count() > 0) {
     absl::StrAppend(&out, ", stuck requests: ", in.stuck->count());
   }
+  // Nor are calls (--ops): say they are there, and where to see them.
+  if (a.op_records() > 0) {
+    absl::StrAppend(&out, ", op records: ", a.op_records(), " (bioreport ops)");
+  }
   // Summaries are not events: say they are there, and where to see them.
   if (a.summary_records() > 0) {
     absl::StrAppend(&out, ", summaries: ", a.summary_records(),

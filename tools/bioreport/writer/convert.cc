@@ -25,6 +25,11 @@ absl::Status Convert(StreamSet* inputs, const Filter& filter, StreamFormat to,
           if (!filter.Matches(rec.stuck, ToNs(rec.stuck.timestamp()))) {
             return absl::OkStatus();
           }
+        } else if (rec.kind == RecordKind::kOp) {
+          // Calls too (filter.h says how each filter reads a call).
+          if (!filter.Matches(rec.op, ToNs(rec.op.timestamp()))) {
+            return absl::OkStatus();
+          }
         }
         buffer.clear();
         if (to == StreamFormat::kProtobuf) {

@@ -1,7 +1,8 @@
 #pragma once
 
-// Conversion between the stream formats: every record (events and stuck
-// records that pass the filter; headers, stats and summaries always)
+// Conversion between the stream formats: every record (events, stuck
+// records and op records that pass the filter; headers, stats and
+// summaries always)
 // written in the other format.
 // Lossless: converting back gives the same records (record_writer.h).
 

@@ -5,6 +5,8 @@
 
 #include "record_writer.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "google/protobuf/descriptor.h"
@@ -209,7 +211,45 @@ void AppendCgroupFields(const Msg& m, std::string* out) {
   NullableString("pod_uid", m.has_pod_uid(), m.pod_uid(), out);
 }
 
+absl::Span<const uint64_t> SpanOf(
+    const google::protobuf::RepeatedField<uint64_t>& values) {
+  return absl::MakeConstSpan(values.data(), values.size());
+}
+
 void AppendBool(bool v, std::string* out) { out->append(v ? "true" : "false"); }
+
+// One FileRef object: an element of an event's "files", an op's "file".
+void AppendFileRefJson(const v1::FileRef& f, std::string* out) {
+  out->append("{\"path\":");
+  AppendJsonString(f.path(), out);
+  Key("path_kind", out);
+  AppendJsonString(f.path_kind(), out);
+  absl::StrAppend(out, ",\"inode\":", f.inode());
+  Key("dev", out);
+  AppendJsonString(f.dev(), out);
+  Key("direct", out);
+  AppendBool(f.direct(), out);
+  AppendLaterFieldsJson(f, v1::FileRef::kDirectFieldNumber, out);
+  out->push_back('}');
+}
+
+// "op_id" (--ops: the call a request or a dirtying was made under), only
+// when there is one: 0 is written as biosnoop writes it, as no key, so
+// that a stream from before calls, or without --ops, converts back
+// unchanged.
+void AppendOpId(uint64_t op_id, std::string* out) {
+  if (op_id != 0) absl::StrAppend(out, ",\"op_id\":", op_id);
+}
+
+// A nullable integer: null when unset.
+void NullableUint(const char* key, bool has, uint64_t v, std::string* out) {
+  Key(key, out);
+  if (has) {
+    absl::StrAppend(out, v);
+  } else {
+    out->append("null");
+  }
+}
 
 // "content" to "dirtier_count", as biosnoop writes them: all six, and only
 // when the files were looked at (content not empty: attribution on), so
@@ -224,19 +264,8 @@ void AppendAttributionFields(const Msg& e, std::string* out) {
   AppendJsonString(e.content(), out);
   out->append(",\"files\":[");
   for (int i = 0; i < e.files_size(); ++i) {
-    const v1::FileRef& f = e.files(i);
     if (i > 0) out->push_back(',');
-    out->append("{\"path\":");
-    AppendJsonString(f.path(), out);
-    Key("path_kind", out);
-    AppendJsonString(f.path_kind(), out);
-    absl::StrAppend(out, ",\"inode\":", f.inode());
-    Key("dev", out);
-    AppendJsonString(f.dev(), out);
-    Key("direct", out);
-    AppendBool(f.direct(), out);
-    AppendLaterFieldsJson(f, v1::FileRef::kDirectFieldNumber, out);
-    out->push_back('}');
+    AppendFileRefJson(e.files(i), out);
   }
   absl::StrAppend(out, "],\"file_count\":", e.file_count());
   Key("files_incomplete", out);
@@ -257,7 +286,8 @@ void AppendAttributionFields(const Msg& e, std::string* out) {
                     ",\"dirtied_at\":\"");
     AppendRfc3339Nanos(ToNs(d.dirtied_at()), out);
     out->push_back('"');
-    AppendLaterFieldsJson(d, v1::Dirtier::kDirtiedAtFieldNumber, out);
+    AppendOpId(d.op_id(), out);
+    AppendLaterFieldsJson(d, v1::Dirtier::kOpIdFieldNumber, out);
     out->push_back('}');
   } else {
     out->append("null");
@@ -282,7 +312,17 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
     AppendJsonString(e.completion_context(), out);
   }
   AppendAttributionFields(e, out);
-  AppendLaterFieldsJson(e, v1::Event::kDirtierCountFieldNumber, out);
+  AppendOpId(e.op_id(), out);
+  // The dirtier calls, each key only when set, as biosnoop writes them (a
+  // protobuf record cannot tell an empty list or 0 from an absent one).
+  if (e.dirtier_op_ids_size() != 0) {
+    out->append(",\"dirtier_op_ids\":");
+    AppendJsonUintArray(SpanOf(e.dirtier_op_ids()), out);
+  }
+  if (e.dirtier_op_count() != 0) {
+    absl::StrAppend(out, ",\"dirtier_op_count\":", e.dirtier_op_count());
+  }
+  AppendLaterFieldsJson(e, v1::Event::kDirtierOpCountFieldNumber, out);
   out->append("}\n");
 }
 
@@ -293,13 +333,77 @@ void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
   AppendRequestTail(k, out);
   AppendCgroupFields(k, out);
   AppendAttributionFields(k, out);
-  AppendLaterFieldsJson(k, v1::Stuck::kDirtierCountFieldNumber, out);
+  AppendOpId(k.op_id(), out);
+  AppendLaterFieldsJson(k, v1::Stuck::kOpIdFieldNumber, out);
   out->append("}\n");
 }
 
-absl::Span<const uint64_t> SpanOf(
-    const google::protobuf::RepeatedField<uint64_t>& values) {
-  return absl::MakeConstSpan(values.data(), values.size());
+// An op's "block" or "writeback".
+void AppendOpLayerJson(const v1::OpLayer& l, std::string* out) {
+  absl::StrAppend(out, "{\"requests\":", l.requests(), ",\"bytes\":", l.bytes(),
+                  ",\"disks\":[");
+  for (int i = 0; i < l.disks_size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(l.disks(i), out);
+  }
+  absl::StrAppend(out, "],\"queue_us_sum\":", l.queue_us_sum(),
+                  ",\"queue_us_max\":", l.queue_us_max(),
+                  ",\"device_us_sum\":", l.device_us_sum(),
+                  ",\"device_us_max\":", l.device_us_max(),
+                  ",\"wait_us\":", l.wait_us());
+  NullableUint("dirty_age_us_max", l.has_dirty_age_us_max(),
+               l.dirty_age_us_max(), out);
+  NullableUint("dirty_age_us_min", l.has_dirty_age_us_min(),
+               l.dirty_age_us_min(), out);
+  absl::StrAppend(out, ",\"dirty_known\":", l.dirty_known());
+  AppendLaterFieldsJson(l, v1::OpLayer::kDirtyKnownFieldNumber, out);
+  out->push_back('}');
+}
+
+// An op record (--ops), in schema order, "type" first; nullable fields
+// null when unset, comm_raw only when set (as an event's).
+void AppendOpRecordJson(const v1::Op& op, std::string* out) {
+  out->append("{\"type\":\"op\",\"timestamp\":\"");
+  AppendRfc3339Nanos(ToNs(op.timestamp()), out);
+  out->append("\",\"host\":");
+  AppendJsonString(op.host(), out);
+  absl::StrAppend(out, ",\"op_id\":", op.op_id());
+  Key("call", out);
+  AppendJsonString(op.call(), out);
+  absl::StrAppend(out, ",\"pid\":", op.pid(), ",\"tid\":", op.tid());
+  Key("comm", out);
+  AppendJsonString(op.comm(), out);
+  if (op.has_comm_raw()) {
+    out->append(",\"comm_raw\":\"");
+    AppendLowerHex(op.comm_raw(), out);
+    out->push_back('"');
+  }
+  NullableString("cgroup", op.has_cgroup(), op.cgroup(), out);
+  absl::StrAppend(out, ",\"cgroup_id\":", op.cgroup_id());
+  NullableString("container_id", op.has_container_id(), op.container_id(), out);
+  NullableString("pod_uid", op.has_pod_uid(), op.pod_uid(), out);
+  Key("file", out);
+  AppendFileRefJson(op.file(), out);
+  Key("disk", out);
+  AppendJsonString(op.disk(), out);
+  NullableString("partition", op.has_partition(), op.partition(), out);
+  NullableUint("offset", op.has_offset(), op.offset(), out);
+  absl::StrAppend(out, ",\"bytes_requested\":", op.bytes_requested());
+  Key("bytes_requested_partial", out);
+  AppendBool(op.bytes_requested_partial(), out);
+  absl::StrAppend(out, ",\"bytes_done\":", op.bytes_done(),
+                  ",\"error_code\":", op.error_code());
+  NullableString("error", op.has_error(), op.error(), out);
+  out->append(",\"start_time\":\"");
+  AppendRfc3339Nanos(ToNs(op.start_time()), out);
+  absl::StrAppend(out, "\",\"latency_us\":", op.latency_us());
+  Key("block", out);
+  AppendOpLayerJson(op.block(), out);
+  Key("writeback", out);
+  AppendOpLayerJson(op.writeback(), out);
+  absl::StrAppend(out, ",\"other_us\":", op.other_us());
+  AppendLaterFieldsJson(op, v1::Op::kOtherUsFieldNumber, out);
+  out->append("}\n");
 }
 
 // Same layout as AppendSummaryJson() (a unit test compares the two), but
@@ -410,6 +514,9 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kStuck:
       AppendStuckRecordJson(rec.stuck, out);
       return;
+    case RecordKind::kOp:
+      AppendOpRecordJson(rec.op, out);
+      return;
   }
 }
 
@@ -438,6 +545,10 @@ void AppendRecordProto(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kStuck:
       member = &rec.stuck;
       field = v1::Record::kStuckFieldNumber;
+      break;
+    case RecordKind::kOp:
+      member = &rec.op;
+      field = v1::Record::kOpFieldNumber;
       break;
   }
   using google::protobuf::internal::WireFormatLite;

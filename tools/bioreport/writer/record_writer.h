@@ -15,7 +15,13 @@ namespace biosnoop::report {
 // Appends one JSON line ("type" first, then the fields in schema order;
 // optional fields that are unset are null, comm_raw is omitted when unset,
 // as biosnoop does; a summary's histograms with exactly the buckets the
-// record holds).
+// record holds).  The fields --ops added to other records are written only
+// when set, so that streams without them convert back unchanged: op_id (an
+// event's, a stuck record's, a dirtier's) when not 0, an event's
+// dirtier_op_ids when not empty and dirtier_op_count when not 0, a
+// header's ops and
+// op_min_us when either is, a stats record's ops_lost, ops_written and
+// ops_untracked when any is.
 void AppendRecordJson(const ParsedRecord& rec, std::string* out);
 
 // Appends the record as a length-delimited biosnoop.v1.Record.

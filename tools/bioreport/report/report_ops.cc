@@ -1,0 +1,629 @@
+// The calls report (bioreport ops): the slowest calls with their time split
+// by layer, then per process and per file the p50 and p99 of each layer;
+// and one call whole (--op-id): its record and the requests tied to it.
+// Text for people, JSON for scripts; the WARNING block says when op
+// records (and, for --op-id, events) may be missing.
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "json_format.h"
+#include "report.h"
+#include "text_table.h"
+#include "time_format.h"
+
+namespace biosnoop::report {
+namespace {
+
+const std::vector<int> kP50P99 = {500, 990};
+
+std::string Us(uint64_t us, bool ms) {
+  if (!ms) return absl::StrCat(us);
+  return absl::StrFormat("%.1f", static_cast<double>(us) / 1000);
+}
+
+const char* Unit(bool ms) { return ms ? "ms" : "us"; }
+
+bool MultiHost(const ReportInput& in) {
+  return in.agg != nullptr && in.agg->MultiHost();
+}
+
+std::vector<std::string> Cells(bool multi, const std::string& host,
+                               std::vector<std::string> cells) {
+  if (multi) cells.insert(cells.begin(), HostName(host));
+  return cells;
+}
+
+// The loss lines of the calls for one set of runs.
+void AppendOpLossLines(const LossSummary& loss, bool any_records,
+                       const std::string& prefix,
+                       std::vector<std::string>* lines) {
+  const std::pair<Sum, const char*> counted[] = {
+      {loss.ops_lost, " op records lost in the kernel (ring buffer full)"},
+      {loss.ops_untracked,
+       " calls not followed (biosnoop's table of calls in progress was "
+       "full)"},
+      {loss.ops_not_in_input,
+       " op records biosnoop wrote are not in the input (log files not "
+       "given, lines dropped on the way, or a filtered input)"},
+      {loss.ops_duplicates,
+       " op records are in the input more than once and counted each time "
+       "(the same log given twice?)"},
+  };
+  for (const auto& [n, what] : counted) {
+    if (n > 0) lines->push_back(absl::StrCat(prefix, Decimal(n), what));
+  }
+  if (any_records && !loss.any_stats) {
+    lines->push_back(absl::StrCat(prefix, "no stats records: loss unknown"));
+  } else if (loss.runs_without_stats > 0) {
+    lines->push_back(absl::StrCat(prefix, loss.runs_without_stats, " of ",
+                                  loss.runs,
+                                  " runs have no stats records: their loss is "
+                                  "unknown"));
+  }
+  if (loss.runs_not_final > 0) {
+    lines->push_back(
+        absl::StrCat(prefix, loss.runs_not_final, " of ", loss.runs,
+                     " runs have no final stats record: loss after their "
+                     "last stats record is unknown"));
+  }
+}
+
+std::string Heading(const ReportInput& in) {
+  const Aggregator& a = *in.agg;
+  const OpCollector& ops = *in.ops;
+  std::string out = absl::StrCat("inputs: ", in.inputs, " (", in.formats,
+                                 "), records: ", a.records(),
+                                 ", op records: ", ops.records());
+  const std::set<uint64_t>& min_us = ops.headers().op_min_us;
+  if (!min_us.empty()) {
+    absl::StrAppend(&out, " (calls of at least ", absl::StrJoin(min_us, ", "),
+                    " us: --op-min-us)");
+  }
+  out += "\n";
+  if (a.records() > 0) {
+    absl::StrAppend(&out, "span: ", FormatShortTime(a.first_record_ns()),
+                    " .. ", FormatShortTime(a.last_record_ns()), " UTC (",
+                    absl::StrFormat("%.1f", SecondsBetween(a.first_record_ns(),
+                                                           a.last_record_ns())),
+                    " s)\n");
+  }
+  return out;
+}
+
+// Why there is no call to show: biosnoop was run without --ops, or with
+// it and no call was that slow, or the filters took them all.
+std::string NoCalls(const ReportInput& in) {
+  const OpCollector& ops = *in.ops;
+  if (ops.records() > 0) return "no calls passed the filters\n";
+  if (ops.headers().headers > 0 && ops.headers().ops_headers == 0) {
+    return "no op records: biosnoop ran without --ops (the headers say "
+           "so)\n";
+  }
+  return "no op records in the input\n";
+}
+
+std::string ErrorName(const v1::Op& op) {
+  if (op.error_code() == 0) return "-";
+  return op.has_error() ? Printable(op.error())
+                        : absl::StrCat("errno ", op.error_code());
+}
+
+std::string DirtyAge(const v1::OpLayer& l, bool ms) {
+  return l.has_dirty_age_us_max() ? Us(l.dirty_age_us_max(), ms) : "-";
+}
+
+void AppendSlowest(const ReportInput& in, const ReportOptions& opt,
+                   std::string* out) {
+  const bool multi = MultiHost(in);
+  const char* u = Unit(opt.ms);
+  absl::StrAppend(out, "slowest calls (times in ", u,
+                  "; other = total - block - writeback):\n");
+  Table t(Cells(multi, "host",
+                {"returned (UTC)", "op_id", "call", "pid", "comm", "file",
+                 "bytes", "total", "block", "writeback", "other", "blk_req",
+                 "wb_req", "dirty_age_max", "error"}),
+          multi ? "llrlrllrrrrrrrrl" : "lrlrllrrrrrrrrl");
+  for (const OpCall& c : in.ops->Slowest()) {
+    const v1::Op& op = c.op;
+    t.Add(Cells(
+        multi, op.host(),
+        {FormatShortTimeMs(c.ns), absl::StrCat(op.op_id()),
+         Printable(op.call()), absl::StrCat(op.pid()), Printable(op.comm()),
+         Printable(FileName(op.file())), HumanBytes(op.bytes_done()),
+         Us(op.latency_us(), opt.ms), Us(op.block().wait_us(), opt.ms),
+         Us(op.writeback().wait_us(), opt.ms), Us(op.other_us(), opt.ms),
+         absl::StrCat(op.block().requests()),
+         absl::StrCat(op.writeback().requests()),
+         DirtyAge(op.writeback(), opt.ms), ErrorName(op)}));
+  }
+  *out += t.Render();
+}
+
+// Groups by calls (most first), then by the slowest p99; at most `top`.
+std::vector<OpGroup> Ranked(std::vector<OpGroup> groups, size_t top,
+                            size_t* more) {
+  // By the p99 of the total after the count (Percentiles reorders the
+  // values, which changes no figure).
+  std::vector<std::pair<uint64_t, size_t>> p99;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    p99.emplace_back(Percentiles(&groups[i].total_us, {990})[0], i);
+  }
+  std::vector<size_t> order(groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (groups[a].count != groups[b].count) {
+      return groups[a].count > groups[b].count;
+    }
+    return p99[a].first > p99[b].first;
+  });
+  std::vector<OpGroup> out;
+  for (size_t i = 0; i < order.size() && i < top; ++i) {
+    out.push_back(std::move(groups[order[i]]));
+  }
+  *more = groups.size() - out.size();
+  return out;
+}
+
+// p50 and p99 of each layer: eight cells.
+std::vector<std::string> LayerCells(OpGroup& g, bool ms) {
+  std::vector<std::string> cells;
+  for (std::vector<uint64_t>* v :
+       {&g.total_us, &g.block_us, &g.writeback_us, &g.other_us}) {
+    const std::vector<uint64_t> p = Percentiles(v, kP50P99);
+    cells.push_back(Us(p[0], ms));
+    cells.push_back(Us(p[1], ms));
+  }
+  return cells;
+}
+
+template <typename Map>
+std::vector<OpGroup> Values(const Map& m) {
+  std::vector<OpGroup> out;
+  for (const auto& [key, g] : m) out.push_back(g);
+  return out;
+}
+
+void AppendGroups(const ReportInput& in, const ReportOptions& opt,
+                  bool per_process, std::string* out) {
+  const bool multi = MultiHost(in);
+  size_t more = 0;
+  std::vector<OpGroup> groups = Ranked(
+      per_process ? Values(in.ops->processes()) : Values(in.ops->files()),
+      opt.top, &more);
+  absl::StrAppend(out, "\ncalls per ", per_process ? "process" : "file",
+                  " (p50 and p99, ", Unit(opt.ms), "):\n");
+  std::vector<std::string> header =
+      per_process ? std::vector<std::string>{"pid", "comm"}
+                  : std::vector<std::string>{"file"};
+  for (const char* h :
+       {"calls", "errors", "bytes", "total_p50", "total_p99", "block_p50",
+        "block_p99", "wb_p50", "wb_p99", "other_p50", "other_p99"}) {
+    header.push_back(h);
+  }
+  std::string align = per_process ? "rl" : "l";
+  align += "rrrrrrrrrrr";
+  Table t(Cells(multi, "host", header), multi ? "l" + align : align);
+  for (OpGroup& g : groups) {
+    std::vector<std::string> cells;
+    if (per_process) cells.push_back(absl::StrCat(g.pid));
+    cells.push_back(Printable(g.name));
+    cells.push_back(absl::StrCat(g.count));
+    cells.push_back(absl::StrCat(g.errors));
+    cells.push_back(HumanBytes(g.bytes_done));
+    for (std::string& c : LayerCells(g, opt.ms)) cells.push_back(std::move(c));
+    t.Add(Cells(multi, g.host, std::move(cells)));
+  }
+  *out += t.Render();
+  if (more > 0) absl::StrAppend(out, "(", more, " more: --top N)\n");
+}
+
+void AppendJsonKey(const char* key, std::string* out) {
+  absl::StrAppend(out, "\"", key, "\":");
+}
+
+void AppendPercentilesJson(std::vector<uint64_t>* v, std::string* out) {
+  const std::vector<uint64_t> p = Percentiles(v, kP50P99);
+  const uint64_t max = v->empty() ? 0 : *std::max_element(v->begin(), v->end());
+  absl::StrAppend(out, "{\"p50\":", p[0], ",\"p99\":", p[1], ",\"max\":", max,
+                  "}");
+}
+
+void AppendLayerJson(const v1::OpLayer& l, std::string* out) {
+  absl::StrAppend(out, "{\"wait_us\":", l.wait_us(),
+                  ",\"requests\":", l.requests(), ",\"bytes\":", l.bytes(),
+                  ",\"disks\":[");
+  for (int i = 0; i < l.disks_size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(l.disks(i), out);
+  }
+  absl::StrAppend(out, "],\"queue_us_sum\":", l.queue_us_sum(),
+                  ",\"queue_us_max\":", l.queue_us_max(),
+                  ",\"device_us_sum\":", l.device_us_sum(),
+                  ",\"device_us_max\":", l.device_us_max(),
+                  ",\"dirty_age_us_max\":");
+  if (l.has_dirty_age_us_max()) {
+    absl::StrAppend(out, l.dirty_age_us_max());
+  } else {
+    out->append("null");
+  }
+  out->append(",\"dirty_age_us_min\":");
+  if (l.has_dirty_age_us_min()) {
+    absl::StrAppend(out, l.dirty_age_us_min());
+  } else {
+    out->append("null");
+  }
+  absl::StrAppend(out, ",\"dirty_known\":", l.dirty_known(), "}");
+}
+
+// One call as the JSON forms give it.
+void AppendCallJson(const OpCall& c, std::string* out) {
+  const v1::Op& op = c.op;
+  absl::StrAppend(out, "{\"timestamp\":\"", FormatRfc3339(c.ns),
+                  "\",\"start_time\":\"", FormatRfc3339(ToNs(op.start_time())),
+                  "\",\"run\":");
+  AppendJsonString(c.run, out);
+  out->append(",\"host\":");
+  AppendJsonString(op.host(), out);
+  absl::StrAppend(out, ",\"op_id\":", op.op_id(), ",\"call\":");
+  AppendJsonString(op.call(), out);
+  absl::StrAppend(out, ",\"pid\":", op.pid(), ",\"tid\":", op.tid(),
+                  ",\"comm\":");
+  AppendJsonString(op.comm(), out);
+  out->append(",\"file\":");
+  AppendJsonString(op.file().path(), out);
+  absl::StrAppend(out, ",\"inode\":", op.file().inode(), ",\"disk\":");
+  AppendJsonString(op.disk(), out);
+  out->append(",\"offset\":");
+  if (op.has_offset()) {
+    absl::StrAppend(out, op.offset());
+  } else {
+    out->append("null");
+  }
+  absl::StrAppend(out, ",\"bytes_requested\":", op.bytes_requested(),
+                  ",\"bytes_done\":", op.bytes_done(),
+                  ",\"error_code\":", op.error_code(), ",\"error\":");
+  if (op.has_error()) {
+    AppendJsonString(op.error(), out);
+  } else {
+    out->append("null");
+  }
+  absl::StrAppend(out, ",\"latency_us\":", op.latency_us(),
+                  ",\"other_us\":", op.other_us(), ",\"block\":");
+  AppendLayerJson(op.block(), out);
+  out->append(",\"writeback\":");
+  AppendLayerJson(op.writeback(), out);
+  out->push_back('}');
+}
+
+void AppendGroupsJson(std::vector<OpGroup> groups, bool per_process, bool multi,
+                      std::string* out) {
+  out->push_back('[');
+  bool first = true;
+  for (OpGroup& g : groups) {
+    if (!first) out->push_back(',');
+    first = false;
+    out->push_back('{');
+    if (multi) {
+      AppendJsonKey("host", out);
+      AppendJsonString(g.host, out);
+      out->push_back(',');
+    }
+    if (per_process) {
+      absl::StrAppend(out, "\"pid\":", g.pid, ",\"comm\":");
+    } else {
+      out->append("\"file\":");
+    }
+    AppendJsonString(g.name, out);
+    absl::StrAppend(out, ",\"calls\":", g.count, ",\"errors\":", g.errors,
+                    ",\"bytes_done\":", Decimal(g.bytes_done),
+                    ",\"requests\":", g.requests, ",\"total_us\":");
+    AppendPercentilesJson(&g.total_us, out);
+    out->append(",\"block_wait_us\":");
+    AppendPercentilesJson(&g.block_us, out);
+    out->append(",\"writeback_wait_us\":");
+    AppendPercentilesJson(&g.writeback_us, out);
+    out->append(",\"other_us\":");
+    AppendPercentilesJson(&g.other_us, out);
+    out->push_back('}');
+  }
+  out->push_back(']');
+}
+
+// --op-id: a run as a heading names it.
+std::string RunName(const std::string& run) {
+  return run.empty() ? "run unknown (records before any header)"
+                     : absl::StrCat("run ", Printable(run));
+}
+
+std::string SubmittedAt(const OpRequest& r) {
+  return FormatShortTimeMs(r.ns - static_cast<int64_t>(std::min<uint64_t>(
+                                      r.latency_us, INT64_MAX / 1000)) *
+                                      1000);
+}
+
+void AppendRequests(const std::vector<OpRequest>& v, bool stuck, bool ms,
+                    bool multi, std::string* out) {
+  std::vector<std::string> header =
+      stuck ? std::vector<std::string>{"found (UTC)",
+                                       "disk",
+                                       "op",
+                                       "sector",
+                                       "bytes",
+                                       absl::StrCat("inflight_", Unit(ms)),
+                                       "pid",
+                                       "comm"}
+            : std::vector<std::string>{"submitted (UTC)",
+                                       "completed (UTC)",
+                                       "disk",
+                                       "op",
+                                       "sector",
+                                       "bytes",
+                                       absl::StrCat("latency_", Unit(ms)),
+                                       absl::StrCat("queue_", Unit(ms)),
+                                       absl::StrCat("device_", Unit(ms)),
+                                       "pid",
+                                       "comm",
+                                       "seq",
+                                       "error"};
+  std::string align = stuck ? "lllrrrrl" : "llllrrrrrrlrl";
+  Table t(Cells(multi, "host", header), multi ? "l" + align : align);
+  for (const OpRequest& r : v) {
+    std::vector<std::string> cells;
+    if (!stuck) cells.push_back(SubmittedAt(r));
+    cells.push_back(FormatShortTimeMs(r.ns));
+    cells.push_back(Printable(r.disk));
+    cells.push_back(Printable(r.op));
+    cells.push_back(absl::StrCat(r.sector));
+    cells.push_back(HumanBytes(r.bytes));
+    cells.push_back(Us(r.latency_us, ms));
+    if (!stuck) {
+      cells.push_back(r.queue_us.has_value() ? Us(*r.queue_us, ms) : "-");
+      cells.push_back(Us(r.device_us, ms));
+    }
+    cells.push_back(absl::StrCat(r.pid));
+    cells.push_back(Printable(r.comm));
+    if (!stuck) {
+      cells.push_back(absl::StrCat(r.seq));
+      cells.push_back(r.error.empty() ? "-" : Printable(r.error));
+    }
+    t.Add(Cells(multi, r.host, std::move(cells)));
+  }
+  *out += t.Render();
+}
+
+template <typename T, typename RunOf>
+std::vector<T> OfRun(const std::vector<T>& v, const std::string& run,
+                     RunOf run_of) {
+  std::vector<T> out;
+  for (const T& x : v) {
+    if (run_of(x) == run) out.push_back(x);
+  }
+  return out;
+}
+
+void AppendLayerRow(const char* name, const v1::OpLayer& l, bool ms, Table* t) {
+  std::vector<std::string> disks;
+  for (const std::string& d : l.disks()) disks.push_back(Printable(d));
+  t->Add(
+      {name, Us(l.wait_us(), ms), absl::StrCat(l.requests()),
+       HumanBytes(l.bytes()), absl::StrJoin(disks, ","),
+       absl::StrCat(Us(l.queue_us_sum(), ms), " / ", Us(l.queue_us_max(), ms)),
+       absl::StrCat(Us(l.device_us_sum(), ms), " / ",
+                    Us(l.device_us_max(), ms)),
+       l.has_dirty_age_us_max()
+           ? absl::StrCat(
+                 Us(l.dirty_age_us_max(), ms), " / ",
+                 l.has_dirty_age_us_min() ? Us(l.dirty_age_us_min(), ms) : "-",
+                 " (", l.dirty_known(), " known)")
+           : "-"});
+}
+
+void AppendCallText(const OpCall& c, bool ms, std::string* out) {
+  const v1::Op& op = c.op;
+  const char* u = Unit(ms);
+  const v1::FileRef& f = op.file();
+  absl::StrAppend(out, "  ", Printable(op.call()), " by pid ", op.pid(),
+                  " tid ", op.tid(), " (", Printable(op.comm()), ") on ",
+                  HostName(op.host()), "\n  file: ", Printable(FileName(f)));
+  if (!f.path().empty()) {
+    absl::StrAppend(out, " (inode ", f.inode(), " on ", Printable(f.dev()),
+                    ")");
+  }
+  absl::StrAppend(out, ", disk ", Printable(op.disk()), "\n  offset ",
+                  op.has_offset() ? absl::StrCat(op.offset()) : "-",
+                  ", bytes requested ", op.bytes_requested(),
+                  op.bytes_requested_partial() ? " (at least)" : "", ", done ",
+                  op.bytes_done(), ", error ", ErrorName(op), "\n",
+                  "  started ", FormatShortTimeMs(ToNs(op.start_time())),
+                  ", returned ", FormatShortTimeMs(c.ns),
+                  " UTC: ", Us(op.latency_us(), ms), " ", u, "\n\n");
+  Table t({"layer", absl::StrCat("wait_", u), "requests", "bytes", "disks",
+           absl::StrCat("queue_", u, " sum / max"),
+           absl::StrCat("device_", u, " sum / max"),
+           absl::StrCat("dirty_age_", u, " max / min")},
+          "lrrrlrrl");
+  AppendLayerRow("block", op.block(), ms, &t);
+  AppendLayerRow("writeback", op.writeback(), ms, &t);
+  t.Add({"other", Us(op.other_us(), ms), "", "", "", "", "", ""});
+  t.Add({"total", Us(op.latency_us(), ms), "", "", "", "", "", ""});
+  std::string rendered = t.Render();
+  for (absl::string_view line : absl::StrSplit(rendered, '\n')) {
+    if (!line.empty()) absl::StrAppend(out, "  ", line, "\n");
+  }
+}
+
+}  // namespace
+
+std::string OpsWarningBlock(const ReportInput& in, bool with_events) {
+  const Aggregator& a = *in.agg;
+  std::vector<std::string> lines;
+  if (a.MultiHost()) {
+    for (const std::string& host : a.Hosts()) {
+      AppendOpLossLines(a.Loss(host), a.records() > 0,
+                        absl::StrCat(HostName(host), ": "), &lines);
+    }
+  } else {
+    AppendOpLossLines(a.Loss(), a.records() > 0, "", &lines);
+  }
+  // With the events' block, its damage lines say what damage cost both.
+  if (!with_events) AppendDamageLines(in, &lines);
+  std::string block = FormatWarningBlock("calls", lines);
+  // The call's requests are events: their loss is the events'.
+  if (with_events) block += WarningBlock(in);
+  return block;
+}
+
+std::string OpsReport(const ReportInput& in, const ReportOptions& opt) {
+  std::string out = OpsWarningBlock(in, false) + Heading(in) + "\n";
+  if (in.ops->selected() == 0) return out + NoCalls(in);
+  absl::StrAppend(&out, "calls: ", in.ops->selected(), "\n\n");
+  AppendSlowest(in, opt, &out);
+  AppendGroups(in, opt, true, &out);
+  AppendGroups(in, opt, false, &out);
+  return out;
+}
+
+std::string OpsJson(const ReportInput& in, const ReportOptions& opt) {
+  const OpCollector& ops = *in.ops;
+  const LossSummary loss = in.agg->Loss();
+  std::string out = absl::StrCat(
+      "{\"op_records\":", ops.records(), ",\"calls\":", ops.selected(),
+      ",\"op_min_us\":[", absl::StrJoin(ops.headers().op_min_us, ","),
+      "],\"ops_lost\":", Decimal(loss.ops_lost),
+      ",\"ops_untracked\":", Decimal(loss.ops_untracked),
+      ",\"ops_not_in_input\":", Decimal(loss.ops_not_in_input),
+      ",\"ops_duplicates\":", Decimal(loss.ops_duplicates), ",\"slowest\":[");
+  bool first = true;
+  for (const OpCall& c : ops.Slowest()) {
+    if (!first) out.push_back(',');
+    first = false;
+    AppendCallJson(c, &out);
+  }
+  out.append("],\"processes\":");
+  size_t more = 0;
+  const bool multi = MultiHost(in);
+  AppendGroupsJson(Ranked(Values(ops.processes()), opt.top, &more), true, multi,
+                   &out);
+  out.append(",\"files\":");
+  AppendGroupsJson(Ranked(Values(ops.files()), opt.top, &more), false, multi,
+                   &out);
+  out.append("}\n");
+  return out;
+}
+
+std::string OpIdReport(const ReportInput& in, const ReportOptions& opt) {
+  const OpCollector& ops = *in.ops;
+  const uint64_t id = ops.op_id().value_or(0);
+  std::string out = OpsWarningBlock(in, true) + Heading(in) + "\n";
+  const std::set<std::string> runs = ops.Runs();
+  if (runs.empty()) {
+    return absl::StrCat(out, "call ", id,
+                        ": nothing in the input names it (no op record, no "
+                        "event, no stuck record)\n");
+  }
+  if (runs.size() > 1) {
+    absl::StrAppend(&out, "call ", id, " is named in ", runs.size(),
+                    " runs (op ids are unique in a run only): each apart\n\n");
+  }
+  const bool multi = MultiHost(in);
+  const std::vector<OpCall> matches = ops.Matches();
+  const std::vector<OpRequest> submitted = ops.Submitted();
+  const std::vector<OpRequest> written = ops.Written();
+  const std::vector<OpRequest> stuck = ops.Stuck();
+  auto call_run = [](const OpCall& c) { return c.run; };
+  auto req_run = [](const OpRequest& r) { return r.run; };
+  for (const std::string& run : runs) {
+    absl::StrAppend(&out, "call ", id, " (", RunName(run), "):\n");
+    const std::vector<OpCall> m = OfRun(matches, run, call_run);
+    if (m.empty()) {
+      absl::StrAppend(
+          &out,
+          "  no op record: the call took less than --op-min-us (events "
+          "name every call), or its record was lost or is in a file not "
+          "given; its requests follow\n");
+    }
+    for (const OpCall& c : m) AppendCallText(c, opt.ms, &out);
+    const std::vector<OpRequest> s = OfRun(submitted, run, req_run);
+    const std::vector<OpRequest> w = OfRun(written, run, req_run);
+    const std::vector<OpRequest> k = OfRun(stuck, run, req_run);
+    absl::StrAppend(&out, "\nrequests submitted under it (event op_id ", id,
+                    "): ", s.size(), "\n");
+    if (!s.empty()) AppendRequests(s, false, opt.ms, multi, &out);
+    absl::StrAppend(&out,
+                    "\nwriteback of the pages it dirtied (event "
+                    "dirtier_op_ids holding ",
+                    id, "): ", w.size(), "\n");
+    if (!w.empty()) AppendRequests(w, false, opt.ms, multi, &out);
+    if (!k.empty()) {
+      absl::StrAppend(&out, "\nstill in flight when found (stuck records): ",
+                      k.size(), "\n");
+      AppendRequests(k, true, opt.ms, multi, &out);
+    }
+    out += "\n";
+  }
+  out.pop_back();
+  return out;
+}
+
+std::string OpIdJson(const ReportInput& in, const ReportOptions& opt) {
+  (void)opt;
+  const OpCollector& ops = *in.ops;
+  std::string out =
+      absl::StrCat("{\"op_id\":", ops.op_id().value_or(0), ",\"calls\":[");
+  bool first = true;
+  for (const OpCall& c : ops.Matches()) {
+    if (!first) out.push_back(',');
+    first = false;
+    AppendCallJson(c, &out);
+  }
+  out.push_back(']');
+  const std::pair<const char*, std::vector<OpRequest>> lists[] = {
+      {"submitted", ops.Submitted()},
+      {"writeback", ops.Written()},
+      {"stuck", ops.Stuck()}};
+  for (const auto& [name, v] : lists) {
+    absl::StrAppend(&out, ",\"", name, "\":[");
+    first = true;
+    for (const OpRequest& r : v) {
+      if (!first) out.push_back(',');
+      first = false;
+      absl::StrAppend(&out, "{\"timestamp\":\"", FormatRfc3339(r.ns),
+                      "\",\"run\":");
+      AppendJsonString(r.run, &out);
+      out.append(",\"host\":");
+      AppendJsonString(r.host, &out);
+      out.append(",\"disk\":");
+      AppendJsonString(r.disk, &out);
+      out.append(",\"op\":");
+      AppendJsonString(r.op, &out);
+      absl::StrAppend(&out, ",\"sector\":", r.sector, ",\"bytes\":", r.bytes,
+                      std::string(name) == "stuck" ? ",\"inflight_us\":"
+                                                   : ",\"latency_us\":",
+                      r.latency_us, ",\"pid\":", r.pid, ",\"comm\":");
+      AppendJsonString(r.comm, &out);
+      if (std::string(name) != "stuck") {
+        absl::StrAppend(&out, ",\"seq\":", r.seq, ",\"error\":");
+        if (r.error.empty()) {
+          out.append("null");
+        } else {
+          AppendJsonString(r.error, &out);
+        }
+      }
+      out.push_back('}');
+    }
+    out.push_back(']');
+  }
+  out.append("}\n");
+  return out;
+}
+
+}  // namespace biosnoop::report
