@@ -55,6 +55,12 @@ absl::string_view FileOp::Comm() const {
   return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
 }
 
+uint64_t FileOp::OtherUs() const {
+  const uint64_t latency = LatencyNs() / 1000;
+  const uint64_t waited = block.wait_ns / 1000 + writeback.wait_ns / 1000;
+  return latency > waited ? latency - waited : 0;
+}
+
 uint64_t FileOp::OtherNs() const {
   const uint64_t latency = LatencyNs();
   // The two waits never overlap (the kernel side gives block requests

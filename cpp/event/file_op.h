@@ -95,6 +95,10 @@ struct FileOp {
   }
   // LatencyNs() - block.wait_ns - writeback.wait_ns, never below 0.
   uint64_t OtherNs() const;
+  // The same in whole microseconds, from the other three as they are
+  // written (each rounded down to us): latency_us = block.wait_us +
+  // writeback.wait_us + other_us holds exactly in the output.
+  uint64_t OtherUs() const;
   // The bytes it read or wrote: result when not an error, else 0.
   uint64_t BytesDone() const {
     return result > 0 ? static_cast<uint64_t>(result) : 0;

@@ -434,7 +434,7 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
   w.Int("error_code", error_code);
   w.Open("latency");
   w.Uint("us", op.LatencyNs() / 1000);
-  w.Uint("other_us", op.OtherNs() / 1000);
+  w.Uint("other_us", op.OtherUs());
   w.Close();
   OpLayerFields(w, "block", op.block, o.block_disks, 0, 0, 0);
   OpLayerFields(w, "writeback", op.writeback, {}, op.dirty_known,

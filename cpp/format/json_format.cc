@@ -872,7 +872,7 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   AppendKey("writeback", out);
   AppendOpLayerJson(op.writeback, {}, op.dirty_known, op.dirty_age_max_ns,
                     op.dirty_age_min_ns, out);
-  AppendUintField("other_us", op.OtherNs() / 1000, out);
+  AppendUintField("other_us", op.OtherUs(), out);
   out->append("}\n");
 }
 

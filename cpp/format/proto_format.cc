@@ -310,7 +310,7 @@ void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg) {
   FillOpLayer(op.block, o.block_disks, 0, 0, 0, msg->mutable_block());
   FillOpLayer(op.writeback, {}, op.dirty_known, op.dirty_age_max_ns,
               op.dirty_age_min_ns, msg->mutable_writeback());
-  msg->set_other_us(op.OtherNs() / 1000);
+  msg->set_other_us(op.OtherUs());
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

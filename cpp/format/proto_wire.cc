@@ -638,7 +638,7 @@ void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
   m.Message(OpMsg::kWritebackFieldNumber,
             OpLayerMessage(op.writeback, {}, op.dirty_known,
                            op.dirty_age_max_ns, op.dirty_age_min_ns));
-  m.U64(OpMsg::kOtherUsFieldNumber, op.OtherNs() / 1000);
+  m.U64(OpMsg::kOtherUsFieldNumber, op.OtherUs());
   AppendRecord(Rec::kOpFieldNumber, m, out);
 }
 
