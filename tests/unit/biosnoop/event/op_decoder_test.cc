@@ -297,12 +297,12 @@ TEST(OpDecoderTest, RejectsMoreOpIdsListedThanFitOrCounted) {
 TEST(FileOpTest, OtherUsMakesTheWrittenLayersAddUp) {
   FileOp op;
   op.start_ns = 1'000;
-  op.end_ns = 1'000 + 3'999;           // 3 us
-  op.block.wait_ns = 1'999;            // 1 us
-  op.writeback.wait_ns = 1'000;        // 1 us
-  EXPECT_EQ(op.OtherNs() / 1000, 0u);  // 1000 ns
-  EXPECT_EQ(op.OtherUs(), 1u);         // 3 - 1 - 1
-  op.block.wait_ns = 5'000;            // more than the latency: clamped
+  op.end_ns = 1'000 + 3'999;     // 3 us
+  op.block.wait_ns = 1'999;      // 1 us
+  op.writeback.wait_ns = 1'999;  // 1 us
+  EXPECT_EQ(op.OtherNs(), 1u);   // 1 ns: 0 us
+  EXPECT_EQ(op.OtherUs(), 1u);   // 3 - 1 - 1
+  op.block.wait_ns = 5'000;      // more than the latency: clamped
   EXPECT_EQ(op.OtherUs(), 0u);
 }
 
