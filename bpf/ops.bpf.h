@@ -72,6 +72,8 @@ static __always_inline struct biosnoop_op_state *op_current(__u64 *key) {
     st = bpf_map_lookup_elem(&ops, &k);
   }
   *key = k;
+  /* A thread's entry stays between its calls, ended (op_id 0). */
+  if (st && !st->op_id) return NULL;
   return st;
 }
 
@@ -115,40 +117,47 @@ static __always_inline bool op_task_wanted(struct task_struct *task) {
   return true;
 }
 
+/* A kernel object's address read as a number, made a read-only pointer
+ * again (kfunc, Linux 6.4): its fields are then plain loads (a fault
+ * reads as zero) instead of a helper call each. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 /* The file open as descriptor `fd` in the current thread, or NULL. */
 static __always_inline struct file *op_fd_file(struct task_struct *task,
                                                int fd) {
   if (fd < 0) return NULL;
   struct files_struct *files = task->files;
   if (!files) return NULL;
-  struct fdtable *fdt = BPF_CORE_READ(files, fdt);
+  struct fdtable *fdt = files->fdt;
   if (!fdt) return NULL;
-  if ((unsigned int)fd >= BPF_CORE_READ(fdt, max_fds)) return NULL;
-  struct file **table = BPF_CORE_READ(fdt, fd);
+  if ((unsigned int)fd >= fdt->max_fds) return NULL;
+  struct file **table = fdt->fd;
   struct file *f = NULL;
   if (bpf_probe_read_kernel(&f, sizeof(f), table + fd)) return NULL;
   return f;
 }
 
-/* Whether `f` is a regular file of a file system on a tracked disk; fills
- * the state's file fields when it is. */
-static __always_inline bool op_file_wanted(struct file *f,
+/* Whether `file` is a regular file of a file system on a tracked disk;
+ * fills the state's file fields when it is. */
+static __always_inline bool op_file_wanted(struct file *file,
                                            struct biosnoop_op_state *st) {
-  struct inode *inode = BPF_CORE_READ(f, f_inode);
+  if (!file) return false;
+  struct file *f = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
+  struct inode *inode = f->f_inode;
   if (!inode) return false;
-  if ((BPF_CORE_READ(inode, i_mode) & S_IFMT_) != S_IFREG_) return false;
-  struct super_block *sb = BPF_CORE_READ(inode, i_sb);
-  struct block_device *bd = BPF_CORE_READ(sb, s_bdev);
+  if ((inode->i_mode & S_IFMT_) != S_IFREG_) return false;
+  struct super_block *sb = inode->i_sb;
+  if (!sb) return false;
+  struct block_device *bd = sb->s_bdev;
   if (!bd) return false;
-  struct gendisk *disk = BPF_CORE_READ(bd, bd_disk);
+  struct gendisk *disk = bd->bd_disk;
   if (!disk) return false;
-  __u32 d = ((__u32)BPF_CORE_READ(disk, major) << 20) |
-            (__u32)BPF_CORE_READ(disk, first_minor);
-  __u32 part = BPF_CORE_READ(bd, bd_dev);
+  __u32 d = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+  __u32 part = bd->bd_dev;
   if (filter_dev && d != filter_dev) return false;
   if (filter_bdev && part != filter_bdev) return false;
-  st->ino = BPF_CORE_READ(inode, i_ino);
-  st->s_dev = BPF_CORE_READ(sb, s_dev);
+  st->ino = inode->i_ino;
+  st->s_dev = sb->s_dev;
   st->disk_dev = d;
   st->part_dev = part;
   return true;
@@ -207,6 +216,15 @@ static __always_inline void op_store(__u64 key, struct biosnoop_op_state *st) {
       bpf_map_update_elem(&syncing, &file, &key, BPF_ANY) == 0) {
     st->registered = 1;
     __sync_fetch_and_add(&sync_ops_active, 1);
+  }
+  /* The thread's entry of its last call, when still there, is reused in
+   * place: an update and a delete per call cost more than the rest of
+   * the call's two programs. */
+  struct biosnoop_op_state *old = bpf_map_lookup_elem(&ops, &key);
+  if (old) {
+    __builtin_memcpy(old, st, sizeof(*st));
+    count(BIOSNOOP_CTR_OPS_STARTED);
+    return;
   }
   if (bpf_map_update_elem(&ops, &key, st, BPF_ANY)) {
     count(BIOSNOOP_CTR_OPS_UNTRACKED);
@@ -361,11 +379,12 @@ static __always_inline int op_exit(struct pt_regs *regs, long ret) {
   struct task_struct *task = bpf_get_current_task_btf();
   __u64 key = (__u32)task->pid;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
-  if (!st) return 0;
+  /* None, or its last call's entry, ended. */
+  if (!st || (!st->op_id && !st->marker)) return 0;
   __u64 now = bpf_ktime_get_ns();
   /* A fast call (the common case) ends here, its file not looked up. */
-  if (call != BIOSNOOP_CALL_IO_URING_ENTER && !st->marker && st->call == call &&
-      now - st->start_ns >= op_min_ns) {
+  if (call != BIOSNOOP_CALL_IO_URING_ENTER && st->op_id && !st->marker &&
+      st->call == call && now - st->start_ns >= op_min_ns) {
     /* The descriptor names the call's file still, unless another thread
      * closed or replaced it meanwhile. */
     struct file *f = op_fd_file(task, st->fd);
@@ -373,7 +392,10 @@ static __always_inline int op_exit(struct pt_regs *regs, long ret) {
     op_finish(st, ret, now, f);
   }
   op_unregister(st, key);
-  bpf_map_delete_elem(&ops, &key);
+  /* Ended, kept for the thread's next call (LRU: a thread that is gone
+   * gives its entry up when room is needed). */
+  st->op_id = 0;
+  st->marker = 0;
   return 0;
 }
 
@@ -577,7 +599,8 @@ static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
   __u64 *key = bpf_map_lookup_elem(&syncing, &file);
   if (!key) return;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, key);
-  if (!st || st->marker || biosnoop_ledger_file(st->ino, st->s_dev) != file)
+  if (!st || st->marker || !st->op_id ||
+      biosnoop_ledger_file(st->ino, st->s_dev) != file)
     return;
   __u64 prev = __sync_lock_test_and_set(&st->last_change, now);
   if (now > prev) {
