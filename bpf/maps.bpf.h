@@ -87,6 +87,10 @@ __u64 last_op_id = 0;
 /* fsync-family calls in progress that registered their file in
  * `syncing` (ops.bpf.h): while 0, completions look no further. */
 __u64 sync_ops_active = 0;
+/* io_uring requests followed now (ops.bpf.h): while 0, io_uring
+ * completions look no further.  A hint: an entry the LRU evicted keeps it
+ * high, which costs lookups, never a wrong answer. */
+__u64 uring_ops_live = 0;
 /* Never written: the initial value of a hist_overflow entry. */
 struct biosnoop_hist hist_zero = {};
 /* Only its address matters: requests are named relative to it (rq_id in

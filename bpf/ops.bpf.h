@@ -137,10 +137,18 @@ static __always_inline struct file *op_fd_file(struct task_struct *task,
   return f;
 }
 
+/* A followed call's file, as op_file_wanted finds it. */
+struct op_file_id {
+  __u64 ino;
+  __u32 s_dev;
+  __u32 disk_dev;
+  __u32 part_dev;
+};
+
 /* Whether `file` is a regular file of a file system on a tracked disk;
- * fills the state's file fields when it is. */
+ * fills `id` when it is. */
 static __always_inline bool op_file_wanted(struct file *file,
-                                           struct biosnoop_op_state *st) {
+                                           struct op_file_id *id) {
   if (!file) return false;
   struct file *f = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
   struct inode *inode = f->f_inode;
@@ -156,10 +164,10 @@ static __always_inline bool op_file_wanted(struct file *file,
   __u32 part = bd->bd_dev;
   if (filter_dev && d != filter_dev) return false;
   if (filter_bdev && part != filter_bdev) return false;
-  st->ino = inode->i_ino;
-  st->s_dev = sb->s_dev;
-  st->disk_dev = d;
-  st->part_dev = part;
+  id->ino = inode->i_ino;
+  id->s_dev = sb->s_dev;
+  id->disk_dev = d;
+  id->part_dev = part;
   return true;
 }
 
@@ -188,11 +196,18 @@ static __always_inline __u64 op_iov_bytes(const struct iovec *iov,
  * `f`; NULL when the file or the thread is not followed. */
 static __always_inline struct biosnoop_op_state *op_begin(
     struct task_struct *task, struct file *f, __u8 call, __u64 now) {
+  /* The file first: most calls (sockets, pipes, other disks) end here,
+   * before the state is cleared. */
+  struct op_file_id id;
+  if (!op_file_wanted(f, &id)) return NULL;
   __u32 zero = 0;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&op_scratch, &zero);
   if (!st) return NULL;
   __builtin_memset(st, 0, sizeof(*st));
-  if (!op_file_wanted(f, st)) return NULL;
+  st->ino = id.ino;
+  st->s_dev = id.s_dev;
+  st->disk_dev = id.disk_dev;
+  st->part_dev = id.part_dev;
   st->op_id = __sync_fetch_and_add(&last_op_id, 1) + 1;
   st->start_ns = now;
   st->last_change = now;
@@ -208,7 +223,8 @@ static __always_inline struct biosnoop_op_state *op_begin(
   return st;
 }
 
-static __always_inline void op_store(__u64 key, struct biosnoop_op_state *st) {
+/* Returns whether the call is followed (its state stored). */
+static __always_inline bool op_store(__u64 key, struct biosnoop_op_state *st) {
   /* An fsync-family call's file goes in `syncing` first (marked in the
    * state it stores), so that completions find the call through it. */
   __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
@@ -224,7 +240,7 @@ static __always_inline void op_store(__u64 key, struct biosnoop_op_state *st) {
   if (old) {
     __builtin_memcpy(old, st, sizeof(*st));
     count(BIOSNOOP_CTR_OPS_STARTED);
-    return;
+    return true;
   }
   if (bpf_map_update_elem(&ops, &key, st, BPF_ANY)) {
     count(BIOSNOOP_CTR_OPS_UNTRACKED);
@@ -233,9 +249,10 @@ static __always_inline void op_store(__u64 key, struct biosnoop_op_state *st) {
       __sync_fetch_and_add(&sync_ops_active, -1);
       st->registered = 0;
     }
-    return;
+    return false;
   }
   count(BIOSNOOP_CTR_OPS_STARTED);
+  return true;
 }
 
 /* The call under `key` is over: its file leaves `syncing` (unless a later
@@ -456,20 +473,28 @@ static __always_inline int op_uring_submit(struct io_kiocb *req) {
       st->bytes_requested = len;
   }
   __u64 key = op_addr(req);
-  op_store(key, st);
-  /* The marker: this thread is issuing that request. */
-  st->marker = 1;
-  st->registered = 0;
-  st->uring_key = key;
-  st->op_id = 0;
+  if (op_store(key, st)) __sync_fetch_and_add(&uring_ops_live, 1);
+  /* The marker: this thread is issuing that request (in place when the
+   * thread has an entry: no allocation per request). */
   __u64 tid = (__u32)task->pid;
-  bpf_map_update_elem(&ops, &tid, st, BPF_ANY);
+  struct biosnoop_op_state *m = bpf_map_lookup_elem(&ops, &tid);
+  if (!m) {
+    bpf_map_update_elem(&ops, &tid, st, BPF_ANY);
+    m = bpf_map_lookup_elem(&ops, &tid);
+    if (!m) return 0;
+  }
+  m->marker = 1;
+  m->registered = 0;
+  m->uring_key = key;
+  m->op_id = 0;
   return 0;
 }
 
 /* io_uring_complete: the request's result is posted. */
 static __always_inline int op_uring_complete(void *req,
                                              struct io_uring_cqe *cqe) {
+  /* Most completions (sockets, raw devices) are of no followed request. */
+  if (!uring_ops_live) return 0;
   __u64 key = op_addr(req);
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st) return 0;
@@ -477,7 +502,8 @@ static __always_inline int op_uring_complete(void *req,
   op_finish(st, cqe ? cqe->res : 0, bpf_ktime_get_ns(),
             (struct file *)st->file);
   op_unregister(st, key);
-  bpf_map_delete_elem(&ops, &key);
+  if (bpf_map_delete_elem(&ops, &key) == 0)
+    __sync_fetch_and_add(&uring_ops_live, -1);
   return 0;
 }
 

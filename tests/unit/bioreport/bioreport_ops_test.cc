@@ -274,6 +274,28 @@ TEST(BioreportOpsReaderTest, ParsesOpRecordsAndTheOpFieldsOfOtherRecords) {
 // A line of biosnoop's own op writer (cpp/format's AppendOpJson, as its
 // schema test on the opsout branch expects it), every field set: read,
 // and written back byte for byte, through protobuf too.
+// biosnoop leaves the four cgroup keys out when a call's cgroup id is 0
+// (not known), as for events: the reader takes the line, id 0, no path.
+TEST(BioreportOpsReaderTest, AnOpWithoutItsCgroupKeysIsRead) {
+  Call c;
+  c.returned = "00.040000000";
+  c.started = "00.000000000";
+  c.latency_us = 40000;
+  std::string line = OpLine(c);
+  const std::string keys =
+      R"("cgroup":"/","cgroup_id":1,"container_id":null,"pod_uid":null,)";
+  const size_t at = line.find(keys);
+  ASSERT_NE(at, std::string::npos);
+  line.erase(at, keys.size());
+  ParsedRecord rec;
+  const absl::Status s = Parse(line, &rec);
+  ASSERT_TRUE(s.ok()) << s << "\n" << line;
+  ASSERT_EQ(rec.kind, RecordKind::kOp);
+  EXPECT_EQ(rec.op.cgroup_id(), 0u);
+  EXPECT_FALSE(rec.op.has_cgroup());
+  EXPECT_EQ(rec.op.latency_us(), 40000u);
+}
+
 TEST(BioreportOpsReaderTest, RewritesBiosnoopsOwnLineExactly) {
   const std::string line =
       R"({"type":"op","timestamp":"2026-11-21T05:44:00.045000002Z",)"
