@@ -578,6 +578,25 @@ void AppendStringField(absl::string_view key, absl::string_view v,
   AppendJsonString(v, out);
 }
 
+// "comm" (and "comm_raw" when the bytes are not valid UTF-8), then the
+// cgroup's keys (WriteCgroupJson): a stuck record's and a call's.
+void AppendCommAndCgroupJson(absl::string_view comm, const CgroupLabel& c,
+                             uint64_t cgroup_id, std::string* out) {
+  AppendStringField("comm", comm, out);
+  if (!IsValidUtf8(comm)) {
+    AppendKey("comm_raw", out);
+    out->push_back('"');
+    AppendLowerHex(comm, out);
+    out->push_back('"');
+  }
+  const size_t at = out->size();
+  out->resize(at + 128 +
+              kMaxJsonBytesPerByte *
+                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
+  char* end = WriteCgroupJson(c, cgroup_id, out->data() + at);
+  out->resize(static_cast<size_t>(end - out->data()));
+}
+
 void AppendTimeField(absl::string_view key, int64_t realtime_ns,
                      std::string* out) {
   AppendKey(key, out);
@@ -621,27 +640,13 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
   AppendUintField("queue_depth", ev.queue_depth, out);
   AppendUintField("pid", ev.pid, out);
   AppendUintField("tid", ev.tid, out);
-  const absl::string_view comm = ev.Comm();
-  AppendStringField("comm", comm, out);
-  if (!IsValidUtf8(comm)) {
-    AppendKey("comm_raw", out);
-    out->push_back('"');
-    AppendLowerHex(comm, out);
-    out->push_back('"');
-  }
-  const CgroupLabel& c = s.cgroup;
-  const size_t old_size = out->size();
-  out->resize(old_size + 128 +
-              kMaxJsonBytesPerByte *
-                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
-  char* end = WriteCgroupJson(c, ev.cgroup_id, out->data() + old_size);
-  out->resize(static_cast<size_t>(end - out->data()));
+  AppendCommAndCgroupJson(ev.Comm(), s.cgroup, ev.cgroup_id, out);
   // Its files, after the fields stuck records always had, as an event's.
   const size_t files_at = out->size();
   out->resize(files_at +
               AttributionJsonBound(s.attribution, s.attribution_label));
-  end = WriteAttributionJson(s.attribution, s.attribution_label,
-                             out->data() + files_at);
+  char* end = WriteAttributionJson(s.attribution, s.attribution_label,
+                                   out->data() + files_at);
   out->resize(static_cast<size_t>(end - out->data()));
   if (ev.op_id != 0) AppendUintField("op_id", ev.op_id, out);
   out->append("}\n");
@@ -819,21 +824,7 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   AppendStringField("call", CallName(op.call), out);
   AppendUintField("pid", op.pid, out);
   AppendUintField("tid", op.tid, out);
-  const absl::string_view comm = op.Comm();
-  AppendStringField("comm", comm, out);
-  if (!IsValidUtf8(comm)) {
-    AppendKey("comm_raw", out);
-    out->push_back('"');
-    AppendLowerHex(comm, out);
-    out->push_back('"');
-  }
-  const CgroupLabel& c = o.cgroup;
-  const size_t cgroup_at = out->size();
-  out->resize(cgroup_at + 128 +
-              kMaxJsonBytesPerByte *
-                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
-  char* end = WriteCgroupJson(c, op.cgroup_id, out->data() + cgroup_at);
-  out->resize(static_cast<size_t>(end - out->data()));
+  AppendCommAndCgroupJson(op.Comm(), o.cgroup, op.cgroup_id, out);
   AppendKey("file", out);
   out->append("{\"path\":");
   AppendJsonString(o.file.path, out);

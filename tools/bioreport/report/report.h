@@ -55,6 +55,11 @@ std::string WarningBlock(const ReportInput& in);
 // the lines about corrupt or truncated input, and the block around lines
 // (empty when there are none).
 void AppendDamageLines(const ReportInput& in, std::vector<std::string>* lines);
+// The lines about runs whose loss is unknown (no stats records, or no
+// final one), each after `prefix`: shared by the event and call warnings.
+void AppendUnknownLossLines(const LossSummary& loss, bool any_records,
+                            const std::string& prefix,
+                            std::vector<std::string>* lines);
 std::string FormatWarningBlock(absl::string_view what,
                                const std::vector<std::string>& lines);
 

@@ -61,20 +61,7 @@ void AppendOpLossLines(const LossSummary& loss, bool any_records,
   for (const auto& [n, what] : counted) {
     if (n > 0) lines->push_back(absl::StrCat(prefix, Decimal(n), what));
   }
-  if (any_records && !loss.any_stats) {
-    lines->push_back(absl::StrCat(prefix, "no stats records: loss unknown"));
-  } else if (loss.runs_without_stats > 0) {
-    lines->push_back(absl::StrCat(prefix, loss.runs_without_stats, " of ",
-                                  loss.runs,
-                                  " runs have no stats records: their loss is "
-                                  "unknown"));
-  }
-  if (loss.runs_not_final > 0) {
-    lines->push_back(
-        absl::StrCat(prefix, loss.runs_not_final, " of ", loss.runs,
-                     " runs have no final stats record: loss after their "
-                     "last stats record is unknown"));
-  }
+  AppendUnknownLossLines(loss, any_records, prefix, lines);
 }
 
 std::string Heading(const ReportInput& in) {

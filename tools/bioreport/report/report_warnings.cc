@@ -45,6 +45,14 @@ void AppendLossLines(const LossSummary& loss, bool any_records,
         "to it): their events are all counted, but not checked against their "
         "seq numbers"));
   }
+  AppendUnknownLossLines(loss, any_records, prefix, lines);
+}
+
+}  // namespace
+
+void AppendUnknownLossLines(const LossSummary& loss, bool any_records,
+                            const std::string& prefix,
+                            std::vector<std::string>* lines) {
   if (any_records && !loss.any_stats) {
     lines->push_back(absl::StrCat(prefix, "no stats records: loss unknown"));
   } else if (loss.runs_without_stats > 0) {
@@ -63,8 +71,6 @@ void AppendLossLines(const LossSummary& loss, bool any_records,
         "unknown"));
   }
 }
-
-}  // namespace
 
 std::string WarningBlock(const ReportInput& in) {
   const Aggregator& a = *in.agg;
