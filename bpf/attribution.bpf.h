@@ -41,6 +41,7 @@
 
 #include "biosnoop_abi.h"
 #include "counters.bpf.h"
+#include "filters.bpf.h"
 #include "maps.bpf.h"
 
 #define S_IFMT_ 00170000
@@ -109,9 +110,7 @@ static __always_inline void ledger_note(struct folio *folio,
   e->who.cgroup_id = bpf_get_current_cgroup_id();
   e->who.pid = task->tgid;
   e->who.tid = task->pid;
-  __u64 *dst = (__u64 *)e->who.comm;
-  dst[0] = *(__u64 *)&task->comm[0];
-  dst[1] = *(__u64 *)&task->comm[8];
+  copy_comm(e->who.comm, task);
   e->who.op_id = op_id;
   barrier();
   e->file = file;
@@ -227,6 +226,19 @@ static __always_inline void attr_file(struct biosnoop_record_buf *b,
   b->attr.listed = l + 1;
 }
 
+/* Who dirtied page `index` of `file` (biosnoop_ledger_file), into *who;
+ * false when the ledger has no entry for that page.  Copied, then the key
+ * checked again: ledger_note writes it last. */
+static __always_inline bool ledger_read(__u64 file, __u64 index,
+                                        struct biosnoop_dirtier *who) {
+  __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
+  struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
+  if (!e || e->file != file || e->index != index) return false;
+  __builtin_memcpy(who, &e->who, sizeof(*who));
+  barrier();
+  return e->file == file && e->index == index;
+}
+
 /* Counts a dirtying call (--ops) once per request, and lists it while
  * there is room. */
 static __always_inline void attr_dirtier_op(struct biosnoop_record_buf *b,
@@ -255,20 +267,10 @@ static __always_inline void attr_dirtier(struct biosnoop_record_buf *b,
                                          struct inode *inode,
                                          struct folio *folio, bool first,
                                          bool file) {
-  __u64 index = BPF_CORE_READ(folio, index);
-  __u64 key = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
-                                   BPF_CORE_READ(inode, i_sb, s_dev));
-  __u32 slot = biosnoop_ledger_slot(key, index, ledger_mask);
-  struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
-  if (!e || e->file != key || e->index != index) {
-    if (first && file) count(BIOSNOOP_CTR_LEDGER_MISSES);
-    return;
-  }
-  /* Copied, then the key checked again (ledger_note writes it last). */
   struct biosnoop_dirtier who;
-  __builtin_memcpy(&who, &e->who, sizeof(who));
-  barrier();
-  if (e->file != key || e->index != index) {
+  if (!ledger_read(biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
+                                        BPF_CORE_READ(inode, i_sb, s_dev)),
+                   BPF_CORE_READ(folio, index), &who)) {
     if (first && file) count(BIOSNOOP_CTR_LEDGER_MISSES);
     return;
   }

@@ -126,20 +126,16 @@ static __always_inline void decode_opf(__u32 opf, __u8 *op, __u8 *flags) {
   *flags = f;
 }
 
-/* comm is read with two plain loads from the trusted task pointer: about
- * 100 ns cheaper per I/O than bpf_get_current_comm()'s strscpy, and as racy
- * as the kernel's own readers against a concurrent prctl(PR_SET_NAME).
- * The cgroup is the task's v2 cgroup: a bio's blkg names the v1 blkio
- * cgroup on a hybrid machine, and the root for writeback, so it is not
- * taken for ownership.  --cgroup is decided here, where the submitter is
- * current, and applied at completion (passes_filters). */
+/* comm with plain loads (copy_comm, filters.bpf.h).  The cgroup is the task's
+ * v2 cgroup: a bio's blkg names the v1 blkio cgroup on a hybrid machine, and
+ * the root for writeback, so it is not taken for ownership.  --cgroup is
+ * decided here, where the submitter is current, and applied at completion
+ * (passes_filters). */
 static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
   struct task_struct *task = bpf_get_current_task_btf();
   v->pid = task->tgid;
   v->tid = task->pid;
-  __u64 *dst = (__u64 *)v->comm;
-  dst[0] = *(__u64 *)&task->comm[0];
-  dst[1] = *(__u64 *)&task->comm[8];
+  copy_comm(v->comm, task);
   v->cgroup_id = bpf_get_current_cgroup_id();
   v->outside_cgroup = filter_cgroup_id &&
                       bpf_get_current_ancestor_cgroup_id(filter_cgroup_level) !=

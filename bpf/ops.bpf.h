@@ -88,17 +88,27 @@ static __always_inline __u64 op_current_write(void) {
 
 /* A segment of the call's time ends now: it counts as a block wait when a
  * block request was in flight during it, else as a writeback wait when a
- * writeback request was.  The exchange hands each segment's start to
- * exactly one caller. */
-static __always_inline void op_segment(struct biosnoop_op_state *st,
-                                       __u64 now) {
+ * writeback request was, or when `waited` (a write the call waits for but
+ * did not submit, op_waited: from its submission `since`, if later).  The
+ * exchange hands each segment's start to exactly one caller. */
+static __always_inline void op_segment_waited(struct biosnoop_op_state *st,
+                                              __u64 now, bool waited,
+                                              __u64 since) {
   __u64 prev = __sync_lock_test_and_set(&st->last_change, now);
   if (now <= prev) return;
-  __u64 d = now - prev;
-  if (st->n_block)
-    __sync_fetch_and_add(&st->block.wait_ns, d);
-  else if (st->n_wb)
-    __sync_fetch_and_add(&st->writeback.wait_ns, d);
+  if (st->n_block) {
+    __sync_fetch_and_add(&st->block.wait_ns, now - prev);
+  } else if (st->n_wb) {
+    __sync_fetch_and_add(&st->writeback.wait_ns, now - prev);
+  } else if (waited) {
+    __u64 from = since > prev ? since : prev;
+    if (now > from) __sync_fetch_and_add(&st->writeback.wait_ns, now - from);
+  }
+}
+
+static __always_inline void op_segment(struct biosnoop_op_state *st,
+                                       __u64 now) {
+  op_segment_waited(st, now, false, 0);
 }
 
 /* Whether the thread passes -p, --comm and --cgroup. */
@@ -106,9 +116,7 @@ static __always_inline bool op_task_wanted(struct task_struct *task) {
   if (filter_pid && task->tgid != filter_pid) return false;
   if (filter_comm_set) {
     char comm[16];
-    __u64 *dst = (__u64 *)comm;
-    dst[0] = *(__u64 *)&task->comm[0];
-    dst[1] = *(__u64 *)&task->comm[8];
+    copy_comm(comm, task);
     if (!comm_matches(comm)) return false;
   }
   if (filter_cgroup_id && bpf_get_current_ancestor_cgroup_id(
@@ -215,9 +223,7 @@ static __always_inline struct biosnoop_op_state *op_begin(
   st->file = (__u64)f;
   st->pid = task->tgid;
   st->tid = task->pid;
-  __u64 *dst = (__u64 *)st->comm;
-  dst[0] = *(__u64 *)&task->comm[0];
-  dst[1] = *(__u64 *)&task->comm[8];
+  copy_comm(st->comm, task);
   st->cgroup_id = bpf_get_current_cgroup_id();
   st->offset = BIOSNOOP_OFFSET_NONE;
   return st;
@@ -512,15 +518,12 @@ static __always_inline int op_uring_complete(void *req,
 static __always_inline void op_dirty_age(struct biosnoop_op_state *st,
                                          struct folio *folio, __u64 submitted) {
   if (!ledger_enabled) return;
-  __u64 index = BPF_CORE_READ(folio, index);
-  __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
-  __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
-  struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
-  if (!e || e->file != file || e->index != index) return;
-  __u64 dirtied = e->who.dirtied_ns;
-  barrier();
-  if (e->file != file || e->index != index || dirtied > submitted) return;
-  __u64 age = submitted - dirtied;
+  struct biosnoop_dirtier who;
+  if (!ledger_read(biosnoop_ledger_file(st->ino, st->s_dev),
+                   BPF_CORE_READ(folio, index), &who) ||
+      who.dirtied_ns > submitted)
+    return;
+  __u64 age = submitted - who.dirtied_ns;
   if (age > st->dirty_age_max_ns) st->dirty_age_max_ns = age;
   if (!st->dirty_known || age < st->dirty_age_min_ns)
     st->dirty_age_min_ns = age;
@@ -584,6 +587,20 @@ static __always_inline void op_max(__u64 *m, __u64 v) {
   if (v > *m) *m = v; /* two completions at once may keep the smaller */
 }
 
+/* A completed request of entry `v` into layer `l`. */
+static __always_inline void op_layer_add(struct biosnoop_op_layer *l,
+                                         const struct biosnoop_inflight_val *v,
+                                         __u64 device_ns, __u64 queue_ns) {
+  __sync_fetch_and_add(&l->requests, 1);
+  __sync_fetch_and_add(&l->bytes, v->bytes);
+  if (queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
+    __sync_fetch_and_add(&l->queue_ns_sum, queue_ns);
+    op_max(&l->queue_ns_max, queue_ns);
+  }
+  __sync_fetch_and_add(&l->device_ns_sum, device_ns);
+  op_max(&l->device_ns_max, device_ns);
+}
+
 /* Completion of a request tied to a call (v->op_id): into its layer.
  * False when the call has returned already (an asynchronous write-out,
  * sync_file_range's): then it is like the flusher's for the calls that
@@ -597,15 +614,8 @@ static __always_inline bool op_complete(const struct biosnoop_inflight_val *v,
   op_segment(st, now);
   __u64 *n = v->op_class ? &st->n_wb : &st->n_block;
   if (*n) __sync_fetch_and_add(n, -1);
-  struct biosnoop_op_layer *l = v->op_class ? &st->writeback : &st->block;
-  __sync_fetch_and_add(&l->requests, 1);
-  __sync_fetch_and_add(&l->bytes, v->bytes);
-  if (queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
-    __sync_fetch_and_add(&l->queue_ns_sum, queue_ns);
-    op_max(&l->queue_ns_max, queue_ns);
-  }
-  __sync_fetch_and_add(&l->device_ns_sum, device_ns);
-  op_max(&l->device_ns_max, device_ns);
+  op_layer_add(v->op_class ? &st->writeback : &st->block, v, device_ns,
+               queue_ns);
   return true;
 }
 
@@ -628,26 +638,8 @@ static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
   if (!st || st->marker || !st->op_id ||
       biosnoop_ledger_file(st->ino, st->s_dev) != file)
     return;
-  __u64 prev = __sync_lock_test_and_set(&st->last_change, now);
-  if (now > prev) {
-    if (st->n_block) {
-      __sync_fetch_and_add(&st->block.wait_ns, now - prev);
-    } else if (st->n_wb) {
-      __sync_fetch_and_add(&st->writeback.wait_ns, now - prev);
-    } else {
-      __u64 from = v->submit_ns > prev ? v->submit_ns : prev;
-      if (now > from) __sync_fetch_and_add(&st->writeback.wait_ns, now - from);
-    }
-  }
-  struct biosnoop_op_layer *l = &st->writeback;
-  __sync_fetch_and_add(&l->requests, 1);
-  __sync_fetch_and_add(&l->bytes, v->bytes);
-  if (queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
-    __sync_fetch_and_add(&l->queue_ns_sum, queue_ns);
-    op_max(&l->queue_ns_max, queue_ns);
-  }
-  __sync_fetch_and_add(&l->device_ns_sum, device_ns);
-  op_max(&l->device_ns_max, device_ns);
+  op_segment_waited(st, now, true, v->submit_ns);
+  op_layer_add(&st->writeback, v, device_ns, queue_ns);
   if (v->submit_ns) op_dirty_age(st, folio, v->submit_ns);
 }
 
