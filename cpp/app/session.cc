@@ -50,6 +50,7 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
     c.sector_start = disk.sector_start;
     c.sector_end = disk.sector_end;
     c.partition = disk.partition;
+    c.partition_dev = (disk.part_major << 20) | disk.part_minor;
   }
   if (!o.cgroup.empty()) {
     ASSIGN_OR_RETURN(CgroupTarget target,

@@ -366,6 +366,8 @@ absl::StatusOr<DiskNames::ResolvedDisk> DiskNames::Resolve(
         "resolve ", absl::Utf8SafeCEscape(dir), ": ", ec.message()));
   }
   const std::string disk_dir = real.parent_path().string();
+  resolved.part_major = resolved.major;  // the partition's own, read above
+  resolved.part_minor = resolved.minor;
   uint64_t start, size;
   if (!ReadSmallFile(disk_dir + "/dev", &text, &err) ||
       !ParseDev(text, &resolved.major, &resolved.minor) ||

@@ -42,6 +42,8 @@ struct ResolvedDisk {
   uint64_t sector_end = 0;    // relative to the whole disk
   std::string disk;           // "vda"
   std::string partition;      // "vda1"; empty for a whole disk
+  uint32_t part_major = 0;    // a partition's own number; 0:0 for a disk
+  uint32_t part_minor = 0;
 };
 
 class DiskNames {

@@ -6,8 +6,6 @@
 #include <sys/syscall.h>
 
 #include <cstring>
-#include <fstream>
-#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "biosnoop_abi.h"
@@ -54,16 +52,7 @@ absl::Status ConfigureOps(const ProbeConfig& config, biosnoop_bpf* skel) {
     for (const SyscallCall& s : kFollowed) {
       if (s.nr >= 0 && s.nr < BIOSNOOP_MAX_SYSCALL_NR) calls[s.nr] = s.call;
     }
-    if (!config.partition.empty()) {
-      std::ifstream dev_file("/sys/class/block/" + config.partition + "/dev");
-      uint32_t major = 0, minor = 0;
-      char colon = 0;
-      if (!(dev_file >> major >> colon >> minor) || colon != ':') {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "partition ", config.partition, " has no device number in sysfs"));
-      }
-      skel->rodata->filter_bdev = (major << 20) | minor;
-    }
+    skel->rodata->filter_bdev = config.partition_dev;
   }
   if (int err = bpf_map__set_max_entries(skel->maps.ops, entries)) {
     return absl::InternalError(

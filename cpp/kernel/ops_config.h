@@ -17,9 +17,8 @@ namespace biosnoop {
 // Calls in progress the kernel side can follow at once, with --ops.
 inline constexpr uint32_t kOpsInProgress = 8192;
 
-// Sets ops_enabled, op_min_ns, syscall_calls[] and filter_bdev, and sizes
-// the ops map (1 entry when off).  Errors: InvalidArgument when the
-// partition of config.partition has no device number in sysfs.
+// Sets ops_enabled, op_min_ns, syscall_calls[] and filter_bdev
+// (config.partition_dev), and sizes the ops map (1 entry when off).
 absl::Status ConfigureOps(const ProbeConfig& config, biosnoop_bpf* skel);
 
 // The syscall numbers of this architecture, by followed call

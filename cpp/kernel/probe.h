@@ -35,6 +35,7 @@ struct ProbeConfig {
   // -d PART: the partition's name, followed while running (its sectors
   // below change with it, see Probe::SetSectorRange); empty otherwise.
   std::string partition;
+  uint32_t partition_dev = 0;  // its kernel dev_t (calls' files, --ops)
   uint64_t sector_start = 0;
   uint64_t sector_end = UINT64_MAX;
   uint32_t pid = 0;

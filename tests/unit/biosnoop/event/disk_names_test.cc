@@ -362,6 +362,8 @@ TEST_F(DiskNamesTest, ResolvesWholeDisk) {
     EXPECT_EQ(r->sector_end, std::numeric_limits<uint64_t>::max());
     EXPECT_EQ(r->disk, "vda");
     EXPECT_EQ(r->partition, "");
+    EXPECT_EQ(r->part_major, 0u);
+    EXPECT_EQ(r->part_minor, 0u);
   }
   absl::StatusOr<DiskNames::ResolvedDisk> loop = names_.Resolve("loop0");
   ASSERT_TRUE(loop.ok()) << loop.status();
@@ -379,6 +381,8 @@ TEST_F(DiskNamesTest, ResolvesPartitionToItsDiskAndRange) {
     EXPECT_EQ(r->sector_end, 3048u);
     EXPECT_EQ(r->disk, "vda");
     EXPECT_EQ(r->partition, "vda1");
+    EXPECT_EQ(r->part_major, 254u);  // its own number (--ops filters by it)
+    EXPECT_EQ(r->part_minor, 1u);
   }
   absl::StatusOr<DiskNames::ResolvedDisk> r = names_.Resolve("vda2");
   ASSERT_TRUE(r.ok()) << r.status();
