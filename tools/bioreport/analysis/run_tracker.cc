@@ -180,13 +180,16 @@ void RunTracker::AddStats(const v1::Stats& s) {
   // Only a stats record that opens the run's part of an input (SIGHUP
   // writes one right after the new file's header) counts the events of
   // earlier files: one later in a file that starts with the run's header
-  // counts events that should be in this one.
-  if (after_header_ && run == &Current() && run->seqs.empty() &&
+  // counts events that should be in this one.  SIGHUP's record is never
+  // final: a final one right after the header ends a run whose events are
+  // all missing from this file, not in an earlier one.
+  const bool opens_file = after_header_ && !s.final() && run == &Current();
+  if (opens_file && run->seqs.empty() &&
       !run->written_before_events.has_value()) {
     run->written_before_events = s.written();
   }
   run->written = std::max(run->written, s.written());
-  if (after_header_ && run == &Current() && run->op_ids.empty() &&
+  if (opens_file && run->op_ids.empty() &&
       !run->ops_written_before.has_value()) {
     run->ops_written_before = s.ops_written();
   }
