@@ -3,90 +3,24 @@
 
 #include "metrics_server.h"
 
-#include <httplib.h>
+#include <dlfcn.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
+#include <climits>
 #include <cstring>
-#include <deque>
-#include <functional>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "exit_codes.h"
 #include "metrics_text.h"
+#include "status_macros.h"
 
 namespace biosnoop {
 namespace {
-
-// httplib's own pool queues every accepted connection without bound, so a
-// flood of connections would hold as many descriptors as it opens (and
-// starve the run's own opens: sysfs, /proc, a rotated output).  This one
-// keeps at most kQueued waiting: past that, accepting waits, and new
-// connections wait in the kernel's listen backlog.
-class BoundedPool : public httplib::TaskQueue {
- public:
-  BoundedPool(int workers, size_t max_queued) : max_queued_(max_queued) {
-    for (int i = 0; i < workers; ++i) {
-      threads_.emplace_back([this] { Work(); });
-    }
-  }
-
-  void enqueue(std::function<void()> fn) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    room_.wait(lock, [this] { return jobs_.size() < max_queued_; });
-    jobs_.push_back(std::move(fn));
-    work_.notify_one();
-  }
-
-  // After the server stopped: what is queued closes at once (the server's
-  // socket is gone, so no request is read), what is served ends within
-  // its timeouts.
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      shutdown_ = true;
-    }
-    work_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-
- private:
-  void Work() {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        work_.wait(lock, [this] { return shutdown_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;  // shut down, nothing left
-        fn = std::move(jobs_.front());
-        jobs_.pop_front();
-        room_.notify_one();
-      }
-      fn();
-    }
-  }
-
-  const size_t max_queued_;
-  std::mutex mu_;
-  std::condition_variable work_, room_;
-  std::deque<std::function<void()>> jobs_;
-  bool shutdown_ = false;
-  std::vector<std::thread> threads_;
-};
-
-// Only SO_REUSEADDR (a restart binds at once over the last run's
-// TIME_WAIT connections): httplib's default adds SO_REUSEPORT, which
-// would let a second biosnoop bind the same port without an error and
-// take half of the scrapes.
-void ListenSocketOptions(int fd) {
-  int yes = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-}
 
 absl::Status BindError(int err, const std::string& where) {
   switch (err) {
@@ -120,65 +54,92 @@ absl::Status BindError(int err, const std::string& where) {
   }
 }
 
+// The module's entry point, from `module` or, when empty, from the first
+// of its usual places that exists.  Loaded once and never unloaded: its
+// code runs on the server's threads until they are joined.
+absl::StatusOr<MetricsHttpBindFn> LoadModule(const std::string& module) {
+  std::vector<std::string> places;
+  if (!module.empty()) {
+    places.push_back(module);
+  } else {
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    std::string dir = ".";
+    if (n > 0) {
+      const std::string path(exe, static_cast<size_t>(n));
+      dir = path.substr(0, path.rfind('/'));
+    }
+    places.push_back(absl::StrCat(dir, "/", kMetricsModuleName));
+    places.push_back(
+        absl::StrCat(dir, "/../lib/biosnoop/", kMetricsModuleName));
+  }
+  for (const std::string& place : places) {
+    if (access(place.c_str(), F_OK) != 0) continue;
+    void* handle = dlopen(place.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      return WithExitCode(
+          absl::UnavailableError(
+              absl::StrCat("--metrics-listen: cannot load the metrics module ",
+                           place, ": ", why != nullptr ? why : "unknown error",
+                           " (are cpp-httplib and its libraries installed?)")),
+          kExitUnsupported);
+    }
+    auto bind = reinterpret_cast<MetricsHttpBindFn>(
+        dlsym(handle, kMetricsHttpBindSymbol));
+    if (bind == nullptr) {
+      return WithExitCode(absl::UnavailableError(absl::StrCat(
+                              "--metrics-listen: ", place,
+                              " is not biosnoop's metrics module (no ",
+                              kMetricsHttpBindSymbol, ")")),
+                          kExitUnsupported);
+    }
+    return bind;
+  }
+  return WithExitCode(
+      absl::UnavailableError(absl::StrCat(
+          "--metrics-listen: the metrics module is not installed (looked for ",
+          absl::StrJoin(places, " and "),
+          "; cmake --install puts it in PREFIX/lib/biosnoop/)")),
+      kExitUnsupported);
+}
+
 }  // namespace
 
-// httplib's server with access to its listening socket, which it closes
-// only when it has served (stop()): one bound but never served closes
-// here.
-class MetricsServer::Impl : public httplib::Server {
- public:
-  void CloseUnserved() {
-    const socket_t fd = svr_sock_.exchange(INVALID_SOCKET);
-    if (fd != INVALID_SOCKET) close(fd);
-  }
-};
-
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Bind(
-    const std::string& host, int port) {
-  auto impl = std::make_unique<Impl>();
-  impl->set_socket_options(ListenSocketOptions);
-  // Bounds on what a scraper can hold (metrics_server.h).
-  impl->set_keep_alive_max_count(1);
-  impl->set_keep_alive_timeout(kIoTimeoutS);
-  impl->set_read_timeout(kIoTimeoutS, 0);
-  impl->set_write_timeout(kIoTimeoutS, 0);
-  impl->set_payload_max_length(4096);
-  impl->new_task_queue = [] { return new BoundedPool(kWorkers, kQueued); };
+    const std::string& host, int port, const std::string& module) {
+  ASSIGN_OR_RETURN(MetricsHttpBindFn bind, LoadModule(module));
   const std::string where = host.find(':') != std::string::npos
                                 ? absl::StrCat("[", host, "]:", port)
                                 : absl::StrCat(host, ":", port);
-  errno = 0;
-  const int bound = port == 0 ? impl->bind_to_any_port(host)
-                    : impl->bind_to_port(host, port) ? port
-                                                     : -1;
-  if (bound < 0) return BindError(errno, where);
-  std::unique_ptr<MetricsServer> server(
-      new MetricsServer(std::move(impl), host, bound));
+  std::unique_ptr<MetricsServer> server(new MetricsServer(host, port));
   MetricsServer* self = server.get();
-  server->impl_->Get(
-      "/metrics", [self](const httplib::Request&, httplib::Response& res) {
-        std::shared_ptr<const std::string> text = self->Current();
-        if (text == nullptr) {
-          res.status = 503;
-          res.set_content("biosnoop is starting\n", "text/plain");
-          return;
-        }
-        res.set_content(*text, kMetricsContentType);
-      });
+  MetricsHttpSettings settings;
+  settings.content_type = kMetricsContentType;
+  // Bounds on what a scraper can hold (metrics_server.h).
+  settings.workers = kWorkers;
+  settings.queued = kQueued;
+  settings.io_timeout_s = kIoTimeoutS;
+  int bound = -1;
+  errno = 0;
+  server->impl_.reset(bind(
+      host, port, settings, [self] { return self->Current(); }, &bound));
+  if (server->impl_ == nullptr) return BindError(errno, where);
+  server->port_ = bound;
   return server;
 }
 
-MetricsServer::MetricsServer(std::unique_ptr<Impl> impl, std::string host,
-                             int port)
-    : impl_(std::move(impl)), host_(std::move(host)), port_(port) {}
+MetricsServer::MetricsServer(std::string host, int port)
+    : host_(std::move(host)), port_(port) {}
 
 MetricsServer::~MetricsServer() {
+  if (impl_ == nullptr) return;
   if (!thread_.joinable()) {
     impl_->CloseUnserved();
     return;
   }
-  // stop() only acts once the server runs; Serve() waited for that.
-  impl_->stop();
+  // Stop() only acts once the server runs; Serve() waited for that.
+  impl_->Stop();
   thread_.join();
 }
 
@@ -190,13 +151,13 @@ void MetricsServer::Serve() {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   thread_ = std::thread([this] {
-    impl_->listen_after_bind();
+    impl_->ListenAfterBind();
     listen_ended_ = true;
   });
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  // listen_after_bind() marks the server running first thing; until then
+  // ListenAfterBind() marks the server running first thing; until then
   // stop() would do nothing and the destructor's join would wait forever.
-  while (!impl_->is_running() && !listen_ended_) std::this_thread::yield();
+  while (!impl_->IsRunning() && !listen_ended_) std::this_thread::yield();
 }
 
 void MetricsServer::Publish(std::string text) {

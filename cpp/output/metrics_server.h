@@ -1,6 +1,7 @@
 #pragma once
 
-// The --metrics-listen endpoint: an HTTP server (Debian's cpp-httplib) on
+// The --metrics-listen endpoint: an HTTP server (Debian's cpp-httplib, in
+// the module biosnoop-metrics.so that Bind() loads: metrics_http.h) on
 // threads of its own that answers GET /metrics with the last text the run
 // published.  The run never waits for a scraper: Publish() only swaps a
 // pointer under a lock that a scrape holds just long enough to copy that
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "metrics_http.h"
 
 namespace biosnoop {
 
@@ -32,9 +34,11 @@ class MetricsServer {
   // threads started after privileges are dropped.  Errors, tagged with
   // their exit code (exit_codes.h): the address in use or not on this
   // host, 64; no permission (a low port without CAP_NET_BIND_SERVICE), 77;
-  // anything else, 71.
+  // anything else, 71; the module missing or not loadable, 69.  `module`
+  // names the module's file; empty: looked for beside the running program
+  // and in ../lib/biosnoop/ from it (metrics_http.h).
   static absl::StatusOr<std::unique_ptr<MetricsServer>> Bind(
-      const std::string& host, int port);
+      const std::string& host, int port, const std::string& module = "");
 
   // Stops serving: waits for the connections being served, at most
   // about kIoTimeoutS.
@@ -53,13 +57,12 @@ class MetricsServer {
   std::string Url() const;
 
  private:
-  class Impl;
-  MetricsServer(std::unique_ptr<Impl> impl, std::string host, int port);
+  MetricsServer(std::string host, int port);
   std::shared_ptr<const std::string> Current() const;
 
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<MetricsHttp> impl_;
   const std::string host_;
-  const int port_;
+  int port_;  // the bound one
   mutable std::mutex mu_;
   std::shared_ptr<const std::string> text_;  // guarded by mu_
   std::atomic<bool> listen_ended_{false};

@@ -462,7 +462,9 @@ class Dockerfile(unittest.TestCase):
         base = {"libc6", "libstdc++6", "libgcc-s1"}
         needed = {}
         for prog in (biosnoop(), os.path.join(BUILD, "tools", "bioreport",
-                                              "bioreport")):
+                                              "bioreport"),
+                     # The metrics endpoint's module, loaded by biosnoop.
+                     os.path.join(BUILD, "cpp", "biosnoop-metrics.so")):
             # The libraries it names itself (NEEDED): theirs come with
             # their packages' dependencies.
             dump = subprocess.run(["objdump", "-p", prog], capture_output=True,

@@ -24,6 +24,8 @@
 namespace biosnoop {
 namespace {
 
+constexpr char kModule[] = BIOSNOOP_METRICS_MODULE;
+
 // Polls `done` every 10 ms until it holds or `timeout_ms` passes.
 template <typename F>
 bool WaitUntil(F done, int timeout_ms) {
@@ -60,7 +62,7 @@ int Connect(int port) {
 
 std::unique_ptr<MetricsServer> Serving() {
   absl::StatusOr<std::unique_ptr<MetricsServer>> s =
-      MetricsServer::Bind("127.0.0.1", 0);
+      MetricsServer::Bind("127.0.0.1", 0, kModule);
   EXPECT_TRUE(s.ok()) << s.status();
   if (!s.ok()) return nullptr;
   (*s)->Serve();
@@ -90,7 +92,7 @@ TEST(MetricsServerTest, ServesTheLastPublishedText) {
 
 TEST(MetricsServerTest, IPv6Loopback) {
   absl::StatusOr<std::unique_ptr<MetricsServer>> s =
-      MetricsServer::Bind("::1", 0);
+      MetricsServer::Bind("::1", 0, kModule);
   if (!s.ok() && ExitCodeFor(s.status()) == kExitUsage) {
     GTEST_SKIP() << "no IPv6 loopback here: " << s.status();
   }
@@ -109,7 +111,7 @@ TEST(MetricsServerTest, PortInUseIsBadUsageSaidInOneLine) {
   std::unique_ptr<MetricsServer> first = Serving();
   ASSERT_NE(first, nullptr);
   absl::StatusOr<std::unique_ptr<MetricsServer>> second =
-      MetricsServer::Bind("127.0.0.1", first->port());
+      MetricsServer::Bind("127.0.0.1", first->port(), kModule);
   ASSERT_FALSE(second.ok()) << "a second server bound the same port";
   EXPECT_EQ(ExitCodeFor(second.status()), kExitUsage);
   const std::string msg(second.status().message());
@@ -124,23 +126,43 @@ TEST(MetricsServerTest, PortInUseIsBadUsageSaidInOneLine) {
 TEST(MetricsServerTest, AnAddressNotOnThisHostIsBadUsage) {
   // 192.0.2.0/24 is TEST-NET-1: never a local address.
   absl::StatusOr<std::unique_ptr<MetricsServer>> s =
-      MetricsServer::Bind("192.0.2.1", 0);
+      MetricsServer::Bind("192.0.2.1", 0, kModule);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(ExitCodeFor(s.status()), kExitUsage);
   EXPECT_NE(s.status().message().find("no such address"), std::string::npos)
       << s.status();
 }
 
+// Without its module (a copy of the program alone), the endpoint cannot be
+// had: one line saying what was looked for, exit 69, not a crash.
+TEST(MetricsServerTest, AMissingModuleIsSaidAndUnsupported) {
+  const absl::StatusOr<std::unique_ptr<MetricsServer>> s =
+      MetricsServer::Bind("127.0.0.1", 0, "/nonexistent/biosnoop-metrics.so");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(ExitCodeFor(s.status()), kExitUnsupported) << s.status();
+  EXPECT_NE(s.status().message().find("metrics module is not installed"),
+            std::string::npos)
+      << s.status();
+  // A file that is not the module: refused by the loader, said.
+  const absl::StatusOr<std::unique_ptr<MetricsServer>> t =
+      MetricsServer::Bind("127.0.0.1", 0, "/etc/hostname");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(ExitCodeFor(t.status()), kExitUnsupported) << t.status();
+  EXPECT_NE(t.status().message().find("cannot load the metrics module"),
+            std::string::npos)
+      << t.status();
+}
+
 TEST(MetricsServerTest, ABoundServerNeverServedFreesItsPort) {
   int port = 0;
   {
     absl::StatusOr<std::unique_ptr<MetricsServer>> s =
-        MetricsServer::Bind("127.0.0.1", 0);
+        MetricsServer::Bind("127.0.0.1", 0, kModule);
     ASSERT_TRUE(s.ok()) << s.status();
     port = (*s)->port();
   }  // a start that failed after the bind
   absl::StatusOr<std::unique_ptr<MetricsServer>> again =
-      MetricsServer::Bind("127.0.0.1", port);
+      MetricsServer::Bind("127.0.0.1", port, kModule);
   EXPECT_TRUE(again.ok()) << again.status();
 }
 

@@ -1,0 +1,56 @@
+#pragma once
+
+// The interface between biosnoop and its HTTP module, biosnoop-metrics.so
+// (metrics_http.cc): Debian's cpp-httplib is built with OpenSSL, zlib and
+// brotli, and loading them costs every run ~3.7 MiB of resident memory
+// (libcrypto alone ~3 MiB), over the 16 MiB budget (BENCHMARKS.md).  So
+// biosnoop does not link them: MetricsServer (metrics_server.h) loads the
+// module only when --metrics-listen asks for the endpoint.  Both sides are
+// built from this tree by the same compiler, so the interface is C++.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace biosnoop {
+
+// What GET /metrics answers with: the text, or nullptr (503, starting).
+using MetricsTextFn = std::function<std::shared_ptr<const std::string>()>;
+
+// An HTTP server bound to its address, not yet serving.
+class MetricsHttp {
+ public:
+  virtual ~MetricsHttp() = default;
+  // Serves until Stop(); marks the server running first thing.
+  virtual void ListenAfterBind() = 0;
+  virtual bool IsRunning() const = 0;
+  // Ends ListenAfterBind() and waits for the connections being served.
+  virtual void Stop() = 0;
+  // Closes the listening socket of a server that never served.
+  virtual void CloseUnserved() = 0;
+};
+
+// How the server answers, and the bounds on what scrapers can hold
+// (metrics_server.h says why).
+struct MetricsHttpSettings {
+  std::string content_type;  // of the /metrics text
+  int workers = 0;           // connections served at once
+  int queued = 0;            // accepted connections waiting for a worker
+  int io_timeout_s = 0;      // a connection idle this long is dropped
+};
+
+// The module's one entry point, named kMetricsHttpBindSymbol: binds
+// host:port (port 0: one the kernel picks) and returns the server with
+// *bound_port set; or nullptr with errno set to why the bind failed.
+using MetricsHttpBindFn = MetricsHttp* (*)(const std::string& host, int port,
+                                           const MetricsHttpSettings& settings,
+                                           MetricsTextFn text,
+                                           int* bound_port);
+inline constexpr char kMetricsHttpBindSymbol[] = "biosnoop_metrics_http_bind";
+
+// The module's file name; metrics_server.cc looks for it beside the
+// running program (the build tree) and in ../lib/biosnoop/ from it (where
+// cmake --install puts it for sbin/biosnoop).
+inline constexpr char kMetricsModuleName[] = "biosnoop-metrics.so";
+
+}  // namespace biosnoop
