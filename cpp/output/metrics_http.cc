@@ -129,16 +129,16 @@ biosnoop_metrics_http_bind(const std::string& host, int port,
     return nullptr;
   }
   *bound_port = bound;
-  server->Get("/metrics", [text = std::move(text),
-                           type = settings.content_type](
-                              const httplib::Request&, httplib::Response& res) {
-    std::shared_ptr<const std::string> now = text();
-    if (now == nullptr) {
-      res.status = 503;
-      res.set_content("biosnoop is starting\n", "text/plain");
-      return;
-    }
-    res.set_content(*now, type);
-  });
+  server->Get("/metrics",
+              [text = std::move(text), type = settings.content_type](
+                  const httplib::Request&, httplib::Response& res) {
+                std::shared_ptr<const std::string> now = text();
+                if (now == nullptr) {
+                  res.status = 503;
+                  res.set_content("biosnoop is starting\n", "text/plain");
+                  return;
+                }
+                res.set_content(*now, type);
+              });
   return server.release();
 }

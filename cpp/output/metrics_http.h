@@ -44,8 +44,7 @@ struct MetricsHttpSettings {
 // *bound_port set; or nullptr with errno set to why the bind failed.
 using MetricsHttpBindFn = MetricsHttp* (*)(const std::string& host, int port,
                                            const MetricsHttpSettings& settings,
-                                           MetricsTextFn text,
-                                           int* bound_port);
+                                           MetricsTextFn text, int* bound_port);
 inline constexpr char kMetricsHttpBindSymbol[] = "biosnoop_metrics_http_bind";
 
 // The module's file name; metrics_server.cc looks for it beside the
