@@ -282,6 +282,7 @@ absl::Status EventStream::PublishMetrics(RunState& run,
   m.stats = stats;
   m.stuck = stuck_.has_value() ? stuck_->reported() : 0;
   m.ops = options_.ops;
+  m.ledger = options_.files && options_.writeback_owner;
   m.groups = PerDiskAndOp(DecodeHistograms(read), MonotonicNs());
   metrics_->Publish(FormatMetrics(m));
   return absl::OkStatus();

@@ -160,6 +160,16 @@ std::string FormatMetrics(const MetricsSnapshot& m) {
              "Stuck records written: requests still in flight --stuck-after "
              "after their issue.",
              m.stuck, &out);
+  if (m.ledger) {
+    RunCounter("ledger_misses",
+               "Written pages of files whose dirtier the ledger no longer "
+               "held (--ledger-entries too small for the dirty pages): "
+               "events name no dirtier for them.",
+               s.ledger_misses, &out);
+    RunCounter("ledger_replaced",
+               "Ledger entries replaced before their pages were written.",
+               s.ledger_replaced, &out);
+  }
   if (m.ops) {
     RunCounter("ops_written",
                "Op records (--ops: calls at least --op-min-us long) written "

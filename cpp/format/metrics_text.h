@@ -38,6 +38,7 @@ struct MetricsSnapshot {
   StatsSnapshot stats;  // cumulative; `unfinished` is counted at exit only
   uint64_t stuck = 0;   // stuck records written
   bool ops = false;     // --ops: the ops_* counters are served
+  bool ledger = false;  // the dirtied-page ledger: its counters are served
   // Per disk and op (GroupHistograms' kPerDiskAndOp), cumulative since the
   // start, latency buckets in microseconds.
   std::vector<HistGroup> groups;
