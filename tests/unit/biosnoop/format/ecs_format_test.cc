@@ -6,10 +6,12 @@
 #include "ecs_format.h"
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "biosnoop.pb.h"
 #include "every_field_records.h"
 #include "gtest/gtest.h"
 #include "json_format.h"
@@ -102,6 +104,67 @@ TEST(EcsFormatTest, EventWithEveryField) {
                 key == "container" || key == "file" || key == "biosnoop")
         << key;
   }
+}
+
+// Where each field of the schema's Event goes in an ECS document.  Every
+// field must be listed (a new field fails here, by name, until its place is
+// chosen), and in the every-field event each place must be there: the ECS
+// encoder cannot leave a field of the schema out unnoticed.
+TEST(EcsFormatTest, EveryFieldOfTheSchemaHasItsPlace) {
+  const std::map<std::string, std::vector<std::string>> places = {
+      {"timestamp", {"/@timestamp"}},
+      {"host", {"/host/name"}},
+      {"disk", {"/biosnoop/disk"}},
+      {"partition", {"/biosnoop/partition"}},
+      {"dev", {"/biosnoop/dev"}},
+      {"op", {"/biosnoop/op"}},
+      {"rwbs", {"/biosnoop/rwbs"}},
+      {"sector", {"/biosnoop/sector"}},
+      {"bytes", {"/biosnoop/bytes"}},
+      {"latency_us", {"/biosnoop/latency/us", "/event/duration"}},
+      {"device_us", {"/biosnoop/latency/device_us"}},
+      {"queue_us", {"/biosnoop/latency/queue_us"}},
+      {"queue_depth", {"/biosnoop/queue_depth"}},
+      {"pid", {"/process/pid"}},
+      {"tid", {"/process/thread/id"}},
+      {"comm", {"/process/name"}},
+      {"comm_raw", {"/biosnoop/comm_raw"}},
+      {"error_code", {"/biosnoop/error_code"}},
+      {"error", {"/error/code", "/error/message", "/event/outcome"}},
+      {"seq", {"/event/sequence"}},
+      {"cgroup", {"/biosnoop/cgroup"}},
+      {"cgroup_id", {"/biosnoop/cgroup_id"}},
+      {"container_id", {"/container/id"}},
+      {"pod_uid", {"/biosnoop/pod_uid"}},
+      {"completion_context", {"/biosnoop/completion_context"}},
+      {"content", {"/biosnoop/content"}},
+      {"files", {"/biosnoop/files", "/file/path", "/file/inode"}},
+      {"file_count", {"/biosnoop/file_count"}},
+      {"files_incomplete", {"/biosnoop/files_incomplete"}},
+      {"dirtied_by", {"/biosnoop/dirtied_by"}},
+      {"dirtier_count", {"/biosnoop/dirtier_count"}},
+      {"op_id", {"/biosnoop/op_id"}},
+      {"dirtier_op_ids", {"/biosnoop/dirtier_op_ids"}},
+      {"dirtier_op_count", {"/biosnoop/dirtier_op_count"}},
+  };
+  const json d = EventDoc(EveryFieldEvent());
+  const google::protobuf::Descriptor* event = v1::Event::descriptor();
+  for (int i = 0; i < event->field_count(); ++i) {
+    const std::string name = event->field(i)->name();
+    const auto it = places.find(name);
+    if (it == places.end()) {
+      ADD_FAILURE() << "Event." << name
+                    << " has no place in ECS documents listed here";
+      continue;
+    }
+    for (const std::string& place : it->second) {
+      EXPECT_TRUE(d.contains(json::json_pointer(place)))
+          << "Event." << name << " should be at " << place << " in "
+          << d.dump();
+    }
+  }
+  EXPECT_EQ(places.size(), static_cast<size_t>(event->field_count()))
+      << "places listed for fields the schema no longer has";
 }
 
 // With -Q, event.duration is the latency compared with --min-us:
