@@ -104,8 +104,17 @@ constexpr int64_t kSomeNanos = 123;
 TEST(WireEveryFieldTest, EventSetsEveryField) {
   EnrichedEvent e = EveryFieldEvent();
   e.realtime_ns += kSomeNanos;
-  std::string scratch, bytes;
-  AppendEventRecordDelimited(e, "db-7", &scratch, &bytes);
+  // Written into a buffer of exactly its bound, with a guard after it: the
+  // bound (kept by hand in proto_wire.cc) must hold every field too.
+  const ProtoHost host("db-7");
+  const size_t bound = EventRecordBound(e, host);
+  constexpr size_t kGuard = 64;
+  std::string buffer(bound + kGuard, '#');
+  char* start = nullptr;
+  const char* end = WriteEventRecordDelimited(e, host, buffer.data(), &start);
+  EXPECT_LE(static_cast<size_t>(end - buffer.data()), bound);
+  EXPECT_EQ(buffer.substr(bound), std::string(kGuard, '#'));
+  const std::string bytes(start, static_cast<size_t>(end - start));
   const v1::Record record = Parse(bytes);
   ASSERT_TRUE(record.has_event());
   EXPECT_EQ(UnsetIn(record.event()), std::vector<std::string>{});
