@@ -378,10 +378,7 @@ void AppendOpRecordJson(const v1::Op& op, std::string* out) {
     AppendLowerHex(op.comm_raw(), out);
     out->push_back('"');
   }
-  NullableString("cgroup", op.has_cgroup(), op.cgroup(), out);
-  absl::StrAppend(out, ",\"cgroup_id\":", op.cgroup_id());
-  NullableString("container_id", op.has_container_id(), op.container_id(), out);
-  NullableString("pod_uid", op.has_pod_uid(), op.pod_uid(), out);
+  AppendCgroupFields(op, out);
   Key("file", out);
   AppendFileRefJson(op.file(), out);
   Key("disk", out);

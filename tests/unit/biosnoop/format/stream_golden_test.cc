@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "event.h"
+#include "file_op.h"
 #include "gtest/gtest.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
@@ -32,9 +34,9 @@ std::string ReadFileBytes(const std::string& path) {
   return ss.str();
 }
 
-// The records, fixed: every record type, every op, a failed I/O, a comm of
-// quotes, control bytes and invalid UTF-8, unknown queue time, the longest
-// fields.
+// The records, fixed: every record type (calls too), every op, a failed
+// I/O, a comm of quotes, control bytes and invalid UTF-8, unknown queue
+// time, the longest fields.
 void WriteStream(Sink& sink) {
   StreamInfo info;
   info.host = "db\"7";
@@ -51,6 +53,8 @@ void WriteStream(Sink& sink) {
   info.ringbuf_kib = 2048;
   info.stuck_after_us = 1000000;
   info.run_id = "9f86d081884c7d65";
+  info.ops = true;
+  info.op_min_us = 5000;
   ASSERT_TRUE(sink.WriteHeader(info).ok());
 
   StatsSnapshot first;
@@ -87,7 +91,8 @@ void WriteStream(Sink& sink) {
     e.include_queue = true;
     // Cgroups: unknown id (none written), known, removed, a container.
     e.event.cgroup_id = i % 4 == 0 ? 0 : 100 + i;
-    e.cgroup.known = i % 4 != 2;
+    // An unknown id has no name (CgroupNames::Resolve).
+    e.cgroup.known = i % 4 != 2 && e.event.cgroup_id != 0;
     e.cgroup.path =
         i % 4 == 3 ? "/system.slice/docker-" + std::string(64, 'e') + ".scope"
                    : "/user.slice";
@@ -130,8 +135,70 @@ void WriteStream(Sink& sink) {
                      {"/d", PathKind::kAbsolute}};
       label.content = "file";
     }
+    // Calls (--ops): the call a request was submitted under, and the
+    // write calls that dirtied a written file's pages.
+    if (i % 2 == 0) e.event.op_id = 40 + i;
+    if (i == 4) {
+      a.dirtier->op_id = 12;
+      a.dirtier_op_ids = {12, 13};
+      a.dirtier_op_count = 3;
+    }
     ASSERT_TRUE(sink.Write(e).ok());
   }
+  // Two calls: an fsync that waited for its file's writeback and for a
+  // request of its own, on a partition; an io_uring read that failed,
+  // its file not named, on a disk sysfs does not know.
+  EnrichedOp fsync;
+  fsync.op.op_id = 44;
+  fsync.op.call = Call::kFsync;
+  fsync.op.pid = 5088;
+  fsync.op.tid = 5094;
+  std::memcpy(fsync.op.comm.data(), "pg \"wal\"\xff", 9);
+  fsync.op.cgroup_id = 104;
+  fsync.op.start_ns = 4'000'000'000;
+  fsync.op.end_ns = 4'061'500'999;
+  fsync.op.disk_major = 254;
+  fsync.op.part_major = 254;
+  fsync.op.part_minor = 1;
+  fsync.op.file = {12, 254, 1, false, true, {"wal\x01", "pg"}};
+  fsync.op.named = true;
+  fsync.op.block = {1, 0, 2000, 2000, 9'000'000, 9'000'000, 9'100'000};
+  fsync.op.block_devs = {254u << 20};
+  fsync.op.block_dev_count = 1;
+  fsync.op.writeback = {3,          12288,      4000,      2500,
+                        45'000'000, 30'000'000, 50'000'000};
+  fsync.op.dirty_known = 2;
+  fsync.op.dirty_age_max_ns = 1'500'000'000;
+  fsync.op.dirty_age_min_ns = 1'200'000'000;
+  fsync.disk = "vda";
+  fsync.partition = "vda1";
+  fsync.cgroup = {true, "/user.slice", "", ""};
+  fsync.file = {"/var/lib/pg/wal\x01", PathKind::kAbsolute};
+  fsync.block_disks = {"vda"};
+  fsync.start_realtime_ns = info.start_realtime_ns + fsync.op.start_ns;
+  fsync.realtime_ns = info.start_realtime_ns + fsync.op.end_ns;
+  ASSERT_TRUE(sink.WriteOp(fsync).ok());
+  EnrichedOp uring;
+  uring.op.op_id = 46;
+  uring.op.call = Call::kUringRead;
+  uring.op.uring = true;
+  uring.op.pid = uring.op.tid = 5090;
+  uring.op.start_ns = 6'000'000'000;
+  uring.op.end_ns = 6'008'000'000;
+  uring.op.result = -5;  // EIO
+  uring.op.offset = 1 << 20;
+  uring.op.bytes_requested = 4096;
+  uring.op.disk_major = 254;
+  uring.op.disk_minor = 6;
+  uring.op.file = {77, 254, 6, true, false, {}};
+  uring.op.block = {1, 4096, 1000, 1000, 7'000'000, 7'000'000, 7'500'000};
+  uring.op.block_devs = {(254u << 20) | 6};
+  uring.op.block_dev_count = 1;
+  uring.disk = "254:6";
+  uring.block_disks = {"254:6"};
+  uring.start_realtime_ns = info.start_realtime_ns + uring.op.start_ns;
+  uring.realtime_ns = info.start_realtime_ns + uring.op.end_ns;
+  ASSERT_TRUE(sink.WriteOp(uring).ok());
   EnrichedEvent longest;
   SetLongestFixedFields(&longest);
   longest.disk = "nvme0n1";
@@ -205,6 +272,11 @@ void WriteStream(Sink& sink) {
   last.unfinished = 7;
   last.final = true;
   last.run_id = info.run_id;
+  last.ledger_misses = 8;
+  last.ledger_replaced = 9;
+  last.ops_lost = 1;
+  last.ops_written = 2;
+  last.ops_untracked = 3;
   ASSERT_TRUE(sink.WriteStats(last).ok());
   ASSERT_TRUE(sink.Flush().ok());
 }
