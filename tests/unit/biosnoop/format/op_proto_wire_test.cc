@@ -5,8 +5,8 @@
 #include <string>
 
 #include "biosnoop.pb.h"
+#include "delimited_record.h"
 #include "every_field_records.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "gtest/gtest.h"
 #include "proto_format.h"
 #include "proto_wire.h"
@@ -61,17 +61,8 @@ TEST(OpProtoWireTest, SameBytesAsTheLibraryForOps) {
 }
 
 TEST(OpProtoWireTest, OpRecordReadsBackWithTheLibrary) {
-  const std::string bytes = EncodeOp(EveryFieldOp(), "db-7");
-  v1::Record record;
-  // Its varint length, then the Record.
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(bytes.data()),
-      static_cast<int>(bytes.size()));
-  uint32_t size = 0;
-  ASSERT_TRUE(in.ReadVarint32(&size));
-  ASSERT_EQ(size, bytes.size() - static_cast<size_t>(in.CurrentPosition()));
-  ASSERT_TRUE(record.ParseFromArray(bytes.data() + in.CurrentPosition(),
-                                    static_cast<int>(size)));
+  const v1::Record record =
+      ParseDelimitedRecord(EncodeOp(EveryFieldOp(), "db-7"));
   ASSERT_TRUE(record.has_op());
   const v1::Op& op = record.op();
   EXPECT_EQ(op.op_id(), 31u);

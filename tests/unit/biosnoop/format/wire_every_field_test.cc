@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "biosnoop.pb.h"
+#include "delimited_record.h"
 #include "every_field_records.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/message.h"
 #include "gtest/gtest.h"
 #include "proto_wire.h"
@@ -23,20 +23,6 @@ namespace {
 
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
-
-// The Record one length-delimited record in `bytes` holds.
-v1::Record Parse(const std::string& bytes) {
-  v1::Record record;
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(bytes.data()),
-      static_cast<int>(bytes.size()));
-  uint32_t size = 0;
-  EXPECT_TRUE(in.ReadVarint32(&size));
-  EXPECT_EQ(size, bytes.size() - static_cast<size_t>(in.CurrentPosition()));
-  EXPECT_TRUE(record.ParseFromArray(bytes.data() + in.CurrentPosition(),
-                                    static_cast<int>(size)));
-  return record;
-}
 
 // Whether a field without presence holds something other than its default.
 bool NotDefault(const Message& m, const FieldDescriptor* f) {
@@ -115,7 +101,7 @@ TEST(WireEveryFieldTest, EventSetsEveryField) {
   EXPECT_LE(static_cast<size_t>(end - buffer.data()), bound);
   EXPECT_EQ(buffer.substr(bound), std::string(kGuard, '#'));
   const std::string bytes(start, static_cast<size_t>(end - start));
-  const v1::Record record = Parse(bytes);
+  const v1::Record record = ParseDelimitedRecord(bytes);
   ASSERT_TRUE(record.has_event());
   EXPECT_EQ(UnsetIn(record.event()), std::vector<std::string>{});
 }
@@ -125,7 +111,7 @@ TEST(WireEveryFieldTest, StuckSetsEveryField) {
   EnrichedEvent e = EveryFieldEvent();
   e.realtime_ns += kSomeNanos;
   AppendStuckRecordDelimited(StuckLike(e), ProtoHost("db-7"), &bytes);
-  const v1::Record record = Parse(bytes);
+  const v1::Record record = ParseDelimitedRecord(bytes);
   ASSERT_TRUE(record.has_stuck());
   EXPECT_EQ(UnsetIn(record.stuck()), std::vector<std::string>{});
 }
@@ -133,7 +119,7 @@ TEST(WireEveryFieldTest, StuckSetsEveryField) {
 TEST(WireEveryFieldTest, OpSetsEveryField) {
   std::string bytes;
   AppendOpRecordDelimited(EveryFieldOp(), ProtoHost("db-7"), &bytes);
-  const v1::Record record = Parse(bytes);
+  const v1::Record record = ParseDelimitedRecord(bytes);
   ASSERT_TRUE(record.has_op());
   // Fields no one record can have (proto/biosnoop.proto says why): a
   // failed call moved no bytes, and the block layer (the call's own
@@ -147,17 +133,17 @@ TEST(WireEveryFieldTest, OpSetsEveryField) {
 TEST(WireEveryFieldTest, HeaderStatsAndSummarySetEveryField) {
   std::string bytes;
   AppendHeaderRecordDelimited(EveryFieldInfo(), &bytes);
-  v1::Record record = Parse(bytes);
+  v1::Record record = ParseDelimitedRecord(bytes);
   ASSERT_TRUE(record.has_header());
   EXPECT_EQ(UnsetIn(record.header()), std::vector<std::string>{});
   bytes.clear();
   AppendStatsRecordDelimited(EveryFieldStats(), &bytes);
-  record = Parse(bytes);
+  record = ParseDelimitedRecord(bytes);
   ASSERT_TRUE(record.has_stats());
   EXPECT_EQ(UnsetIn(record.stats()), std::vector<std::string>{});
   bytes.clear();
   AppendSummaryRecordDelimited(EveryFieldSummary(), &bytes);
-  record = Parse(bytes);
+  record = ParseDelimitedRecord(bytes);
   ASSERT_TRUE(record.has_summary());
   EXPECT_EQ(UnsetIn(record.summary()), std::vector<std::string>{});
 }
