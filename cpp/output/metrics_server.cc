@@ -121,7 +121,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Bind(
   settings.queued = kQueued;
   settings.io_timeout_s = kIoTimeoutS;
   int bound = -1;
-  errno = 0;
+  // The module sets errno when the bind fails.
   server->impl_.reset(bind(
       host, port, settings, [self] { return self->Current(); }, &bound));
   if (server->impl_ == nullptr) return BindError(errno, where);

@@ -195,10 +195,16 @@ std::vector<json> Touching(const std::vector<json>& events,
   return out;
 }
 
+// The run's last stats record (the final one after Stop()).
+json FinalStats(const Biosnoop& b) {
+  const std::vector<json> stats = b.RecordsOfType("stats");
+  if (stats.empty()) return json::object();
+  return stats.back();
+}
+
 // biosnoop's `missed` in its latest stats record (0 before the first).
 uint64_t MissedSoFar(const Biosnoop& b) {
-  const std::vector<json> stats = b.RecordsOfType("stats");
-  return stats.empty() ? 0 : stats.back().value("missed", uint64_t{0});
+  return FinalStats(b).value("missed", uint64_t{0});
 }
 
 // Waits until the `op` events (seq above `after_seq`) that `match`
@@ -249,13 +255,6 @@ uint64_t MissedSoFar(const Biosnoop& b) {
     << b.Stdout() << "\nstderr:\n"
     << b.Stderr();
   return r;
-}
-
-// The run's last stats record (the final one after Stop()).
-json FinalStats(const Biosnoop& b) {
-  const std::vector<json> stats = b.RecordsOfType("stats");
-  if (stats.empty()) return json::object();
-  return stats.back();
 }
 
 uint64_t LastSeq(const Biosnoop& b) {
