@@ -202,11 +202,6 @@ json FinalStats(const Biosnoop& b) {
   return stats.back();
 }
 
-// biosnoop's `missed` in its latest stats record (0 before the first).
-uint64_t MissedSoFar(const Biosnoop& b) {
-  return FinalStats(b).value("missed", uint64_t{0});
-}
-
 // Waits until the `op` events (seq above `after_seq`) that `match`
 // accepts cover every sector of each file in `files`: all of the
 // workload's I/O has completed and been written.  A completion the kernel

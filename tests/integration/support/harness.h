@@ -153,6 +153,10 @@ std::map<std::string, double> ParseSummary(absl::string_view stderr_text);
 Workload DirectDd(const std::string& dev, bool read, int bs, int count,
                   int skip_blocks = 0);
 
+// biosnoop's `missed` in its latest stats record (0 before the first; a
+// run started with --stats-interval 1 says it every second).
+uint64_t MissedSoFar(const Biosnoop& b);
+
 // A workload's events against its I/O count: each I/O is an event or one
 // of the run's `missed` (a completion the kernel ran no BPF program for,
 // README "missed").  Other workloads' misses count there too, so this is
