@@ -647,3 +647,5 @@ _Static_assert(sizeof(struct biosnoop_op_record) == 272,
 _Static_assert(
     sizeof(struct biosnoop_event) == 112,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
+_Static_assert(sizeof(struct biosnoop_inflight_val) == 128,
+               "an in-flight entry is two whole cache lines (biosnoop_abi.h)");

@@ -183,31 +183,42 @@ static inline __u32 biosnoop_ledger_slot(__u64 file, __u64 index, __u32 mask) {
  * array indexed by a hash of the address (no allocation, no lock: claimed
  * with compare-and-swap on rq); an address whose slot holds another live
  * request goes to an overflow hash map of BIOSNOOP_INFLIGHT_MAX entries,
- * keyed by the address (__u64). */
+ * keyed by the address (__u64).
+ *
+ * An entry is two whole cache lines (the array's values start on a page:
+ * it is mappable): the first holds what every hook reads or writes, the
+ * second what only submission writes and only an event reads.  At its
+ * natural 104 bytes most entries straddled three lines and shared two with
+ * their neighbours: ~80 ns more per I/O here (BENCHMARKS.md, What was
+ * tried, 2026-11-27). */
 #define BIOSNOOP_SLOTS 16384 /* power of two */
 #define BIOSNOOP_INFLIGHT_MAX 32768
 
 struct biosnoop_inflight_val {
+  /* First cache line: what every hook reads or writes. */
   __u64 rq;        /* request address; 0 marks a free slot */
   __u64 submit_ns; /* 0 when submission was not seen */
   __u64 issue_ns;  /* 0 until issued */
   __u64 sector;    /* start sector at issue */
   __u32 dev;       /* kernel dev_t of the whole disk */
-  __u32 pid;
-  __u32 tid;
   __u32 bytes;
   __u32 queue_depth;
   __u8 op;
   __u8 flags;
   __u8 submit_known;
-  __u8 requeued; /* 1 between block_rq_requeue and the next issue */
-  char comm[16];
-  __u64 cgroup_id;     /* the submitting task's cgroup v2 id */
+  __u8 requeued;       /* 1 between block_rq_requeue and the next issue */
   __u8 outside_cgroup; /* 1: submitted outside the --cgroup subtree */
   __u8 op_class;       /* BIOSNOOP_OPCLASS_*: which layer of its call */
-  __u8 pad[6];
-  __u64 op_id;  /* --ops: the call it was submitted under; 0: none */
-  __u64 op_key; /* that call's key in the ops map */
+  __u8 pad[2];
+  __u32 pid;
+  __u64 op_id; /* --ops: the call it was submitted under; 0: none */
+  /* Second cache line: written at submission, read for an event. */
+  __u32 tid;
+  __u32 pad2;
+  char comm[16];
+  __u64 cgroup_id; /* the submitting task's cgroup v2 id */
+  __u64 op_key;    /* that call's key in the ops map */
+  __u8 pad3[24];
 };
 
 static inline __u32 biosnoop_slot_index(__u64 rq) {
