@@ -831,15 +831,20 @@ TEST(Operations, RunningProcessHoldsNoPrivilege) {
   Biosnoop b({"--min-us", "0", "-d", loop.name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // Capabilities are per thread: every one of them, the output watch's
-  // too.
+  // too, which the event stream starts after the "attached" line.
   std::vector<pid_t> tids;
-  if (DIR* d =
-          opendir(("/proc/" + std::to_string(b.pid()) + "/task").c_str())) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] != '.') tids.push_back(std::atoi(e->d_name));
+  auto list_threads = [&] {
+    tids.clear();
+    if (DIR* d =
+            opendir(("/proc/" + std::to_string(b.pid()) + "/task").c_str())) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] != '.') tids.push_back(std::atoi(e->d_name));
+      }
+      closedir(d);
     }
-    closedir(d);
-  }
+    return tids.size() >= 2;
+  };
+  WaitUntil(list_threads);
   EXPECT_EQ(tids.size(), 2u) << "the writer and the output watch";
   for (pid_t tid : tids) {
     std::map<std::string, std::string> st = ProcStatus(b.pid(), tid);
