@@ -195,13 +195,6 @@ std::vector<json> Touching(const std::vector<json>& events,
   return out;
 }
 
-// The run's last stats record (the final one after Stop()).
-json FinalStats(const Biosnoop& b) {
-  const std::vector<json> stats = b.RecordsOfType("stats");
-  if (stats.empty()) return json::object();
-  return stats.back();
-}
-
 // Waits until the `op` events (seq above `after_seq`) that `match`
 // accepts cover every sector of each file in `files`: all of the
 // workload's I/O has completed and been written.  A completion the kernel
@@ -395,7 +388,7 @@ TEST_F(AttributionTest, TwoReadersInTwoCgroupsEachNamedWithTheirOwnFile) {
   }
   EXPECT_EQ(got, want);
   EXPECT_EQ(only_a.Events().size(), in_a.size());
-  EXPECT_GE(FinalStats(only_a).value("filtered", uint64_t{0}), in_b.size())
+  EXPECT_GE(LatestStats(only_a).value("filtered", uint64_t{0}), in_b.size())
       << only_a.Stdout();
 }
 
@@ -457,7 +450,7 @@ TEST_F(AttributionTest, WritebackNamesTheTaskThatDirtiedThePages) {
     EXPECT_EQ(e["dirtier_count"], 1);
   }
   // Every page was dirtied while biosnoop ran: no miss.
-  EXPECT_EQ(FinalStats(b).value("ledger_misses", uint64_t{0}), 0u)
+  EXPECT_EQ(LatestStats(b).value("ledger_misses", uint64_t{0}), 0u)
       << b.Stdout();
 }
 
@@ -726,7 +719,7 @@ TEST_F(AttributionTest, LedgerTooSmallLeavesDirtiersOutNeverWrong) {
   ASSERT_TRUE(WaitCovered(b, "write", files));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
-  const json stats = FinalStats(b);
+  const json stats = LatestStats(b);
   ASSERT_EQ(stats.value("final", false), true) << b.Stdout();
   EXPECT_GT(stats.value("ledger_replaced", uint64_t{0}), 0u) << stats;
   EXPECT_GT(stats.value("ledger_misses", uint64_t{0}), 0u) << stats;
@@ -812,7 +805,7 @@ TEST_F(AttributionTest, NoFilesLeavesEveryAttributionKeyOut) {
       EXPECT_FALSE(e.contains(key)) << key << " in " << e;
     }
   }
-  const json stats = FinalStats(b);
+  const json stats = LatestStats(b);
   EXPECT_FALSE(stats.contains("ledger_misses")) << stats;
   EXPECT_FALSE(stats.contains("ledger_replaced")) << stats;
 }
@@ -848,7 +841,7 @@ TEST_F(AttributionTest, WithoutWritebackOwnerFilesButNoDirtier) {
       EXPECT_TRUE(NamesFile(e["files"][0], *f, op == "read"));
     }
   }
-  const json stats = FinalStats(b);
+  const json stats = LatestStats(b);
   EXPECT_FALSE(stats.contains("ledger_misses")) << stats;
   EXPECT_FALSE(stats.contains("ledger_replaced")) << stats;
 }

@@ -436,7 +436,6 @@ TEST(Metrics, ScrapersHoldingTheServerDoNotHoldTheEvents) {
   };
   // Held before the flood comes (which then fills the listen backlog) and
   // before the I/O starts: a scrape gets no answer.
-  std::string answered;
   if (!WaitUntil([&] { return held == kHeld; }, 60000)) {
     end_scrapers();
     FAIL() << "awaited " << kHeld << " held connections; " << held
@@ -450,6 +449,7 @@ TEST(Metrics, ScrapersHoldingTheServerDoNotHoldTheEvents) {
       }
     });
   }
+  std::string answered;
   if (!WaitUntil([&] { return (answered = Scrape(port, 1)).empty(); }, 60000)) {
     end_scrapers();
     FAIL() << "awaited a scrape left unanswered with " << held

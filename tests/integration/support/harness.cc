@@ -397,10 +397,14 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
   return w;
 }
 
-uint64_t MissedSoFar(const Biosnoop& b) {
+nlohmann::json LatestStats(const Biosnoop& b) {
   const std::vector<nlohmann::json> stats = b.RecordsOfType("stats");
-  if (stats.empty()) return 0;
-  return stats.back().value("missed", uint64_t{0});
+  if (stats.empty()) return nlohmann::json::object();
+  return stats.back();
+}
+
+uint64_t MissedSoFar(const Biosnoop& b) {
+  return LatestStats(b).value("missed", uint64_t{0});
 }
 
 ::testing::AssertionResult LoggedOrMissed(size_t events, size_t ios,

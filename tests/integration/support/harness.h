@@ -153,6 +153,10 @@ std::map<std::string, double> ParseSummary(absl::string_view stderr_text);
 Workload DirectDd(const std::string& dev, bool read, int bs, int count,
                   int skip_blocks = 0);
 
+// The run's latest stats record (the final one after Stop()); an empty
+// object before the first.
+nlohmann::json LatestStats(const Biosnoop& b);
+
 // biosnoop's `missed` in its latest stats record (0 before the first; a
 // run started with --stats-interval 1 says it every second).
 uint64_t MissedSoFar(const Biosnoop& b);
