@@ -271,7 +271,19 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
   if (!v) {
     count(BIOSNOOP_CTR_ISSUE_UNSUBMITTED);
     fresh.rq = id;
-    fill_task(&fresh);
+    if (submit_at_issue) {
+      /* Before 6.5 (no block_io_start), a request issued directly: the
+       * issuing task is nearly always its submitter (blk_mq_submit_bio
+       * issues it in place), and rq->start_time_ns is when it was
+       * allocated, by ktime_get_ns() as our clock (before 6.9 no plug
+       * cached it; 0 when the queue keeps no I/O statistics). */
+      const __u64 allocated = rq->start_time_ns;
+      start_entry(&fresh, dev, allocated <= now ? allocated : 0, 0);
+      fresh.submit_known = 0;
+      if (ops_enabled) op_tag(&fresh, rq, now);
+    } else {
+      fill_task(&fresh);
+    }
     v = &fresh;
   } else if (v->issue_ns && v->requeued) {
     count(BIOSNOOP_CTR_REQUEUES);
@@ -613,13 +625,26 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio,
   return 0;
 }
 
-/* Calls (ops.bpf.h): attached only with --ops. */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id) {
+/* Calls (ops.bpf.h): attached only with --ops.  Each program that looks a
+ * call's file up comes twice: with bpf_rdonly_cast (Linux 6.2+), and with
+ * probe reads (`_nocast`) for older kernels; user space loads one
+ * (kernel_features.h). */
+static __always_inline int on_sys_enter(struct pt_regs *regs, long id,
+                                        bool cast) {
   if ((unsigned long)id >= BIOSNOOP_MAX_SYSCALL_NR) return 0;
   __u8 call = syscall_calls[id];
   if (!call || call == BIOSNOOP_CALL_IO_URING_ENTER) return 0;
-  return op_enter(regs, call);
+  return op_enter(regs, call, cast);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id) {
+  return on_sys_enter(regs, id, true);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_sys_enter_nocast, struct pt_regs *regs, long id) {
+  return on_sys_enter(regs, id, false);
 }
 
 SEC("tp_btf/sys_exit")
@@ -627,15 +652,36 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret) {
   return op_exit(regs, ret);
 }
 
+/* io_uring's submission tracepoint is io_uring_submit_req since Linux 6.4
+ * (commit "io_uring: rename trace_io_uring_submit_sqe() tracepoint"),
+ * io_uring_submit_sqe before, with the same request first.  Kernels
+ * before 6.2 have no bpf_rdonly_cast, and all of them name it _sqe: that
+ * program reads with probe reads (6.2 and 6.3 lose only speed). */
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(handle_uring_submit, struct io_kiocb *req) {
-  return op_uring_submit(req);
+  return op_uring_submit(req, true);
 }
 
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(handle_uring_submit_sqe, struct io_kiocb *req) {
+  return op_uring_submit(req, false);
+}
+
+/* io_uring_complete's arguments: (ctx, req, cqe) since Linux 6.13, the
+ * CQE's fields one by one (ctx, req, user_data, res, cflags, extra1,
+ * extra2) before.  User space tells which from the tracepoint's prototype
+ * in the kernel's BTF (kernel_features.cc) and loads the matching one: the
+ * verifier refuses a program whose arguments do not match. */
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(handle_uring_complete, struct io_ring_ctx *ring, void *req,
              struct io_uring_cqe *cqe) {
-  return op_uring_complete(req, cqe);
+  return op_uring_complete(req, cqe ? cqe->res : 0);
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(handle_uring_complete_fields, void *ring, void *req,
+             __u64 user_data, int res) {
+  return op_uring_complete(req, res);
 }
 
 _Static_assert(sizeof(struct biosnoop_hist) ==

@@ -57,6 +57,12 @@ const volatile __u32 ops_enabled = 0;
 const volatile __u64 op_min_ns = 0;
 const volatile __u8 syscall_calls[BIOSNOOP_MAX_SYSCALL_NR] = {};
 const volatile __u32 filter_bdev = 0;
+/* Kernels before 6.5 have no block_io_start: submission is seen at
+ * block_rq_insert, which a request issued directly to the driver (no
+ * scheduler, or a plug flushed straight to it) never passes.  Set there:
+ * such a request's entry is made at issue, its queue time counted from
+ * the request's allocation stamp (rq->start_time_ns). */
+const volatile __u32 submit_at_issue = 0;
 /* Histogram-only mode (--hist): count, never emit. */
 const volatile __u32 events_disabled = 0;
 /* Histograms of every completion (hist.bpf.h). */

@@ -126,9 +126,14 @@ static __always_inline bool op_task_wanted(struct task_struct *task) {
 }
 
 /* A kernel object's address read as a number, made a read-only pointer
- * again (kfunc, Linux 6.4): its fields are then plain loads (a fault
- * reads as zero) instead of a helper call each. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+ * again: its fields are then plain loads (a fault reads as zero) instead of
+ * a helper call each.  The kfunc came in Linux 6.2 (commit "bpf: Add a
+ * kfunc for generic type cast"); weak, because Debian 12's libbpf 1.1
+ * resolves every kfunc extern at load, even in programs not loaded.  Only
+ * the programs built with `cast` true call it, and user space loads them
+ * only where the kernel's BTF has it (kernel_features.h); the others read
+ * the same fields with bpf_probe_read_kernel. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /* The file open as descriptor `fd` in the current thread, or NULL. */
 static __always_inline struct file *op_fd_file(struct task_struct *task,
@@ -155,27 +160,58 @@ struct op_file_id {
 
 /* Whether `file` is a regular file of a file system on a tracked disk;
  * fills `id` when it is. */
-static __always_inline bool op_file_wanted(struct file *file,
+/* The fields op_file_wanted needs, through bpf_rdonly_cast (`cast`: plain
+ * loads) or bpf_probe_read_kernel (kernels before 6.2).  Returns false
+ * when a pointer on the way is NULL. */
+static __always_inline bool op_file_fields(struct file *file, bool cast,
+                                           struct op_file_id *id, __u16 *mode) {
+  struct inode *inode;
+  struct super_block *sb;
+  struct block_device *bd;
+  struct gendisk *disk;
+  if (cast) {
+    struct file *f =
+        bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
+    inode = f->f_inode;
+    if (!inode) return false;
+    *mode = inode->i_mode;
+    sb = inode->i_sb;
+    if (!sb) return false;
+    bd = sb->s_bdev;
+    if (!bd) return false;
+    disk = bd->bd_disk;
+    if (!disk) return false;
+    id->disk_dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+    id->part_dev = bd->bd_dev;
+    id->ino = inode->i_ino;
+    id->s_dev = sb->s_dev;
+    return true;
+  }
+  inode = BPF_CORE_READ(file, f_inode);
+  if (!inode) return false;
+  *mode = BPF_CORE_READ(inode, i_mode);
+  sb = BPF_CORE_READ(inode, i_sb);
+  if (!sb) return false;
+  bd = BPF_CORE_READ(sb, s_bdev);
+  if (!bd) return false;
+  disk = BPF_CORE_READ(bd, bd_disk);
+  if (!disk) return false;
+  id->disk_dev = ((__u32)BPF_CORE_READ(disk, major) << 20) |
+                 (__u32)BPF_CORE_READ(disk, first_minor);
+  id->part_dev = BPF_CORE_READ(bd, bd_dev);
+  id->ino = BPF_CORE_READ(inode, i_ino);
+  id->s_dev = BPF_CORE_READ(sb, s_dev);
+  return true;
+}
+
+static __always_inline bool op_file_wanted(struct file *file, bool cast,
                                            struct op_file_id *id) {
   if (!file) return false;
-  struct file *f = bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
-  struct inode *inode = f->f_inode;
-  if (!inode) return false;
-  if ((inode->i_mode & S_IFMT_) != S_IFREG_) return false;
-  struct super_block *sb = inode->i_sb;
-  if (!sb) return false;
-  struct block_device *bd = sb->s_bdev;
-  if (!bd) return false;
-  struct gendisk *disk = bd->bd_disk;
-  if (!disk) return false;
-  __u32 d = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-  __u32 part = bd->bd_dev;
-  if (filter_dev && d != filter_dev) return false;
-  if (filter_bdev && part != filter_bdev) return false;
-  id->ino = inode->i_ino;
-  id->s_dev = sb->s_dev;
-  id->disk_dev = d;
-  id->part_dev = part;
+  __u16 mode = 0;
+  if (!op_file_fields(file, cast, id, &mode)) return false;
+  if ((mode & S_IFMT_) != S_IFREG_) return false;
+  if (filter_dev && id->disk_dev != filter_dev) return false;
+  if (filter_bdev && id->part_dev != filter_bdev) return false;
   return true;
 }
 
@@ -203,11 +239,11 @@ static __always_inline __u64 op_iov_bytes(const struct iovec *iov,
 /* A new call's state in this CPU's scratch, for the current thread and
  * `f`; NULL when the file or the thread is not followed. */
 static __always_inline struct biosnoop_op_state *op_begin(
-    struct task_struct *task, struct file *f, __u8 call, __u64 now) {
+    struct task_struct *task, struct file *f, __u8 call, __u64 now, bool cast) {
   /* The file first: most calls (sockets, pipes, other disks) end here,
    * before the state is cleared. */
   struct op_file_id id;
-  if (!op_file_wanted(f, &id)) return NULL;
+  if (!op_file_wanted(f, cast, &id)) return NULL;
   __u32 zero = 0;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&op_scratch, &zero);
   if (!st) return NULL;
@@ -274,13 +310,15 @@ static __always_inline void op_unregister(struct biosnoop_op_state *st,
 }
 
 /* sys_enter of a followed call. */
-static __always_inline int op_enter(struct pt_regs *regs, __u8 call) {
+static __always_inline int op_enter(struct pt_regs *regs, __u8 call,
+                                    bool cast) {
   struct task_struct *task = bpf_get_current_task_btf();
   if (!op_task_wanted(task)) return 0;
   int fd = (int)PT_REGS_PARM1_SYSCALL(regs);
   struct file *f = op_fd_file(task, fd);
   if (!f) return 0;
-  struct biosnoop_op_state *st = op_begin(task, f, call, bpf_ktime_get_ns());
+  struct biosnoop_op_state *st =
+      op_begin(task, f, call, bpf_ktime_get_ns(), cast);
   if (!st) return 0;
   st->fd = fd;
   __u64 arg2 = PT_REGS_PARM2_SYSCALL(regs);
@@ -452,7 +490,7 @@ static __always_inline __u8 op_uring_call(__u8 opcode) {
  * issued.  Its file is named by the descriptor in cqe.fd (io_init_req;
  * req->file is assigned only at issue); fixed files (registered) are not
  * followed. */
-static __always_inline int op_uring_submit(struct io_kiocb *req) {
+static __always_inline int op_uring_submit(struct io_kiocb *req, bool cast) {
   __u8 call = op_uring_call(req->opcode);
   if (!call) return 0;
   if (req->flags & OP_REQ_F_FIXED_FILE) return 0;
@@ -460,7 +498,8 @@ static __always_inline int op_uring_submit(struct io_kiocb *req) {
   if (!op_task_wanted(task)) return 0;
   struct file *f = op_fd_file(task, req->cqe.fd);
   if (!f) return 0;
-  struct biosnoop_op_state *st = op_begin(task, f, call, bpf_ktime_get_ns());
+  struct biosnoop_op_state *st =
+      op_begin(task, f, call, bpf_ktime_get_ns(), cast);
   if (!st) return 0;
   st->flags |= BIOSNOOP_OPF_URING;
   st->fd = req->cqe.fd;
@@ -497,16 +536,14 @@ static __always_inline int op_uring_submit(struct io_kiocb *req) {
 }
 
 /* io_uring_complete: the request's result is posted. */
-static __always_inline int op_uring_complete(void *req,
-                                             struct io_uring_cqe *cqe) {
+static __always_inline int op_uring_complete(void *req, __s32 res) {
   /* Most completions (sockets, raw devices) are of no followed request. */
   if (!uring_ops_live) return 0;
   __u64 key = op_addr(req);
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st) return 0;
   /* The request holds its file until it is freed, after this. */
-  op_finish(st, cqe ? cqe->res : 0, bpf_ktime_get_ns(),
-            (struct file *)st->file);
+  op_finish(st, res, bpf_ktime_get_ns(), (struct file *)st->file);
   op_unregister(st, key);
   if (bpf_map_delete_elem(&ops, &key) == 0)
     __sync_fetch_and_add(&uring_ops_live, -1);

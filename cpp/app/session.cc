@@ -106,6 +106,10 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
   const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
   const uint64_t verified = verbose > 0 ? probe->VerifiedInstructions() : 0;
   RETURN_IF_ERROR(DropPrivileges(keep_bpf));
+  for (const KernelLack& lack : probe->kernel_lacks()) {
+    absl::FPrintF(diag, "biosnoop: this kernel lacks %s: %s\n", lack.name,
+                  lack.effect);
+  }
   if (probe->direct_io_unfollowed()) {
     absl::FPrintF(diag,
                   "biosnoop: /proc/kallsyms hides kernel addresses (no "

@@ -25,29 +25,21 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "attribution_config.h"
 #include "biosnoop_skeleton.h"
 #include "exit_codes.h"
 #include "kernel_btf.h"
+#include "kernel_features.h"
 #include "libbpf_status.h"
+#include "load_log.h"
 #include "ops_config.h"
 #include "preempt_count.h"
 #include "status_macros.h"
 
 namespace biosnoop {
 namespace {
-
-int g_libbpf_verbose = 0;
-
-int LibbpfPrint(enum libbpf_print_level level, const char* format,
-                va_list args) {
-  // libbpf is chatty on expected paths (feature probes); its text only
-  // helps when the user asked for it with -v.
-  if (g_libbpf_verbose == 0) return 0;
-  if (level == LIBBPF_DEBUG && g_libbpf_verbose < 2) return 0;
-  return vfprintf(stderr, format, args);
-}
 
 bool HasCapability(const __user_cap_data_struct (&data)[2], int cap) {
   return (data[cap / 32].effective & (1u << (cap % 32))) != 0;
@@ -157,6 +149,12 @@ absl::Status OutOfMemoryAtLoad(uint32_t ringbuf_bytes) {
       kExitOsError);
 }
 
+// Whether `program` serves --ops alone (switched off with it).
+bool IsOpsProgram(const std::string& program) {
+  return absl::StartsWith(program, "handle_sys_") ||
+         absl::StartsWith(program, "handle_uring_");
+}
+
 // The kernel's statistics of a loaded program; all zero for one not
 // loaded (a hook this kernel lacks) or when they cannot be read.
 bpf_prog_info ProgInfo(const bpf_program* prog) {
@@ -174,12 +172,78 @@ absl::Status Probe::CheckPrerequisites() {
   return CheckBtf();
 }
 
-absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
+absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& requested,
                                                    RecordConsumer* consumer) {
-  g_libbpf_verbose = config.verbose;
-  libbpf_set_print(LibbpfPrint);
+  SetLibbpfVerbosity(requested.verbose);
   if (absl::Status s = CheckPrerequisites(); !s.ok()) return s;
 
+  // The running kernel's BTF (one copy of it in memory, see kernel_btf.h;
+  // loading parses it again the same way): what it offers, and the
+  // distance the completion context needs.
+  struct btf* vmlinux = LoadKernelBtf();
+  if (vmlinux == nullptr) {
+    // The header was fine (CheckBtf), the rest does not parse.  (errno is
+    // that of libbpf's search of other places, ESRCH: nothing to say.)
+    return UnusableBtf("its types do not parse");
+  }
+  const KernelFeatures features = ReadKernelFeatures(vmlinux);
+  const int64_t preempt_count_from_rq = PreemptCountFromRunqueue(vmlinux);
+  btf__free(vmlinux);
+  malloc_trim(0);  // before libbpf parses the same BTF again during load
+
+  if (!features.block_rq) {
+    return absl::UnavailableError(
+        "this kernel has no block_rq_issue or block_rq_complete tracepoint "
+        "in its BTF: biosnoop cannot follow block requests here");
+  }
+  ProbeConfig config = requested;
+  std::vector<KernelLack> lacks = AdaptToKernel(features, &config);
+  for (;;) {
+    ResetLoadRefusal();
+    absl::StatusOr<std::unique_ptr<Probe>> probe =
+        Load(config, features, preempt_count_from_rq, consumer);
+    if (probe.ok()) {
+      (*probe)->kernel_lacks_ = std::move(lacks);
+      return probe;
+    }
+    const LoadRefusal refused = LastLoadRefusal();
+    if (refused.program.empty()) return probe.status();
+    // The kernel's verifier refused a program: privilege was checked
+    // above, so this kernel lacks something the program needs.  A program
+    // of a feature that can be switched off costs the feature, not the run.
+    std::string effect;
+    if (config.ops && IsOpsProgram(refused.program)) {
+      config.ops = false;
+      effect = "--ops is off, no call is followed";
+    } else if (config.ledger_entries > 0 &&
+               refused.program == "handle_dirty_folio") {
+      config.ledger_entries = 0;
+      effect = "no dirtied-page ledger, writes name no dirtier";
+    } else {
+      return WithExitCode(
+          absl::UnavailableError(absl::StrCat(
+              "load BPF program: the kernel's verifier refused ",
+              refused.program,
+              refused.verdict.empty()
+                  ? ""
+                  : absl::StrCat(" (", refused.verdict, ")"),
+              ": this kernel lacks something biosnoop needs (biosnoop -vv "
+              "prints the verifier's log)")),
+          kExitUnsupported);
+    }
+    lacks.push_back(
+        {absl::StrCat("verifier:", refused.program),
+         absl::StrCat("the kernel's verifier refused ", refused.program,
+                      refused.verdict.empty()
+                          ? ""
+                          : absl::StrCat(" (", refused.verdict, ")"),
+                      ": ", effect)});
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Probe>> Probe::Load(
+    const ProbeConfig& config, const KernelFeatures& features,
+    int64_t preempt_count_from_rq, RecordConsumer* consumer) {
   std::unique_ptr<Probe> probe(new Probe());
   probe->consumer_ = consumer;
 
@@ -200,6 +264,8 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   skel->rodata->hist_enabled = config.histograms ? 1 : 0;
   skel->rodata->hist_unit_ns = config.hist_unit_ns;
   skel->rodata->events_disabled = config.events_disabled ? 1 : 0;
+  skel->rodata->submit_at_issue = features.block_io_start ? 0 : 1;
+  skel->rodata->preempt_count_from_rq = preempt_count_from_rq;
   if (!config.comm.empty()) {
     skel->rodata->filter_comm_set = 1;
     std::memset(const_cast<char*>(skel->rodata->filter_comm), 0,
@@ -221,83 +287,56 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   probe->direct_io_unfollowed_ =
       config.files && skel->rodata->iomap_dio_end_io == 0;
 
-  // Feature-probe the hooks against the running kernel's BTF (one copy of
-  // it in memory, see kernel_btf.h; loading below parses it again the same
-  // way).
-  struct btf* vmlinux = LoadKernelBtf();
-  if (vmlinux == nullptr) {
-    // The header was fine (CheckBtf), the rest does not parse.  (errno is
-    // that of libbpf's search of other places, ESRCH: nothing to say.)
-    return UnusableBtf("its types do not parse");
-  }
+  // Each program with its tracepoint, and whether this run loads it; the
+  // rescue program comes right after its primary: attach order is call
+  // order on a tracepoint, and the rescue must run after the primary.  It
+  // is loaded now and attached now only with config.rescue_always;
+  // otherwise RescueIfSkipped() attaches it when first needed.
   struct Hook {
     bpf_program* prog;
     const char* tracepoint;
-    bool required;
+    bool wanted;
   };
-  const bool has_io_start = KernelHasTracepoint(vmlinux, "block_io_start");
-  // The rescue program comes right after its primary: attach order is call
-  // order on a tracepoint, and the rescue must run after the primary.
-  // It is loaded now and attached now only with config.rescue_always;
-  // otherwise RescueIfSkipped() attaches it when first needed.
-  std::vector<Hook> hooks = {
+  const bool ledger = config.ledger_entries > 0;
+  const bool cast = features.rdonly_cast;
+  const bool uring_req = features.uring_submit == "io_uring_submit_req";
+  const bool uring_sqe = features.uring_submit == "io_uring_submit_sqe";
+  // io_uring's submission program of this kernel (the _sqe one reads
+  // without bpf_rdonly_cast), and its completion's.
+  const bool uring = config.ops && features.uring_complete &&
+                     (uring_sqe || (uring_req && cast));
+  const std::vector<Hook> hooks = {
       {skel->progs.handle_rq_issue, "block_rq_issue", true},
       {skel->progs.handle_rq_complete, "block_rq_complete", true},
       {skel->progs.rescue_rq_complete, "block_rq_complete", true},
-      // Submission: block_io_start since 6.5, else block_rq_insert.
-      {skel->progs.handle_io_start, "block_io_start", false},
-      {skel->progs.handle_rq_insert, "block_rq_insert", false},
-      {skel->progs.handle_rq_requeue, "block_rq_requeue", false},
-      {skel->progs.handle_rq_merge, "block_rq_merge", false},
-      {skel->progs.handle_dirty_folio, "writeback_dirty_folio", false},
+      // Submission: block_io_start since 6.5, else block_rq_insert (and
+      // the issue program for requests issued directly: submit_at_issue).
+      {skel->progs.handle_io_start, "block_io_start", features.block_io_start},
+      {skel->progs.handle_rq_insert, "block_rq_insert",
+       !features.block_io_start && features.block_rq_insert},
+      {skel->progs.handle_rq_requeue, "block_rq_requeue",
+       features.block_rq_requeue},
+      {skel->progs.handle_rq_merge, "block_rq_merge", features.block_rq_merge},
+      {skel->progs.handle_dirty_folio, "writeback_dirty_folio", ledger},
       // Calls (--ops): the raw syscall tracepoints, and io_uring's where
-      // the kernel has io_uring.
-      {skel->progs.handle_sys_enter, "sys_enter", false},
-      {skel->progs.handle_sys_exit, "sys_exit", false},
-      {skel->progs.handle_uring_submit, "io_uring_submit_req", false},
-      {skel->progs.handle_uring_complete, "io_uring_complete", false},
+      // the kernel has io_uring; the programs for this kernel's version
+      // (kernel_features.h).
+      {skel->progs.handle_sys_enter, "sys_enter", config.ops && cast},
+      {skel->progs.handle_sys_enter_nocast, "sys_enter", config.ops && !cast},
+      {skel->progs.handle_sys_exit, "sys_exit", config.ops},
+      {skel->progs.handle_uring_submit, "io_uring_submit_req",
+       uring && uring_req},
+      {skel->progs.handle_uring_submit_sqe, "io_uring_submit_sqe",
+       uring && uring_sqe},
+      {skel->progs.handle_uring_complete, "io_uring_complete",
+       uring && features.uring_complete_cqe},
+      {skel->progs.handle_uring_complete_fields, "io_uring_complete",
+       uring && !features.uring_complete_cqe},
   };
-  absl::Status missing;
-  for (const Hook& h : hooks) {
-    bool present = KernelHasTracepoint(vmlinux, h.tracepoint);
-    bool wanted = present;
-    if (h.prog == skel->progs.handle_rq_insert) {
-      wanted = present && !has_io_start;
-    }
-    if (h.prog == skel->progs.handle_dirty_folio) {
-      wanted = present && config.ledger_entries > 0;
-      if (!present && config.ledger_entries > 0 && missing.ok()) {
-        missing = absl::UnavailableError(
-            "this kernel has no writeback_dirty_folio tracepoint in its BTF: "
-            "no dirtied-page ledger here (run with --no-writeback-owner)");
-      }
-    }
-    const bool syscall_hook = h.prog == skel->progs.handle_sys_enter ||
-                              h.prog == skel->progs.handle_sys_exit;
-    if (syscall_hook || h.prog == skel->progs.handle_uring_submit ||
-        h.prog == skel->progs.handle_uring_complete) {
-      wanted = present && config.ops;
-      if (syscall_hook && config.ops && !present && missing.ok()) {
-        missing = absl::UnavailableError(absl::StrCat(
-            "this kernel has no ", h.tracepoint,
-            " tracepoint in its BTF: --ops cannot follow calls here"));
-      }
-    }
-    if (!present && h.required && missing.ok()) {
-      missing = absl::UnavailableError(
-          absl::StrCat("this kernel has no ", h.tracepoint,
-                       " tracepoint in its BTF: biosnoop cannot follow block "
-                       "requests here"));
-    }
-    bpf_program__set_autoload(h.prog, wanted);
-  }
+  for (const Hook& h : hooks) bpf_program__set_autoload(h.prog, h.wanted);
   // The stuck request's walk is run on demand (StuckFiles), never
   // attached; without files there is nothing for it to do.
   bpf_program__set_autoload(skel->progs.attr_stuck, config.files);
-  skel->rodata->preempt_count_from_rq = PreemptCountFromRunqueue(vmlinux);
-  btf__free(vmlinux);
-  malloc_trim(0);  // before libbpf parses the same BTF again during load
-  if (!missing.ok()) return missing;
 
   if (int err = biosnoop_bpf__load(skel)) {
     if (err == -ENOMEM) return OutOfMemoryAtLoad(config.ringbuf_bytes);
@@ -307,7 +346,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& config,
   // memory back so the long-running process stays small.
   malloc_trim(0);
   for (const Hook& h : hooks) {
-    if (!bpf_program__autoload(h.prog)) continue;
+    if (!h.wanted) continue;
     if (h.prog == skel->progs.rescue_rq_complete && !config.rescue_always) {
       continue;
     }

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "counters.h"
+#include "kernel_features.h"
 #include "kernel_histograms.h"
 #include "missed_completions.h"
 
@@ -85,9 +86,12 @@ class RecordConsumer {
 
 class Probe {
  public:
-  // Checks privilege and kernel support, loads and attaches.  Errors:
-  // PermissionDenied (not root / no CAP_BPF), Unavailable (no BTF, a
-  // required tracepoint missing, BPF refused by the kernel), Internal.
+  // Checks privilege and kernel support, loads and attaches.  What the
+  // kernel lacks is adapted to, or its feature switched off (also when the
+  // verifier refuses a program of --ops or of the ledger): kernel_lacks().
+  // Errors: PermissionDenied (not root / no CAP_BPF), Unavailable (no BTF,
+  // a required tracepoint missing, a required program refused by the
+  // verifier), Internal.
   // `consumer` outlives the Probe; nullptr when config.events_disabled
   // (no record is ever emitted then).
   static absl::StatusOr<std::unique_ptr<Probe>> Open(const ProbeConfig& config,
@@ -188,6 +192,10 @@ class Probe {
   // Needs no privilege: the programs' data is mapped into this process.
   void SetSectorRange(uint64_t start, uint64_t end);
 
+  // What this kernel lacks that changes this run (kernel_features.h), in
+  // the order found: said on stderr and named in the stream header.
+  const std::vector<KernelLack>& kernel_lacks() const { return kernel_lacks_; }
+
   // The hooks attached, e.g. "tp_btf/block_io_start", for -v.
   const std::vector<std::string>& attached() const { return attached_; }
 
@@ -198,7 +206,12 @@ class Probe {
 
  private:
   bool direct_io_unfollowed_ = false;
+  std::vector<KernelLack> kernel_lacks_;
   Probe() = default;
+  // Open() for the features found: one load, with `config` as adapted.
+  static absl::StatusOr<std::unique_ptr<Probe>> Load(
+      const ProbeConfig& config, const KernelFeatures& features,
+      int64_t preempt_count_from_rq, RecordConsumer* consumer);
   static int OnRecord(void* ctx, void* data, size_t size);
   // Attaches `prog` to `tracepoint`, its link owned by the skeleton.
   absl::Status Attach(bpf_program* prog, const char* tracepoint);

@@ -1,0 +1,116 @@
+// The running kernel's features from its BTF, and what this run does
+// without the ones it lacks (kernel_features.h).
+
+#include "kernel_features.h"
+
+#include <bpf/btf.h>
+
+#include "kernel_btf.h"
+#include "probe.h"
+
+namespace biosnoop {
+namespace {
+
+// The prototype of tracepoint `name`'s probe (its typedef btf_trace_<name>
+// is a pointer to it), or nullptr.
+const btf_type* TracepointProto(const struct btf* vmlinux, const char* name) {
+  std::string type = "btf_trace_";
+  type += name;
+  const int id = btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF);
+  if (id < 0) return nullptr;
+  const btf_type* t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+  if (t == nullptr || !btf_is_ptr(t)) return nullptr;
+  t = btf__type_by_id(vmlinux, t->type);
+  return t != nullptr && btf_is_func_proto(t) ? t : nullptr;
+}
+
+// Whether argument `index` of a probe's prototype (0: the tracepoint's own
+// data pointer) is a pointer, through typedefs and qualifiers.
+bool ArgIsPointer(const struct btf* vmlinux, const btf_type* proto,
+                  int index) {
+  if (index >= btf_vlen(proto)) return false;
+  const int id = btf__resolve_type(vmlinux, btf_params(proto)[index].type);
+  if (id < 0) return false;
+  const btf_type* t = btf__type_by_id(vmlinux, id);
+  return t != nullptr && btf_is_ptr(t);
+}
+
+}  // namespace
+
+KernelFeatures ReadKernelFeatures(const struct btf* vmlinux) {
+  KernelFeatures f;
+  f.block_rq = KernelHasTracepoint(vmlinux, "block_rq_issue") &&
+               KernelHasTracepoint(vmlinux, "block_rq_complete");
+  f.block_rq_requeue = KernelHasTracepoint(vmlinux, "block_rq_requeue");
+  f.block_rq_merge = KernelHasTracepoint(vmlinux, "block_rq_merge");
+  f.block_io_start = KernelHasTracepoint(vmlinux, "block_io_start");
+  f.block_rq_insert = KernelHasTracepoint(vmlinux, "block_rq_insert");
+  f.rdonly_cast =
+      btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) >= 0;
+  f.writeback_dirty_folio =
+      KernelHasTracepoint(vmlinux, "writeback_dirty_folio");
+  f.syscalls = KernelHasTracepoint(vmlinux, "sys_enter") &&
+               KernelHasTracepoint(vmlinux, "sys_exit");
+  // Renamed in Linux 6.4 (commit "io_uring: rename
+  // trace_io_uring_submit_sqe() tracepoint"); the request comes first in
+  // both.
+  for (const char* name : {"io_uring_submit_req", "io_uring_submit_sqe"}) {
+    if (KernelHasTracepoint(vmlinux, name)) {
+      f.uring_submit = name;
+      break;
+    }
+  }
+  // (data, ctx, req, cqe) since 6.13; (data, ctx, req, user_data, res,
+  // cflags, extra1, extra2) before: the fourth is a pointer only in the
+  // first.
+  if (const btf_type* proto = TracepointProto(vmlinux, "io_uring_complete")) {
+    f.uring_complete = true;
+    f.uring_complete_cqe =
+        btf_vlen(proto) == 4 && ArgIsPointer(vmlinux, proto, 3);
+  }
+  return f;
+}
+
+std::vector<KernelLack> AdaptToKernel(const KernelFeatures& f,
+                                      ProbeConfig* config) {
+  std::vector<KernelLack> lacks;
+  if (!f.block_io_start) {
+    lacks.push_back(
+        {"block_io_start",
+         "no block_io_start tracepoint (Linux 6.5): a request is seen "
+         "submitted at block_rq_insert, and one issued directly (no "
+         "scheduler) is timed from its allocation and named after the task "
+         "that issued it"});
+  }
+  if (config->ops && !f.syscalls) {
+    config->ops = false;
+    lacks.push_back({"sys_enter",
+                     "no sys_enter/sys_exit tracepoints: --ops is off, no "
+                     "call is followed"});
+  }
+  if (config->ops && !f.rdonly_cast) {
+    lacks.push_back({"bpf_rdonly_cast",
+                     "no bpf_rdonly_cast kfunc (Linux 6.2): --ops reads each "
+                     "call's file with bpf_probe_read_kernel (same result, "
+                     "slower)"});
+  }
+  // The _sqe program reads without the kfunc; the _req one needs it
+  // (probe.cc), which every kernel that has _req has.
+  const bool uring = f.uring_complete &&
+                     (f.uring_submit == "io_uring_submit_sqe" ||
+                      (f.uring_submit == "io_uring_submit_req" && f.rdonly_cast));
+  if (config->ops && !uring) {
+    lacks.push_back({"io_uring",
+                     "no io_uring tracepoints: --ops does not follow io_uring "
+                     "requests"});
+  }
+  if (config->ledger_entries > 0 && !f.writeback_dirty_folio) {
+    config->ledger_entries = 0;
+    lacks.push_back({"writeback_dirty_folio",
+                     "no writeback_dirty_folio tracepoint: no dirtied-page "
+                     "ledger, writes name no dirtier"});
+  }
+  return lacks;
+}
+
+}  // namespace biosnoop
