@@ -1,0 +1,323 @@
+// The kernel matrix's assertions (label `kernels`, issue #37): what one of
+// Debian 12's kernels, booted under qemu by tests/kernels/run-kernel, made
+// of biosnoop in each mode.  The guest only records (guest-checks.sh); every
+// check is here: each direct read of a known file is reported exactly once
+// with its sector, size, op, process, disk, file and queue time; biosnoop
+// starts with its header and exits 0.  The results directory and the
+// expected kernel release come from the environment (BIOSNOOP_KERNEL_RESULTS,
+// BIOSNOOP_KERNEL_VERSION), set by run-kernel.
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "results.h"
+
+namespace biosnoop::kernels {
+namespace {
+
+constexpr uint64_t kBlock = 4096;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// (dd's pid, sector) -> the one event reporting that read.
+using ReadEvents = std::map<std::pair<int64_t, uint64_t>, IoEvent>;
+
+class KernelMatrixTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = Env("BIOSNOOP_KERNEL_RESULTS");
+    ASSERT_FALSE(dir_.empty()) << "BIOSNOOP_KERNEL_RESULTS is not set: run "
+                                  "this through tests/kernels/run-kernel";
+    std::optional<std::string> manifest = ReadResult(dir_, "manifest");
+    ASSERT_TRUE(manifest.has_value())
+        << "no manifest in " << dir_ << ": the guest's checks did not run";
+    manifest_ = *manifest;
+    uname_ = Trim(ReadResult(dir_, "uname").value_or(""));
+  }
+
+  // On failure, what biosnoop said in each mode the test looked at.
+  void TearDown() override {
+    if (!HasFailure()) return;
+    for (const std::string& mode : modes_) {
+      std::cerr << "---- biosnoop's stderr in mode " << mode << ":\n"
+                << ReadResult(dir_, mode + ".err").value_or("(none)\n");
+      std::string dd = ReadResult(dir_, mode + ".dd.err").value_or("");
+      if (dd.find("records out") == std::string::npos || dd.size() > 400) {
+        std::cerr << "---- dd's stderr in mode " << mode << ":\n" << dd;
+      }
+    }
+  }
+
+  // biosnoop's output in `mode`, after checking that it exited 0.
+  std::string Output(const std::string& mode) {
+    modes_.push_back(mode);
+    std::optional<std::string> rc = ReadResult(dir_, mode + ".rc");
+    if (!rc.has_value()) {
+      ADD_FAILURE() << "mode " << mode << ": no exit status (the guest never "
+                    << "ran it)";
+    } else {
+      EXPECT_EQ(Trim(*rc), "0")
+          << "mode " << mode << ": biosnoop's exit status";
+    }
+    return ReadResult(dir_, mode + ".out").value_or("");
+  }
+
+  std::vector<nlohmann::json> Records(const std::string& mode,
+                                      const std::string& text) {
+    std::vector<std::string> errors;
+    std::vector<nlohmann::json> records = ParseJsonLines(text, &errors);
+    for (const std::string& e : errors) {
+      ADD_FAILURE() << "mode " << mode << ": not JSON: " << e;
+    }
+    return records;
+  }
+
+  // A JSON Lines stream: its header, then every direct read once.
+  ReadEvents CheckJsonLines(const std::string& mode, const std::string& text,
+                            bool files) {
+    std::vector<nlohmann::json> records = Records(mode, text);
+    if (records.empty() || records[0].value("type", "") != "header") {
+      ADD_FAILURE() << "mode " << mode << ": the first record is not the "
+                    << "header: "
+                    << (records.empty() ? "no records" : records[0].dump());
+    } else {
+      EXPECT_EQ(records[0].value("kernel_release", ""), uname_)
+          << "mode " << mode << ": the header's kernel_release";
+    }
+    return CheckEveryReadOnce(mode, EventsFromJsonLines(records), files);
+  }
+
+  // Each 4 KiB direct read the manifest lists for `mode`: exactly one
+  // event at its sector from its dd, with its size, op, comm, disk, file
+  // (or no files key with --no-files) and a queue time.
+  ReadEvents CheckEveryReadOnce(const std::string& mode,
+                                const std::vector<IoEvent>& events,
+                                bool files) {
+    ReadEvents found;
+    std::vector<Dd> reads = ManifestReads(manifest_, mode);
+    EXPECT_FALSE(reads.empty()) << "mode " << mode << ": the guest drove no "
+                                << "reads (biosnoop did not attach?)";
+    for (const Dd& dd : reads) {
+      EXPECT_EQ(dd.status, 0) << "mode " << mode << ": dd of " << dd.path;
+      for (size_t k = 0; k < dd.sectors.size(); ++k) {
+        const uint64_t sector = dd.sectors[k];
+        std::vector<const IoEvent*> at;
+        for (const IoEvent& e : events) {
+          if (e.pid == dd.pid && e.sector == sector) at.push_back(&e);
+        }
+        const std::string what = "mode " + mode + ": direct read of " +
+                                 dd.path + " block " + std::to_string(k) +
+                                 " (sector " + std::to_string(sector) +
+                                 ") by dd pid " + std::to_string(dd.pid);
+        if (at.size() != 1) {
+          ADD_FAILURE() << what << ": " << at.size() << " events, want 1; "
+                        << "this pid's events: " << Describe(events, dd.pid);
+          continue;
+        }
+        const IoEvent& e = *at[0];
+        EXPECT_EQ(e.op, "read") << what;
+        EXPECT_EQ(e.bytes, kBlock) << what;
+        EXPECT_EQ(e.comm, "dd") << what;
+        EXPECT_EQ(e.disk, "vda") << what;
+        EXPECT_TRUE(e.queue_us.has_value())
+            << what << ": queue_us is null: " << e.raw.dump();
+        if (files) {
+          EXPECT_EQ(e.first_path.value_or("(no files[0].path)"), dd.path)
+              << what << ": files[0].path";
+        } else {
+          EXPECT_FALSE(e.has_files) << what << ": files with --no-files";
+        }
+        found.emplace(std::make_pair(e.pid, sector), e);
+      }
+    }
+    return found;
+  }
+
+  static std::string Describe(const std::vector<IoEvent>& events, int64_t pid) {
+    std::string s;
+    for (const IoEvent& e : events) {
+      if (e.pid != pid) continue;
+      s += "[" + e.op + " sector " + std::to_string(e.sector) + " " +
+           std::to_string(e.bytes) + " bytes] ";
+    }
+    return s.empty() ? "none" : s;
+  }
+
+  std::string dir_;
+  std::string manifest_;
+  std::string uname_;
+  std::vector<std::string> modes_;
+};
+
+TEST_F(KernelMatrixTest, GuestBootedTheKernelAndRanEveryMode) {
+  EXPECT_EQ(uname_, Env("BIOSNOOP_KERNEL_VERSION")) << "the guest's uname -r";
+  for (const char* mode : {"default", "no-files", "ops", "writeback-owner",
+                           "hist", "proto", "ecs"}) {
+    EXPECT_TRUE(ReadResult(dir_, std::string(mode) + ".rc").has_value())
+        << "mode " << mode << " never ran";
+  }
+  const std::string offered = ReadResult(dir_, "schedulers").value_or("");
+  for (const char* s : {"none", "mq-deadline"}) {
+    EXPECT_NE(offered.find(s), std::string::npos)
+        << "vda does not offer scheduler " << s << ": " << offered;
+  }
+  EXPECT_TRUE(ManifestSchedulers(manifest_, /*refused=*/true).empty())
+      << "vda refused a scheduler it listed: " << manifest_;
+}
+
+TEST_F(KernelMatrixTest, DefaultModeReportsEveryDirectRead) {
+  CheckJsonLines("default", Output("default"), /*files=*/true);
+}
+
+TEST_F(KernelMatrixTest, NoFilesModeReportsEveryDirectReadWithoutFiles) {
+  CheckJsonLines("no-files", Output("no-files"), /*files=*/false);
+}
+
+// --ops: each read() of dd is an op record of its own, and the event of
+// its request names that record's op_id.
+TEST_F(KernelMatrixTest, OpsModeRecordsEachReadCall) {
+  const std::string text = Output("ops");
+  ReadEvents events = CheckJsonLines("ops", text, /*files=*/true);
+  std::vector<nlohmann::json> ops;
+  for (nlohmann::json& r : Records("ops", text)) {
+    if (r.value("type", "") == "op") ops.push_back(std::move(r));
+  }
+  for (const Dd& dd : ManifestReads(manifest_, "ops")) {
+    for (size_t k = 0; k < dd.sectors.size(); ++k) {
+      const uint64_t offset = k * kBlock;
+      const std::string what = "read() of " + dd.path + " at offset " +
+                               std::to_string(offset) + " by dd pid " +
+                               std::to_string(dd.pid);
+      std::vector<const nlohmann::json*> at;
+      for (const nlohmann::json& op : ops) {
+        if (op.value("pid", int64_t{0}) == dd.pid &&
+            op.value("call", "") == "read" && op.contains("offset") &&
+            op["offset"] == offset) {
+          at.push_back(&op);
+        }
+      }
+      if (at.size() != 1) {
+        ADD_FAILURE() << what << ": " << at.size() << " op records, want 1 ("
+                      << ops.size() << " op records in all)";
+        continue;
+      }
+      const nlohmann::json& op = *at[0];
+      EXPECT_EQ(op.value("bytes_done", int64_t{-1}), int64_t{kBlock}) << what;
+      EXPECT_EQ(op.value("/file/path"_json_pointer, ""), dd.path) << what;
+      EXPECT_GE(op.value("/block/requests"_json_pointer, int64_t{0}), 1)
+          << what << ": " << op.dump();
+      auto e = events.find({dd.pid, dd.sectors[k]});
+      if (e != events.end()) {
+        EXPECT_EQ(e->second.raw.value("op_id", int64_t{-1}),
+                  op.value("op_id", int64_t{-2}))
+            << what << ": the event's op_id";
+      }
+    }
+  }
+}
+
+// --writeback-owner: the writeback of a file dd wrote names dd in
+// dirtied_by.
+TEST_F(KernelMatrixTest, WritebackOwnerModeNamesTheDirtier) {
+  const std::string text = Output("writeback-owner");
+  CheckJsonLines("writeback-owner", text, /*files=*/true);
+  std::vector<IoEvent> events =
+      EventsFromJsonLines(Records("writeback-owner", text));
+  std::vector<Dd> writes = ManifestWrites(manifest_, "writeback-owner");
+  ASSERT_EQ(writes.size(), 1u) << "the guest's buffered write is missing";
+  const Dd& dd = writes[0];
+  EXPECT_EQ(dd.status, 0) << "dd writing " << dd.path;
+  int n = 0;
+  for (const IoEvent& e : events) {
+    if (e.op != "write" || e.first_path != dd.path) continue;
+    ++n;
+    const nlohmann::json& by = e.raw.value("dirtied_by", nlohmann::json());
+    ASSERT_TRUE(by.is_object()) << "a write of " << dd.path << " without "
+                                << "dirtied_by: " << e.raw.dump();
+    EXPECT_EQ(by.value("pid", int64_t{0}), dd.pid) << e.raw.dump();
+    EXPECT_EQ(by.value("comm", ""), "dd") << e.raw.dump();
+  }
+  EXPECT_GT(n, 0) << "no write event names " << dd.path;
+}
+
+// --hist --json: the histograms count at least the direct reads.
+TEST_F(KernelMatrixTest, HistModeCountsTheReads) {
+  std::vector<nlohmann::json> records = Records("hist", Output("hist"));
+  uint64_t reads = 0;
+  for (const Dd& dd : ManifestReads(manifest_, "hist")) {
+    reads += dd.sectors.size();
+  }
+  EXPECT_GT(reads, 0u) << "the guest drove no reads in mode hist";
+  uint64_t count = 0, four_k = 0;
+  for (const nlohmann::json& r : records) {
+    if (r.value("type", "") != "histogram") continue;
+    for (const nlohmann::json& h : r.value("histograms", nlohmann::json())) {
+      count += h.value("count", uint64_t{0});
+      for (const nlohmann::json& b : h.value("size_bytes", nlohmann::json())) {
+        if (b.value("lo", uint64_t{0}) == kBlock) {
+          four_k += b.value("count", uint64_t{0});
+        }
+      }
+    }
+  }
+  EXPECT_GE(count, reads) << "I/Os counted in the histograms";
+  EXPECT_GE(four_k, reads) << "I/Os counted in the 4 KiB size bucket";
+}
+
+// --format proto, decoded on the host by bioreport convert.
+TEST_F(KernelMatrixTest, ProtoModeReportsEveryDirectRead) {
+  Output("proto");
+  int status;
+  const std::string jsonl =
+      CommandStdout(std::string("'") + BIOREPORT_BIN +
+                        "' convert --to jsonl '" + dir_ + "/proto.out'",
+                    &status);
+  ASSERT_EQ(status, 0) << "bioreport convert --to jsonl proto.out";
+  CheckJsonLines("proto", jsonl, /*files=*/true);
+}
+
+TEST_F(KernelMatrixTest, EcsModeReportsEveryDirectRead) {
+  std::vector<nlohmann::json> docs = Records("ecs", Output("ecs"));
+  if (docs.empty() ||
+      docs[0].value("/event/action"_json_pointer, "") != "stream-start") {
+    ADD_FAILURE() << "the first ECS document is not the stream-start header: "
+                  << (docs.empty() ? "none" : docs[0].dump());
+  } else {
+    EXPECT_EQ(docs[0].value("/host/os/kernel"_json_pointer, ""), uname_);
+  }
+  for (const auto& [key, e] :
+       CheckEveryReadOnce("ecs", EventsFromEcs(docs), /*files=*/true)) {
+    EXPECT_EQ(e.raw.value("/file/path"_json_pointer, ""),
+              e.first_path.value_or("?"))
+        << "ECS file.path of " << e.raw.dump();
+  }
+}
+
+// The default mode under each scheduler vda offers: the queue time is
+// known for every direct read whatever the scheduler.
+TEST_F(KernelMatrixTest, EveryDirectReadUnderEachScheduler) {
+  std::vector<std::string> schedulers = ManifestSchedulers(manifest_, false);
+  EXPECT_FALSE(schedulers.empty()) << "no scheduler run in the manifest";
+  for (const std::string& s : schedulers) {
+    SCOPED_TRACE("scheduler " + s);
+    CheckJsonLines("sched-" + s, Output("sched-" + s), /*files=*/true);
+  }
+}
+
+}  // namespace
+}  // namespace biosnoop::kernels
