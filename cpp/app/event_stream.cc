@@ -13,6 +13,7 @@
 #include "ecs_sink.h"
 #include "hist_decoder.h"
 #include "jsonl_sink.h"
+#include "kernel_features.h"
 #include "metrics_text.h"
 #include "proto_sink.h"
 #include "run_output.h"
@@ -121,6 +122,10 @@ absl::Status EventStream::Started(RunState& run) {
       run.diag);
   info_ = MakeStreamInfo(options_, host_,
                          enricher_.wall_clock().ToRealtimeNs(run.start_ns));
+  // What this kernel lacks, already said on stderr, named in every header.
+  for (const KernelLack& lack : probe.kernel_lacks()) {
+    info_.kernel_lacks.push_back(lack.name);
+  }
   run.Keep(sink_->WriteHeader(info_));
   stuck_.emplace(
       probe, run.config,

@@ -31,6 +31,9 @@ struct StreamInfo {
   std::string cgroup_filter;    // --cgroup, from the v2 root; "" = none
   bool ops = false;             // --ops: calls followed, Op records written
   uint64_t op_min_us = 0;       // --op-min-us (with ops only)
+  // What the running kernel lacks that changed this run
+  // (Probe::kernel_lacks()'s names); empty: nothing.
+  std::vector<std::string> kernel_lacks;
 };
 
 struct StatsSnapshot {

@@ -86,6 +86,15 @@ class ObjectWriter {
     }
     out_->push_back(']');
   }
+  void Strings(absl::string_view key, absl::Span<const std::string> values) {
+    Key(key);
+    out_->push_back('[');
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) out_->push_back(',');
+      AppendJsonString(values[i], out_);
+    }
+    out_->push_back(']');
+  }
   void Uints(absl::string_view key, absl::Span<const uint64_t> values) {
     Key(key);
     AppendJsonUintArray(values, out_);
@@ -476,6 +485,8 @@ void AppendHeaderEcs(const StreamInfo& info, std::string* out) {
     w.Bool("ops", true);
     w.Uint("op_min_us", info.op_min_us);
   }
+  // Absent on a kernel that lacks nothing, as in the JSON Lines header.
+  if (!info.kernel_lacks.empty()) w.Strings("kernel_lacks", info.kernel_lacks);
   w.Close();
   w.Close();
   w.End();

@@ -60,7 +60,9 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host, std::string* out);
 
 // The stream header: event.kind "state", event.action "stream-start",
 // @timestamp the start time, host.name, host.boot.id, host.os.kernel,
-// the options in force under biosnoop.header.*, biosnoop.run_id.
+// the options in force under biosnoop.header.*, and there too
+// kernel_lacks (what the running kernel lacks, when anything), and
+// biosnoop.run_id.
 void AppendHeaderEcs(const StreamInfo& info, std::string* out);
 
 // A stats record: event.kind "metric", event.action "stats", the counters

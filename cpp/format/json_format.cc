@@ -681,6 +681,17 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
     AppendBoolField("ops", true, out);
     AppendUintField("op_min_us", info.op_min_us, out);
   }
+  // Absent on a kernel that lacks nothing, as in the streams of earlier
+  // versions.
+  if (!info.kernel_lacks.empty()) {
+    AppendKey("kernel_lacks", out);
+    out->push_back('[');
+    for (size_t i = 0; i < info.kernel_lacks.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendJsonString(info.kernel_lacks[i], out);
+    }
+    out->push_back(']');
+  }
   out->append("}\n");
 }
 

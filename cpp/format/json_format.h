@@ -125,8 +125,8 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out);
 // kernel_release, min_us, queued (true/false), disk_filter, pid_filter,
 // comm_filter, op_filter, ringbuf_kib, stuck_after_us, run_id (when not
 // empty), cgroup_filter (when not empty), ops and op_min_us (with --ops
-// only)}, then '\n'.  The others are always present (empty strings and
-// zeros included).
+// only), kernel_lacks (an array of strings, when not empty)}, then '\n'.
+// The others are always present (empty strings and zeros included).
 void AppendHeaderJson(const StreamInfo& info, std::string* out);
 
 // Same as above with an explicit format_version (for a converter that

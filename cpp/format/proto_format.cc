@@ -203,6 +203,9 @@ void FillHeaderProto(const StreamInfo& info, v1::StreamHeader* msg) {
   AssignUtf8(info.cgroup_filter, msg->mutable_cgroup_filter());
   msg->set_ops(info.ops);
   msg->set_op_min_us(info.ops ? info.op_min_us : 0);
+  for (const std::string& lack : info.kernel_lacks) {
+    AssignUtf8(lack, msg->add_kernel_lacks());
+  }
 }
 
 void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {

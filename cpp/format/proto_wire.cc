@@ -227,6 +227,10 @@ void AppendHeaderRecordDelimited(const StreamInfo& info, std::string* out) {
     h.Bool(Hdr::kOpsFieldNumber, true);
     h.U64(Hdr::kOpMinUsFieldNumber, info.op_min_us);
   }
+  // A repeated string: each element its own field, written even if empty.
+  for (const std::string& lack : info.kernel_lacks) {
+    h.OptStr(Hdr::kKernelLacksFieldNumber, Utf8(lack, &fixed));
+  }
   AppendRecord(Rec::kHeaderFieldNumber, h, out);
 }
 

@@ -400,6 +400,19 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
   return UnlistedField(field, r, k);
 }
 
+// "kernel_lacks": an array of strings.
+absl::Status KernelLacks(ValueReader& r, v1::StreamHeader* h) {
+  JsonLexer& lex = r.lex();
+  h->clear_kernel_lacks();
+  if (!lex.Consume('[')) return lex.Error("expected an array of strings");
+  if (lex.Consume(']')) return absl::OkStatus();
+  do {
+    if (absl::Status s = r.Str(h->add_kernel_lacks()); !s.ok()) return s;
+  } while (lex.Consume(','));
+  if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+  return absl::OkStatus();
+}
+
 absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
   uint64_t u = 0;
   absl::Status s;
@@ -460,6 +473,8 @@ absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
       s = r.U64(kU64, &u);
       h->set_op_min_us(u);
       return s;
+    case v1::StreamHeader::kKernelLacksFieldNumber:
+      return KernelLacks(r, h);
   }
   return UnlistedField(field, r, h);
 }

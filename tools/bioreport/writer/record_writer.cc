@@ -455,6 +455,7 @@ StreamInfo InfoOf(const v1::StreamHeader& h) {
   info.cgroup_filter = h.cgroup_filter();
   info.ops = h.ops();
   info.op_min_us = h.op_min_us();
+  info.kernel_lacks.assign(h.kernel_lacks().begin(), h.kernel_lacks().end());
   return info;
 }
 
@@ -494,8 +495,9 @@ void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
     case RecordKind::kHeader: {
       const size_t start = out->size();
       AppendHeaderJson(InfoOf(rec.header), rec.header.format_version(), out);
-      InsertLaterFieldsJson(rec.header, v1::StreamHeader::kOpMinUsFieldNumber,
-                            start, "", out);
+      InsertLaterFieldsJson(rec.header,
+                            v1::StreamHeader::kKernelLacksFieldNumber, start,
+                            "", out);
       return;
     }
     case RecordKind::kStats: {

@@ -314,6 +314,15 @@ TEST(EcsFormatTest, HeaderIsAStateDocument) {
   EXPECT_EQ(d["biosnoop"]["header"]["min_us"], 10000);
   EXPECT_EQ(d["biosnoop"]["header"]["queued"], true);
   EXPECT_EQ(d["biosnoop"]["header"]["cgroup_filter"], "/system.slice");
+  EXPECT_EQ(d["biosnoop"]["header"]["kernel_lacks"],
+            json::array({"block_io_start", "verifier:handle_sys_enter"}));
+  // A kernel that lacks nothing: no key, as in the JSON Lines header.
+  StreamInfo info = EveryFieldInfo();
+  info.kernel_lacks.clear();
+  std::string full;
+  AppendHeaderEcs(info, &full);
+  EXPECT_FALSE(
+      Documents(full)[0]["biosnoop"]["header"].contains("kernel_lacks"));
 }
 
 }  // namespace

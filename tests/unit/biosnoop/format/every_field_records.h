@@ -88,6 +88,7 @@ inline StreamInfo EveryFieldInfo() {
   info.cgroup_filter = "/system.slice";
   info.ops = true;
   info.op_min_us = 5000;
+  info.kernel_lacks = {"block_io_start", "verifier:handle_sys_enter"};
   return info;
 }
 

@@ -223,6 +223,10 @@ TEST(ProtoWireTest, SameBytesAsTheLibraryForHeaders) {
   info.ringbuf_kib = std::numeric_limits<uint32_t>::max();
   info.stuck_after_us = std::numeric_limits<uint64_t>::max();
   EXPECT_EQ(Encode(info), Reference(info));
+  // What the kernel lacks: each name its own field, an empty one and
+  // invalid UTF-8 included.
+  info.kernel_lacks = {"block_io_start", "", "verifier:\xff"};
+  EXPECT_EQ(Encode(info), Reference(info));
 }
 
 std::string ReferenceStuck(const StuckRequest& s, absl::string_view host) {

@@ -274,10 +274,12 @@ TEST(SchemaTest, HeaderLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(HeaderLine(EveryFieldInfo()), "header"),
             FieldNames(biosnoop::v1::StreamHeader::descriptor()));
   // Without a run id (a converted stream of an earlier version), without
-  // --cgroup and without --ops: every field but run_id, cgroup_filter,
-  // ops and op_min_us.
+  // --cgroup, without --ops and on a kernel that lacks nothing: every
+  // field but run_id, cgroup_filter, ops, op_min_us and kernel_lacks.
   std::vector<std::string> but_run_id =
       FieldNames(biosnoop::v1::StreamHeader::descriptor());
+  ASSERT_EQ(but_run_id.back(), "kernel_lacks");
+  but_run_id.pop_back();
   ASSERT_EQ(but_run_id.back(), "op_min_us");
   but_run_id.pop_back();
   ASSERT_EQ(but_run_id.back(), "ops");
@@ -391,7 +393,8 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("pid_filter":42,"comm_filter":"postgres","op_filter":"write",)"
             R"("ringbuf_kib":4096,"stuck_after_us":2000000,)"
             R"("run_id":"9f86d081884c7d65","cgroup_filter":"/system.slice",)"
-            R"("ops":true,"op_min_us":5000})"
+            R"("ops":true,"op_min_us":5000,)"
+            R"("kernel_lacks":["block_io_start","verifier:handle_sys_enter"]})"
             "\n");
   EXPECT_EQ(StatsLine(EveryFieldStats()),
             R"({"type":"stats","timestamp":"2026-11-21T05:45:00.000000001Z",)"
@@ -452,6 +455,9 @@ TEST(SchemaTest, ProtobufJsonParserReadsHeaderAndStatsLines) {
   EXPECT_EQ(header.op_filter(), "write");
   EXPECT_EQ(header.ringbuf_kib(), 4096u);
   EXPECT_EQ(header.run_id(), "9f86d081884c7d65");
+  ASSERT_EQ(header.kernel_lacks_size(), 2);
+  EXPECT_EQ(header.kernel_lacks(0), "block_io_start");
+  EXPECT_EQ(header.kernel_lacks(1), "verifier:handle_sys_enter");
 
   biosnoop::v1::Stats stats;
   ExpectProtobufParses(StatsLine(EveryFieldStats()), &stats);
