@@ -16,9 +16,11 @@ namespace {
 const btf_type* TracepointProto(const struct btf* vmlinux, const char* name) {
   std::string type = "btf_trace_";
   type += name;
-  const int id = btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF);
+  const int id =
+      btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF);
   if (id < 0) return nullptr;
-  const btf_type* t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+  const btf_type* t =
+      btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
   if (t == nullptr || !btf_is_ptr(t)) return nullptr;
   t = btf__type_by_id(vmlinux, t->type);
   return t != nullptr && btf_is_func_proto(t) ? t : nullptr;
@@ -26,8 +28,7 @@ const btf_type* TracepointProto(const struct btf* vmlinux, const char* name) {
 
 // Whether argument `index` of a probe's prototype (0: the tracepoint's own
 // data pointer) is a pointer, through typedefs and qualifiers.
-bool ArgIsPointer(const struct btf* vmlinux, const btf_type* proto,
-                  int index) {
+bool ArgIsPointer(const struct btf* vmlinux, const btf_type* proto, int index) {
   if (index >= btf_vlen(proto)) return false;
   const int id = btf__resolve_type(vmlinux, btf_params(proto)[index].type);
   if (id < 0) return false;
@@ -96,9 +97,10 @@ std::vector<KernelLack> AdaptToKernel(const KernelFeatures& f,
   }
   // The _sqe program reads without the kfunc; the _req one needs it
   // (probe.cc), which every kernel that has _req has.
-  const bool uring = f.uring_complete &&
-                     (f.uring_submit == "io_uring_submit_sqe" ||
-                      (f.uring_submit == "io_uring_submit_req" && f.rdonly_cast));
+  const bool uring =
+      f.uring_complete &&
+      (f.uring_submit == "io_uring_submit_sqe" ||
+       (f.uring_submit == "io_uring_submit_req" && f.rdonly_cast));
   if (config->ops && !uring) {
     lacks.push_back({"io_uring",
                      "no io_uring tracepoints: --ops does not follow io_uring "

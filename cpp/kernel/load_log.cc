@@ -11,10 +11,10 @@
 #include <cstdarg>
 #include <cstdio>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 
 namespace biosnoop {

@@ -48,9 +48,9 @@ class FakeKernel {
     return *this;
   }
   FakeKernel& BlockRq(bool io_start) {
-    for (const char* tp : {"block_rq_issue", "block_rq_complete",
-                           "block_rq_insert", "block_rq_requeue",
-                           "block_rq_merge"}) {
+    for (const char* tp :
+         {"block_rq_issue", "block_rq_complete", "block_rq_insert",
+          "block_rq_requeue", "block_rq_merge"}) {
       Tracepoint(tp, {rq_ptr_});
     }
     if (io_start) Tracepoint("block_io_start", {rq_ptr_});
@@ -141,8 +141,8 @@ TEST(KernelFeatures, Debian61) {
   ProbeConfig c = OpsConfig();
   const std::vector<KernelLack> lacks = AdaptToKernel(f, &c);
   // io_uring is followed there (the _sqe program needs no kfunc).
-  EXPECT_EQ(Names(lacks), (std::vector<std::string>{"block_io_start",
-                                                     "bpf_rdonly_cast"}));
+  EXPECT_EQ(Names(lacks),
+            (std::vector<std::string>{"block_io_start", "bpf_rdonly_cast"}));
   EXPECT_TRUE(c.ops);
   EXPECT_EQ(c.ledger_entries, 65536u);
   for (const KernelLack& l : lacks) EXPECT_FALSE(l.effect.empty()) << l.name;
@@ -177,8 +177,8 @@ TEST(KernelFeatures, WhatCannotRunIsSwitchedOffNotFailed) {
   EXPECT_FALSE(f.writeback_dirty_folio);
   ProbeConfig c = OpsConfig();
   const std::vector<KernelLack> lacks = AdaptToKernel(f, &c);
-  EXPECT_EQ(Names(lacks), (std::vector<std::string>{"sys_enter",
-                                                     "writeback_dirty_folio"}));
+  EXPECT_EQ(Names(lacks),
+            (std::vector<std::string>{"sys_enter", "writeback_dirty_folio"}));
   EXPECT_FALSE(c.ops);
   EXPECT_EQ(c.ledger_entries, 0u);
 }
