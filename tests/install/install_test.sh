@@ -25,6 +25,8 @@ expect_file share/doc/biosnoop/README.md
 expect_file share/doc/biosnoop/docs/bioreport.md
 # ... and running on Kubernetes as docs/kubernetes.md.
 expect_file share/doc/biosnoop/docs/kubernetes.md
+# ... and the kernels it runs on as docs/kernels.md.
+expect_file share/doc/biosnoop/docs/kernels.md
 expect_file share/doc/biosnoop/biosnoop.proto
 expect_file share/doc/biosnoop/examples/biosnoop.service
 expect_file share/doc/biosnoop/examples/biosnoop.logrotate
