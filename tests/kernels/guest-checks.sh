@@ -3,9 +3,10 @@
 # tools/kernels/run-guest; busybox sh).  For each mode, biosnoop watches vda
 # (the data image, mounted on /mnt) while dd reads each file listed in
 # /etc/kernel-matrix/files with O_DIRECT; then SIGINT.  Nothing is asserted
-# here: each mode's output, stderr and exit status, the manifest (which dd
-# pid read which file, expecting which sectors), uname -r and dmesg go to
-# /results, written as a tar to the second disk (vdb) for the host.
+# here: each mode's output (-o), stdout, stderr and exit status, the
+# manifest (which dd pid read which file, expecting which sectors), uname -r
+# and dmesg go to /results, written as a tar to the second disk (vdb) for
+# the host.
 set -eu -o pipefail
 export PATH=/bin
 results=/results
@@ -16,9 +17,10 @@ exit_wait_s=120
 
 log() { echo "checks: $*"; }
 
-# A process that has not exited (a zombie has).
+# A process that has not exited (a zombie has; a reaped one is gone).
 alive() {
-  [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+  state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null) || true
+  [ -n "$state" ] && [ "$state" != Z ]
 }
 
 wait_for_block() {
@@ -37,7 +39,8 @@ wait_for_block() {
 start_biosnoop() {
   mode=$1
   shift
-  biosnoop -v -d vda --min-us 0 -o "$results/$mode.out" "$@" 2>"$results/$mode.err" &
+  biosnoop -v -d vda --min-us 0 -o "$results/$mode.out" "$@" \
+    >"$results/$mode.stdout" 2>"$results/$mode.err" &
   bpid=$!
   start=$(date +%s)
   until grep -q 'biosnoop: attached' "$results/$mode.err"; do

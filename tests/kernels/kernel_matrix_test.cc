@@ -57,7 +57,7 @@ class KernelMatrixTest : public ::testing::Test {
       std::cerr << "---- biosnoop's stderr in mode " << mode << ":\n"
                 << ReadResult(dir_, mode + ".err").value_or("(none)\n");
       std::string dd = ReadResult(dir_, mode + ".dd.err").value_or("");
-      if (dd.find("records out") == std::string::npos || dd.size() > 400) {
+      if (!dd.empty() && dd.find("records out") == std::string::npos) {
         std::cerr << "---- dd's stderr in mode " << mode << ":\n" << dd;
       }
     }
