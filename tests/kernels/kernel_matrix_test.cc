@@ -116,20 +116,24 @@ class KernelMatrixTest : public ::testing::Test {
       EXPECT_EQ(dd.status, 0) << "mode " << mode << ": dd of " << dd.path;
       for (size_t k = 0; k < dd.sectors.size(); ++k) {
         const uint64_t sector = dd.sectors[k];
+        // Only this dd reads these sectors in this mode: any other event
+        // there is a duplicate or a misattribution.
         std::vector<const IoEvent*> at;
         for (const IoEvent& e : events) {
-          if (e.pid == dd.pid && e.sector == sector) at.push_back(&e);
+          if (e.sector == sector) at.push_back(&e);
         }
         const std::string what = "mode " + mode + ": direct read of " +
                                  dd.path + " block " + std::to_string(k) +
                                  " (sector " + std::to_string(sector) +
                                  ") by dd pid " + std::to_string(dd.pid);
         if (at.size() != 1) {
-          ADD_FAILURE() << what << ": " << at.size() << " events, want 1; "
-                        << "this pid's events: " << Describe(events, dd.pid);
+          ADD_FAILURE() << what << ": " << at.size() << " events at the "
+                        << "sector, want 1: " << Describe(at)
+                        << "; dd's events: " << Describe(events, dd.pid);
           continue;
         }
         const IoEvent& e = *at[0];
+        EXPECT_EQ(e.pid, dd.pid) << what << ": " << e.raw.dump();
         EXPECT_EQ(e.op, "read") << what;
         EXPECT_EQ(e.bytes, kBlock) << what;
         EXPECT_EQ(e.comm, "dd") << what;
@@ -142,18 +146,26 @@ class KernelMatrixTest : public ::testing::Test {
         } else {
           EXPECT_FALSE(e.has_files) << what << ": files with --no-files";
         }
-        found.emplace(std::make_pair(e.pid, sector), e);
+        found.emplace(std::make_pair(dd.pid, sector), e);
       }
     }
     return found;
   }
 
+  static std::string Describe(const IoEvent& e) {
+    return "[" + e.op + " sector " + std::to_string(e.sector) + " " +
+           std::to_string(e.bytes) + " bytes pid " + std::to_string(e.pid) +
+           " " + e.comm + "] ";
+  }
+  static std::string Describe(const std::vector<const IoEvent*>& events) {
+    std::string s;
+    for (const IoEvent* e : events) s += Describe(*e);
+    return s.empty() ? "none" : s;
+  }
   static std::string Describe(const std::vector<IoEvent>& events, int64_t pid) {
     std::string s;
     for (const IoEvent& e : events) {
-      if (e.pid != pid) continue;
-      s += "[" + e.op + " sector " + std::to_string(e.sector) + " " +
-           std::to_string(e.bytes) + " bytes] ";
+      if (e.pid == pid) s += Describe(e);
     }
     return s.empty() ? "none" : s;
   }
