@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define BIOSNOOP_ABI_VERSION 3
+#define BIOSNOOP_ABI_VERSION 4
 
 /* Record kinds written to the ring buffer. */
 #define BIOSNOOP_REC_EVENT 1
@@ -57,7 +57,7 @@ enum biosnoop_op {
 #define BIOSNOOP_CTX_SOFTIRQ 2
 #define BIOSNOOP_CTX_HARDIRQ 3
 
-/* One slow completion: 112 bytes, followed, when the kernel side looked at
+/* One slow completion: 128 bytes, followed, when the kernel side looked at
  * the request's pages (files on), by a struct biosnoop_attr and its names:
  * `size` covers all of it. */
 struct biosnoop_event {
@@ -86,8 +86,16 @@ struct biosnoop_event {
                       directory in cgroupfs); 0 if unknown */
   __u8 completion_context; /* BIOSNOOP_CTX_* */
   __u8 pad[7];             /* zero */
-  __u64 op_id;       /* --ops: the call the request was submitted under; 0:
-                        none (or --ops off) */
+  __u64 op_id; /* --ops: the call the request was submitted under; 0:
+                  none (or --ops off) */
+  /* The driver's own layer, where its tracepoints are (NVMe:
+   * nvme_setup_cmd and nvme_complete_rq), else 0 (unknown: two stamps of
+   * a nanosecond clock in different programs never coincide): prep, the
+   * driver building the command and mapping its data before issue (inside
+   * queue_ns); done, the driver ending it after the device answered
+   * (inside device_ns). */
+  __u64 driver_prep_ns;
+  __u64 driver_done_ns;
   __u64 reserved[1]; /* zero; room for a field without an ABI bump */
 };
 
@@ -218,7 +226,11 @@ struct biosnoop_inflight_val {
   char comm[16];
   __u64 cgroup_id; /* the submitting task's cgroup v2 id */
   __u64 op_key;    /* that call's key in the ops map */
-  __u8 pad3[24];
+  /* The driver's stamps (NVMe's tracepoints), 0 when not seen: it took
+   * the command (before issue), it saw the device's answer. */
+  __u64 driver_setup_ns;
+  __u64 driver_done_ns;
+  __u8 pad3[8];
 };
 
 static inline __u32 biosnoop_slot_index(__u64 rq) {

@@ -12,7 +12,7 @@
 namespace biosnoop {
 
 static_assert(
-    sizeof(biosnoop_event) == 112,
+    sizeof(biosnoop_event) == 128,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(
     sizeof(biosnoop_op_record) == 272,
@@ -154,6 +154,12 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   } else {
     e.queue_ns.reset();
   }
+  // The driver's layer, known (not 0) only on disks whose driver has
+  // tracepoints (NVMe).
+  e.driver_prep_ns.reset();
+  e.driver_done_ns.reset();
+  if (raw.driver_prep_ns != 0) e.driver_prep_ns = raw.driver_prep_ns;
+  if (raw.driver_done_ns != 0) e.driver_done_ns = raw.driver_done_ns;
   e.blk_status = raw.blk_status;
   e.completion_context =
       raw.completion_context <= BIOSNOOP_CTX_HARDIRQ

@@ -36,9 +36,24 @@ bool ArgIsPointer(const struct btf* vmlinux, const btf_type* proto, int index) {
   return t != nullptr && btf_is_ptr(t);
 }
 
+// Whether tracepoint `name` is in the kernel or in module `module`'s BTF
+// (split BTF on top of the kernel's), which libbpf attaches to as well.
+bool HasTracepointIn(const struct btf* vmlinux, const std::string& dir,
+                     const char* module, const char* name) {
+  if (KernelHasTracepoint(vmlinux, name)) return true;
+  const std::string path = dir + "/" + module;
+  struct btf* split =
+      btf__parse_split(path.c_str(), const_cast<struct btf*>(vmlinux));
+  if (split == nullptr) return false;
+  const bool has = KernelHasTracepoint(split, name);
+  btf__free(split);
+  return has;
+}
+
 }  // namespace
 
-KernelFeatures ReadKernelFeatures(const struct btf* vmlinux) {
+KernelFeatures ReadKernelFeatures(const struct btf* vmlinux,
+                                  const std::string& module_btf_dir) {
   KernelFeatures f;
   f.block_rq = KernelHasTracepoint(vmlinux, "block_rq_issue") &&
                KernelHasTracepoint(vmlinux, "block_rq_complete");
@@ -69,6 +84,9 @@ KernelFeatures ReadKernelFeatures(const struct btf* vmlinux) {
     f.uring_complete_cqe =
         btf_vlen(proto) == 4 && ArgIsPointer(vmlinux, proto, 3);
   }
+  f.nvme =
+      HasTracepointIn(vmlinux, module_btf_dir, "nvme_core", "nvme_setup_cmd") &&
+      HasTracepointIn(vmlinux, module_btf_dir, "nvme_core", "nvme_complete_rq");
   return f;
 }
 

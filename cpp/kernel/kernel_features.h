@@ -40,10 +40,17 @@ struct KernelFeatures {
   // rather than the CQE's fields one by one.
   bool uring_complete = false;
   bool uring_complete_cqe = false;
+  // NVMe's driver tracepoints nvme_setup_cmd and nvme_complete_rq, in the
+  // kernel or in the nvme_core module's BTF (loaded: no NVMe disk without
+  // it): events on NVMe then split out the driver's own time.
+  bool nvme = false;
 };
 
-// The features of the kernel whose BTF is `vmlinux`.
-KernelFeatures ReadKernelFeatures(const struct btf* vmlinux);
+// The features of the kernel whose BTF is `vmlinux`; its modules' BTF
+// from `module_btf_dir` (where the kernel shows it: /sys/kernel/btf).
+KernelFeatures ReadKernelFeatures(
+    const struct btf* vmlinux,
+    const std::string& module_btf_dir = "/sys/kernel/btf");
 
 // Something this kernel lacks that changes what this run does.  `name`
 // goes into the stream header (kernel_lacks), `effect` onto stderr.

@@ -219,6 +219,10 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& requested,
                refused.program == "handle_dirty_folio") {
       config.ledger_entries = 0;
       effect = "no dirtied-page ledger, writes name no dirtier";
+    } else if (config.driver_layer &&
+               absl::StartsWith(refused.program, "handle_nvme_")) {
+      config.driver_layer = false;
+      effect = "events on NVMe do not split out the driver's time";
     } else {
       return WithExitCode(
           absl::UnavailableError(absl::StrCat(
@@ -318,6 +322,11 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Load(
        features.block_rq_requeue},
       {skel->progs.handle_rq_merge, "block_rq_merge", features.block_rq_merge},
       {skel->progs.handle_dirty_folio, "writeback_dirty_folio", ledger},
+      // The driver's layer on NVMe disks (their I/O alone runs these).
+      {skel->progs.handle_nvme_setup, "nvme_setup_cmd",
+       features.nvme && config.driver_layer},
+      {skel->progs.handle_nvme_complete, "nvme_complete_rq",
+       features.nvme && config.driver_layer},
       // Calls (--ops): the raw syscall tracepoints, and io_uring's where
       // the kernel has io_uring; the programs for this kernel's version
       // (kernel_features.h).

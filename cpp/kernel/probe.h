@@ -65,6 +65,9 @@ struct ProbeConfig {
   // that takes at least op_min_ns.  Off: none of it is attached.
   bool ops = false;
   uint64_t op_min_ns = 0;
+  // The driver's layer where the kernel has its tracepoints (NVMe):
+  // driver_prep_ns and driver_done_ns of events.
+  bool driver_layer = true;
 };
 
 // Hook runs the kernel skipped, by hook (ReadMissed).

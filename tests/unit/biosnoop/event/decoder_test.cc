@@ -98,6 +98,24 @@ TEST(DecoderTest, UnknownQueueTimeIsEmpty) {
   EXPECT_EQ(e->LatencyNs(true), 20500000u);
 }
 
+// NVMe's driver stamps: 0 (what every other disk's record holds) is
+// unknown; a record decoded into a reused Event keeps none of the last's.
+TEST(DecoderTest, DriverTimesOnlyWhereTheKernelMeasuredThem) {
+  biosnoop_event nvme = SampleRecord();
+  nvme.driver_prep_ns = 2100;
+  nvme.driver_done_ns = 900;
+  Event e;
+  ASSERT_TRUE(DecodeRecordInto(&nvme, sizeof(nvme), &e).ok());
+  ASSERT_TRUE(e.driver_prep_ns.has_value());
+  ASSERT_TRUE(e.driver_done_ns.has_value());
+  EXPECT_EQ(*e.driver_prep_ns, 2100u);
+  EXPECT_EQ(*e.driver_done_ns, 900u);
+  biosnoop_event virtio = SampleRecord();
+  ASSERT_TRUE(DecodeRecordInto(&virtio, sizeof(virtio), &e).ok());
+  EXPECT_FALSE(e.driver_prep_ns.has_value());
+  EXPECT_FALSE(e.driver_done_ns.has_value());
+}
+
 TEST(DecoderTest, LargeMinorNumbersSurvive) {
   biosnoop_event r = SampleRecord();
   r.dev = (259u << 20) | 0xfffff;  // MINORBITS is 20
