@@ -360,6 +360,13 @@ static __always_inline int op_enter(struct pt_regs *regs, __u8 call,
   return 0;
 }
 
+/* O_DIRECT (uapi asm/fcntl.h: arm64 and arm have their own). */
+#if defined(__TARGET_ARCH_arm64) || defined(__TARGET_ARCH_arm)
+#define OP_O_DIRECT 0200000
+#else
+#define OP_O_DIRECT 040000
+#endif
+
 /* The call ends at `now` with result `ret`: its op record when it took
  * at least op_min_ns.  `f`: its file if still known to be the call's
  * (names are read from it), else NULL. */
@@ -406,6 +413,10 @@ static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
     attr_names_into(b->names, &r->names_len, &r->file,
                     BPF_CORE_READ(f, f_path.dentry));
     r->flags |= BIOSNOOP_OPF_NAMED;
+    /* "direct" as an event's file says it: the call's I/O bypasses the
+     * page cache (opened, or fcntl'd since, with O_DIRECT). */
+    if (BPF_CORE_READ(f, f_flags) & OP_O_DIRECT)
+      r->file.flags |= BIOSNOOP_FILE_DIRECT;
   }
   __u32 names = r->names_len;
   if (names > BIOSNOOP_NAMES_BYTES) names = BIOSNOOP_NAMES_BYTES;

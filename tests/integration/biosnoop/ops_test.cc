@@ -353,8 +353,11 @@ TEST_F(OpsTest, DirectPreadWaitsForItsRequestAndACachedOneForNone) {
     EXPECT_EQ(U(d, "bytes_requested"), 4096u);
     EXPECT_EQ(U(d, "bytes_done"), 4096u);
     EXPECT_EQ(U(d["block"], "requests"), 1u);
+    // Its file says O_DIRECT, as the event of its request does.
+    EXPECT_EQ(d["file"]["direct"], true);
     const std::vector<json> mine = EventsOf(events, U(d, "op_id"));
     ASSERT_EQ(mine.size(), 1u);
+    EXPECT_EQ(mine[0]["files"][0]["direct"], true);
     const uint64_t device = U(mine[0], "device_us");
     EXPECT_GE(device, kReadDelayUs);
     EXPECT_GE(U(d, "latency_us"), device);
@@ -365,6 +368,7 @@ TEST_F(OpsTest, DirectPreadWaitsForItsRequestAndACachedOneForNone) {
     const json& c = preads[2];
     SCOPED_TRACE(c.dump());
     EXPECT_EQ(U(c, "offset"), 65536u);
+    EXPECT_EQ(c["file"]["direct"], false);
     EXPECT_EQ(U(c["block"], "requests"), 0u);
     EXPECT_EQ(U(c["block"], "wait_us"), 0u);
     EXPECT_EQ(U(c["writeback"], "requests"), 0u);
