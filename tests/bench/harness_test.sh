@@ -105,13 +105,20 @@ done
 matches "series: jsonl's events against the disk's completions" \
   '^[1-9][0-9]* / [1-9][0-9]* \((all|missing .*, all reported as missed or unfinished)\)$' \
   "$(cell jsonl 9)"
-# The kernel side: each of biosnoop's per-I/O programs ran once per I/O.
+# The kernel side: each of biosnoop's per-I/O programs ran once per I/O
+# of the benchmark's disk.  The hooks also see every other disk's I/O (the
+# machine's own writes, a busy disk beside the test), counted against the
+# benchmark disk's completions: a run count from 1 up to below 1.5 is
+# "once" (twice would be 2, never run 0).  Recursion misses are counted,
+# not required to be 0: another disk's interrupt may complete a request
+# while a program runs on that CPU.
+once='1(\.[0-4][0-9]*)?'
 for p in handle_io_start handle_rq_issue handle_rq_complete; do
   matches "kernel side: quiet's $p, once per I/O" \
-    "\| quiet \| $p \| 1 \| [1-9][0-9]* \| [1-9][0-9]* \| 0 \|" "$report"
+    "\| quiet \| $p \| $once \| [1-9][0-9]* \| [1-9][0-9]* \| [0-9]+ \|" "$report"
 done
 matches "kernel side: the floor's empty programs" \
-  '\| floor \| \*\*all\*\* \| 3 \| \| \*\*[1-9][0-9]*\*\* \|' "$report"
+  '\| floor \| \*\*all\*\* \| 3(\.[0-4][0-9]*)? \| \| \*\*[1-9][0-9]*\*\* \|' "$report"
 # Exactness: 20,000 reads, each in the output exactly once, or a shortfall
 # biosnoop counted as missed (verdict "counted"; the kernel's own trace
 # names the completions absent from the output).
