@@ -205,8 +205,16 @@ static __always_inline int on_submit(struct request *rq) {
   if (!dev_wanted(dev)) return 0;
   const __u64 id = rq_id(rq);
   /* Our own clock, not rq->start_time_ns: under a plug the block layer
-   * reuses one cached timestamp for a whole batch (seen here 1.6 s old). */
+   * reuses one cached timestamp for a whole batch (seen here 1.6 s old).
+   * Before 6.5 (at block_rq_insert, queue_from_alloc) the stamp is the
+   * allocation's: no plug cached it before 6.9, and the insert may come
+   * long after, when the plug is flushed. */
   const __u64 now = bpf_ktime_get_ns();
+  __u64 submitted = now;
+  if (queue_from_alloc) {
+    const __u64 allocated = rq->start_time_ns;
+    if (allocated && allocated <= now) submitted = allocated;
+  }
   /* Until issue, flags hold only the preflush: such a request waits in
    * the block layer's flush machinery for a flush request, which is the
    * one at the device (user space counts that one as unfinished at exit,
@@ -225,7 +233,7 @@ static __always_inline int on_submit(struct request *rq) {
       count(BIOSNOOP_CTR_MISSED_REUSE);
       forget_depth(s);
     }
-    start_entry(s, dev, now, preflush);
+    start_entry(s, dev, submitted, preflush);
     if (ops_enabled) op_tag(s, rq, now);
     return 0;
   }
@@ -235,7 +243,7 @@ static __always_inline int on_submit(struct request *rq) {
   }
   struct biosnoop_inflight_val val = {};
   val.rq = id;
-  start_entry(&val, dev, now, preflush);
+  start_entry(&val, dev, submitted, preflush);
   if (ops_enabled) op_tag(&val, rq, now);
   long err = table_store(&val);
   if (err == 1)
@@ -273,7 +281,7 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
   if (!v) {
     count(BIOSNOOP_CTR_ISSUE_UNSUBMITTED);
     fresh.rq = id;
-    if (submit_at_issue) {
+    if (queue_from_alloc) {
       /* Before 6.5 (no block_io_start), a request issued directly: the
        * issuing task is nearly always its submitter (blk_mq_submit_bio
        * issues it in place), and rq->start_time_ns is when it was

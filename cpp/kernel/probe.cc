@@ -268,7 +268,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Load(
   skel->rodata->hist_enabled = config.histograms ? 1 : 0;
   skel->rodata->hist_unit_ns = config.hist_unit_ns;
   skel->rodata->events_disabled = config.events_disabled ? 1 : 0;
-  skel->rodata->submit_at_issue = features.block_io_start ? 0 : 1;
+  skel->rodata->queue_from_alloc = features.block_io_start ? 0 : 1;
   skel->rodata->preempt_count_from_rq = preempt_count_from_rq;
   if (!config.comm.empty()) {
     skel->rodata->filter_comm_set = 1;
@@ -314,7 +314,7 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Load(
       {skel->progs.handle_rq_complete, "block_rq_complete", true},
       {skel->progs.rescue_rq_complete, "block_rq_complete", true},
       // Submission: block_io_start since 6.5, else block_rq_insert (and
-      // the issue program for requests issued directly: submit_at_issue).
+      // the issue program for requests issued directly: queue_from_alloc).
       {skel->progs.handle_io_start, "block_io_start", features.block_io_start},
       {skel->progs.handle_rq_insert, "block_rq_insert",
        !features.block_io_start && features.block_rq_insert},
