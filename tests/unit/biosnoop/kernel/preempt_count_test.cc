@@ -41,10 +41,11 @@ BtfPtr Kernel(bool pcpu_hot) {
     btf__add_field(btf, nullptr, u, 0, 0);
     var_type = hot;
   }
-  const int rq_var = btf__add_var(btf, "runqueues", BTF_VAR_GLOBAL_ALLOCATED, rq);
-  const int pc_var = btf__add_var(
-      btf, pcpu_hot ? "pcpu_hot" : "__preempt_count", BTF_VAR_GLOBAL_ALLOCATED,
-      var_type);
+  const int rq_var =
+      btf__add_var(btf, "runqueues", BTF_VAR_GLOBAL_ALLOCATED, rq);
+  const int pc_var =
+      btf__add_var(btf, pcpu_hot ? "pcpu_hot" : "__preempt_count",
+                   BTF_VAR_GLOBAL_ALLOCATED, var_type);
   btf__add_datasec(btf, ".data..percpu", 0x2000);
   btf__add_datasec_var_info(btf, pc_var, 0x40, pcpu_hot ? 64 : 4);
   btf__add_datasec_var_info(btf, rq_var, 0x1000, 64);
