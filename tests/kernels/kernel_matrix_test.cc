@@ -7,7 +7,6 @@
 // expected kernel release come from the environment (BIOSNOOP_KERNEL_RESULTS,
 // BIOSNOOP_KERNEL_VERSION), set by run-kernel.
 
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
@@ -23,16 +22,6 @@ namespace biosnoop::kernels {
 namespace {
 
 constexpr uint64_t kBlock = 4096;
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 // (dd's pid, sector) -> the one event reporting that read.
 using ReadEvents = std::map<std::pair<int64_t, uint64_t>, IoEvent>;
@@ -140,6 +129,11 @@ class KernelMatrixTest : public ::testing::Test {
         EXPECT_EQ(e.disk, "vda") << what;
         EXPECT_TRUE(e.queue_us.has_value())
             << what << ": queue_us is null: " << e.raw.dump();
+        // virtio-blk has no driver tracepoints: no driver times.
+        for (const char* key : {"driver_prep_us", "driver_done_us"}) {
+          EXPECT_FALSE(e.raw.contains(key))
+              << what << ": " << key << " on a virtio disk: " << e.raw.dump();
+        }
         if (files) {
           EXPECT_EQ(e.first_path.value_or("(no files[0].path)"), dd.path)
               << what << ": files[0].path";

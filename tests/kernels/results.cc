@@ -3,29 +3,12 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace biosnoop::kernels {
 namespace {
-
-std::vector<Dd> ManifestDds(const std::string& manifest,
-                            const std::string& mode, const std::string& kind) {
-  std::vector<Dd> dds;
-  std::istringstream lines(manifest);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    Dd dd;
-    std::string k;
-    if (!(fields >> dd.mode >> k) || dd.mode != mode || k != kind) continue;
-    fields >> dd.pid >> dd.status >> dd.path;
-    uint64_t sector;
-    while (fields >> sector) dd.sectors.push_back(sector);
-    dds.push_back(dd);
-  }
-  return dds;
-}
 
 // j[a][b]... when each step is there and not null.
 const nlohmann::json* Find(const nlohmann::json& j,
@@ -96,6 +79,41 @@ std::vector<nlohmann::json> ParseJsonLines(const std::string& text,
   return records;
 }
 
+std::vector<Dd> ManifestDds(const std::string& manifest,
+                            const std::string& mode, const std::string& kind) {
+  std::vector<Dd> dds;
+  std::istringstream lines(manifest);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    Dd dd;
+    std::string k;
+    if (!(fields >> dd.mode >> k) || dd.mode != mode || k != kind) continue;
+    fields >> dd.pid >> dd.status >> dd.path;
+    uint64_t sector;
+    while (fields >> sector) dd.sectors.push_back(sector);
+    dds.push_back(dd);
+  }
+  return dds;
+}
+
+std::vector<std::vector<std::string>> ManifestLines(const std::string& manifest,
+                                                    const std::string& mode,
+                                                    const std::string& kind) {
+  std::vector<std::vector<std::string>> found;
+  std::istringstream lines(manifest);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string m, k, field;
+    if (!(fields >> m >> k) || m != mode || k != kind) continue;
+    std::vector<std::string> rest;
+    while (fields >> field) rest.push_back(field);
+    found.push_back(std::move(rest));
+  }
+  return found;
+}
+
 std::vector<Dd> ManifestReads(const std::string& manifest,
                               const std::string& mode) {
   return ManifestDds(manifest, mode, "read");
@@ -162,6 +180,16 @@ std::vector<IoEvent> EventsFromEcs(const std::vector<nlohmann::json>& docs) {
     events.push_back(std::move(e));
   }
   return events;
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
 }
 
 std::string CommandStdout(const std::string& command, int* status) {

@@ -48,8 +48,10 @@ std::optional<std::string> ReadResult(const std::string& dir,
 std::vector<nlohmann::json> ParseJsonLines(const std::string& text,
                                            std::vector<std::string>* errors);
 
-// The manifest's reads and writes of `mode` ("MODE read|write PID STATUS
-// PATH [SECTOR...]" lines).
+// The manifest's dds of `kind` in `mode` ("MODE KIND PID STATUS PATH
+// [SECTOR...]" lines), and its reads and writes ("read", "write").
+std::vector<Dd> ManifestDds(const std::string& manifest,
+                            const std::string& mode, const std::string& kind);
 std::vector<Dd> ManifestReads(const std::string& manifest,
                               const std::string& mode);
 std::vector<Dd> ManifestWrites(const std::string& manifest,
@@ -59,10 +61,21 @@ std::vector<Dd> ManifestWrites(const std::string& manifest,
 std::vector<std::string> ManifestSchedulers(const std::string& manifest,
                                             bool refused);
 
+// The fields after "MODE KIND" of each manifest line of `kind` in `mode`.
+std::vector<std::vector<std::string>> ManifestLines(const std::string& manifest,
+                                                    const std::string& mode,
+                                                    const std::string& kind);
+
 // The block I/O events among the records of biosnoop's JSON Lines or ECS.
 std::vector<IoEvent> EventsFromJsonLines(
     const std::vector<nlohmann::json>& records);
 std::vector<IoEvent> EventsFromEcs(const std::vector<nlohmann::json>& docs);
+
+// The environment variable `name`, "" when unset.
+std::string Env(const char* name);
+
+// `s` without its trailing newlines and spaces.
+std::string Trim(std::string s);
 
 // Runs `command` (a shell command line) and returns its stdout; `status`
 // gets its exit status (-1 when it could not run).
