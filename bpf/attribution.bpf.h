@@ -11,7 +11,9 @@
  *    space) and bi_private the iomap_dio, whose iocb names the file; the
  *    front part the block layer split off a bio too large for the device
  *    (bio_split) is a clone whose end_io is bio_chain_endio and bi_private
- *    the rest, the bio with the dio;
+ *    the rest, the bio with the dio; a device-mapper device's member
+ *    disk gets clones (end_io dm's clone_endio), each the `clone` of a
+ *    struct dm_target_io whose io's orig_bio is the file system's bio;
  *  - else its first page's folio: mapping (low bits set: anonymous or
  *    movable, not a file), mapping->host the inode; a block device inode
  *    (S_IFBLK) means the device's own page cache: file system metadata and
@@ -384,6 +386,29 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
   w->first = 0;
 }
 
+/* device-mapper's clone of a bio (drivers/md/dm-core.h, module dm_mod)
+ * is the `clone` member of its struct dm_target_io, whose io holds the
+ * bio the file system submitted (orig_bio).  Declared here, matched by
+ * CO-RE in dm_mod's BTF: this build's vmlinux.h has no device-mapper. */
+struct dm_io___biosnoop {
+  struct bio *orig_bio;
+} __attribute__((preserve_access_index));
+struct dm_target_io___biosnoop {
+  struct dm_io___biosnoop *io;
+  struct bio clone;
+} __attribute__((preserve_access_index));
+
+/* The bio a device-mapper clone was made from; the clone itself when
+ * `bio` is none (or dm_mod's types are not in the kernel's BTF). */
+static __always_inline struct bio *attr_dm_origin(struct bio *bio) {
+  if (!bpf_core_type_exists(struct dm_target_io___biosnoop)) return bio;
+  struct dm_target_io___biosnoop *tio =
+      (void *)((char *)bio -
+               bpf_core_field_offset(struct dm_target_io___biosnoop, clone));
+  struct bio *orig = BPF_CORE_READ(tio, io, orig_bio);
+  return orig ? orig : bio;
+}
+
 static int attr_bio(__u32 i, struct attr_walk *w) {
   struct bio *bio = w->bio;
   if (!bio) return 1;
@@ -392,8 +417,14 @@ static int attr_bio(__u32 i, struct attr_walk *w) {
   /* A split's front part: the dio is the rest's, the bio it chains to
    * (always the one split from: bio_split chains each part to it). */
   struct bio *origin = bio;
+  /* A dm device's clone (dm-linear: LVM): the file system's bio is the
+   * one with the dio. */
+  if (dm_clone_end_io && end_io == dm_clone_end_io) {
+    origin = attr_dm_origin(bio);
+    end_io = (__u64)BPF_CORE_READ(origin, bi_end_io);
+  }
   if (bio_chain_end_io && end_io == bio_chain_end_io) {
-    origin = BPF_CORE_READ(bio, bi_private);
+    origin = BPF_CORE_READ(origin, bi_private);
     end_io = (__u64)BPF_CORE_READ(origin, bi_end_io);
   }
   if (iomap_dio_end_io && end_io == iomap_dio_end_io) {

@@ -46,6 +46,9 @@ const volatile __s64 preempt_count_from_rq = 0;
 const volatile __u32 files_enabled = 0;
 const volatile __u64 iomap_dio_end_io = 0;
 const volatile __u64 bio_chain_end_io = 0;
+/* device-mapper's clone_endio (module dm_mod; 0: not loaded at start, or
+ * hidden): a member disk's request of a dm device carries clones. */
+const volatile __u64 dm_clone_end_io = 0;
 const volatile __u32 ledger_enabled = 0;
 const volatile __u32 ledger_mask = 0;
 /* Calls (--ops, ops.bpf.h): follow them; write an op record for each

@@ -5,19 +5,27 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "biosnoop_skeleton.h"
 #include "libbpf_status.h"
 
 namespace biosnoop {
 
 uint64_t KernelSymbolAddress(absl::string_view kallsyms_path,
-                             absl::string_view name) {
+                             absl::string_view name, absl::string_view module) {
   std::ifstream in{std::string(kallsyms_path)};
-  std::string addr, type, sym;
+  std::string addr, type, sym, rest;
+  const std::string want_module =
+      module.empty() ? "" : absl::StrCat("[", module, "]");
   while (in >> addr >> type >> sym) {
     // Module symbols carry a trailing "[module]" on the same line.
-    if (in.peek() != '\n') in.ignore(4096, '\n');
+    std::getline(in, rest);
     if (sym != name) continue;
+    if (!want_module.empty() &&
+        absl::StripAsciiWhitespace(rest) != want_module) {
+      continue;
+    }
     return std::strtoull(addr.c_str(), nullptr, 16);
   }
   return 0;
@@ -35,6 +43,11 @@ absl::Status ConfigureAttribution(const ProbeConfig& config,
     // the direct I/O (bio_split, bio_chain).
     skel->rodata->bio_chain_end_io =
         KernelSymbolAddress("/proc/kallsyms", "bio_chain_endio");
+    // Device-mapper's clones (dm-linear, LVM): the file system's bio, with
+    // the direct I/O, is behind the clone the member disk gets.  dm_mod
+    // loaded later is not followed.
+    skel->rodata->dm_clone_end_io =
+        KernelSymbolAddress("/proc/kallsyms", "clone_endio", "dm_mod");
   }
   const uint32_t entries = config.ledger_entries;
   skel->rodata->ledger_enabled = config.files && entries > 0 ? 1 : 0;
