@@ -190,6 +190,23 @@ TEST_F(KernelMatrixTest, DefaultModeReportsEveryDirectRead) {
   CheckJsonLines("default", Output("default"), /*files=*/true);
 }
 
+// The completing CPU's context is read on every kernel (Debian's 6.12
+// keeps preempt_count in struct pcpu_hot: it read "unknown" there until
+// that was looked for); on PREEMPT_RT interrupt handlers are threads, so
+// a completion is in task context.
+TEST_F(KernelMatrixTest, CompletionContextIsKnown) {
+  const bool rt = uname_.find("-rt-") != std::string::npos;
+  const std::string out = Output("default");
+  int reads = 0;
+  for (const auto& [key, e] : CheckJsonLines("default", out, true)) {
+    ++reads;
+    const std::string context = e.raw.value("completion_context", "");
+    EXPECT_NE(context, "unknown") << e.raw.dump();
+    if (rt) EXPECT_EQ(context, "task") << "PREEMPT_RT: " << e.raw.dump();
+  }
+  EXPECT_GT(reads, 0);
+}
+
 TEST_F(KernelMatrixTest, NoFilesModeReportsEveryDirectReadWithoutFiles) {
   CheckJsonLines("no-files", Output("no-files"), /*files=*/false);
 }
