@@ -216,7 +216,7 @@ DiskNames::LocationView DiskNames::LookupView(uint32_t major, uint32_t minor,
                                      kPartitionRevalidateNs)) {
     ReadPartitions(now_ns, &device);
   }
-  if (!device.known) return {device.name, {}};
+  if (!device.known) return {device.name, {}, device.id};
 
   const Partition* partition = FindPartition(device, sector);
   if (partition == nullptr &&
@@ -225,8 +225,8 @@ DiskNames::LocationView DiskNames::LookupView(uint32_t major, uint32_t minor,
     ReadPartitions(now_ns, &device);
     partition = FindPartition(device, sector);
   }
-  if (partition == nullptr) return {device.name, {}};
-  return {device.name, partition->name};
+  if (partition == nullptr) return {device.name, {}, device.id};
+  return {device.name, partition->name, partition->id};
 }
 
 void DiskNames::Invalidate(uint32_t major, uint32_t minor) {
@@ -239,6 +239,7 @@ void DiskNames::Refresh(uint32_t major, uint32_t minor, uint64_t now_ns,
                         Device* device) {
   device->name_read_ns = now_ns;
   device->stale = false;
+  device->id = next_id_++;
   std::string name;
   if (!ReadDiskName(root_, major, minor, &name)) {
     device->known = false;
@@ -275,7 +276,7 @@ void DiskNames::ReadPartitions(uint64_t now_ns, Device* device) {
       continue;
     }
     device->partitions.push_back(
-        Partition{start, start + size, 0, std::string(child)});
+        Partition{start, start + size, 0, std::string(child), next_id_++});
   }
   auto& parts = device->partitions;
   std::sort(parts.begin(), parts.end(),

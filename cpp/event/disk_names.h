@@ -70,6 +70,12 @@ class DiskNames {
   struct LocationView {
     absl::string_view disk;
     absl::string_view partition;
+    // A number for the name of the device named last (the partition's,
+    // else the disk's) as read this time: never 0, and a new one each time
+    // sysfs is read again (a disk's partitions about once a second), so
+    // that a caller keeping something per device name (StackedDevices)
+    // knows "the same name as before" by this number alone.
+    uint64_t id = 0;
   };
 
   // Names the whole disk `major`:`minor` and the partition holding `sector`
@@ -107,11 +113,13 @@ class DiskNames {
     uint64_t end = 0;      // exclusive
     uint64_t max_end = 0;  // max `end` of this and all earlier partitions
     std::string name;
+    uint64_t id = 0;  // LocationView::id
   };
   struct Device {
     bool known = false;
     bool stale = false;  // Invalidate()d: read again at the next lookup
     std::string name;    // disk name, or "MAJ:MIN" while unknown
+    uint64_t id = 0;     // LocationView::id of `name`
     std::vector<Partition> partitions;  // sorted by start
     uint64_t name_read_ns = 0;
     uint64_t partitions_read_ns = 0;
@@ -128,6 +136,7 @@ class DiskNames {
 
   std::string root_;
   absl::flat_hash_map<uint64_t, Device> devices_;
+  uint64_t next_id_ = 1;  // LocationView::id of the next name read
   // The device of the last lookup: see LookupView.
   uint64_t last_key_ = 0;
   Device* last_device_ = nullptr;

@@ -8,7 +8,8 @@ namespace biosnoop {
 
 Enricher::Enricher(std::string sysfs_root, bool include_queue,
                    std::string cgroup_mount, std::string proc)
-    : names_(std::move(sysfs_root)),
+    : names_(sysfs_root),
+      stacked_(std::move(sysfs_root)),
       cgroups_(std::move(cgroup_mount), std::move(proc)),
       include_queue_(include_queue) {}
 
@@ -19,7 +20,7 @@ void Enricher::Enrich(const Event& event, uint64_t lookup_ns,
 }
 
 void Enricher::EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out) {
-  FillNames(out->event, lookup_ns, &out->disk, &out->partition);
+  FillNames(out->event, lookup_ns, &out->disk, &out->partition, &out->stack);
   FillCgroup(out->event, &out->cgroup);
   out->realtime_ns = clock_.ToRealtimeNs(out->event.complete_ns);
   FillAttribution(lookup_ns, out);
@@ -28,7 +29,8 @@ void Enricher::EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out) {
 }
 
 void Enricher::EnrichStuck(StuckRequest* out) {
-  FillNames(out->request, out->found_ns, &out->disk, &out->partition);
+  FillNames(out->request, out->found_ns, &out->disk, &out->partition,
+            &out->stack);
   FillCgroup(out->request, &out->cgroup);
   out->realtime_ns = clock_.ToRealtimeNs(out->found_ns);
   FillAttributionOf(out->attribution, out->found_ns, &out->attribution_label);
@@ -145,7 +147,8 @@ void Enricher::FillCgroupOf(uint64_t id, uint32_t tid, CgroupLabel* out) {
 }
 
 void Enricher::FillNames(const Request& request, uint64_t lookup_ns,
-                         std::string* disk, std::string* partition) {
+                         std::string* disk, std::string* partition,
+                         std::vector<std::string>* stack) {
   // assign() keeps the strings' buffers: no allocation per event once they
   // are big enough (and device names usually fit the small-string buffer).
   DiskNames::LocationView where = names_.LookupView(
@@ -157,6 +160,16 @@ void Enricher::FillNames(const Request& request, uint64_t lookup_ns,
   }
   if (absl::string_view(*partition) != where.partition) {
     partition->assign(where.partition.data(), where.partition.size());
+  }
+  // What is stacked on the partition the sector is in, else on the disk
+  // (a request outside every partition, or on a disk without any).  Almost
+  // always nothing, or the same as the event before's: compared, not
+  // copied.
+  const std::vector<std::string>& stacked = stacked_.Lookup(where, lookup_ns);
+  if (stacked.empty()) {
+    if (!stack->empty()) stack->clear();
+  } else if (*stack != stacked) {
+    *stack = stacked;
   }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
 // Turns decoded events into output events: disk and partition names, the
-// cgroup's names, the wall-clock time of completion, and the position in
-// this run's output.
+// devices stacked on them, the cgroup's names, the wall-clock time of
+// completion, and the position in this run's output.
 
 #include <cstdint>
 #include <string>
@@ -12,6 +12,7 @@
 #include "event.h"
 #include "file_op.h"
 #include "mount_table.h"
+#include "stacked_devices.h"
 #include "stuck_request.h"
 #include "wall_clock.h"
 
@@ -33,18 +34,18 @@ class Enricher {
 
   // Fills every field of `*out` from `event`; seq counts 1, 2, 3, ... per
   // call.  `lookup_ns` (CLOCK_MONOTONIC) is the time the names are looked
-  // up at: it rate-limits sysfs re-reads (see DiskNames).  The run passes
-  // the event's completion time, close enough to now and no clock read.
-  // The wall-clock time is always that of event.complete_ns.  Reuses the
-  // capacity of `out`'s strings, so passing the same `out` each time
-  // allocates nothing for known devices.
+  // up at: it rate-limits sysfs re-reads (see DiskNames and
+  // StackedDevices).  The run passes the event's completion time, close
+  // enough to now and no clock read.  The wall-clock time is always that
+  // of event.complete_ns.  Reuses the capacity of `out`'s strings, so
+  // passing the same `out` each time allocates nothing for known devices.
   void Enrich(const Event& event, uint64_t lookup_ns, EnrichedEvent* out);
   // The same for an event already in out->event (decoded in place).
   void EnrichInPlace(uint64_t lookup_ns, EnrichedEvent* out);
-  // A stuck request's disk and partition names (looked up at its
-  // found_ns), its cgroup's names and the wall-clock time of found_ns.  It
-  // takes no seq: stuck records are not events, and a seq taken here would read
-  // as a lost event.
+  // A stuck request's disk and partition names and the devices stacked on
+  // them (looked up at its found_ns), its cgroup's names and the wall-clock
+  // time of found_ns.  It takes no seq: stuck records are not events, and
+  // a seq taken here would read as a lost event.
   void EnrichStuck(StuckRequest* out);
   // A call (--ops) already in out->op (decoded in place): out->disk names
   // op.disk_* (the whole disk of its file system), out->partition the
@@ -64,15 +65,17 @@ class Enricher {
   uint64_t count() const { return seq_; }
 
   DiskNames& disk_names() { return names_; }
+  StackedDevices& stacked_devices() { return stacked_; }
   CgroupNames& cgroup_names() { return cgroups_; }
   WallClock& wall_clock() { return clock_; }
   MountTable& mounts() { return mounts_; }
 
  private:
   // The disk and partition of (major, minor, sector) at lookup_ns, into
-  // *disk and *partition, copied only when they changed.
+  // *disk and *partition, and the devices stacked on the partition (or,
+  // with none, the disk) into *stack, each copied only when it changed.
   void FillNames(const Request& request, uint64_t lookup_ns, std::string* disk,
-                 std::string* partition);
+                 std::string* partition, std::vector<std::string>* stack);
 
   // The names of request.cgroup_id into *out, strings copied only when
   // they changed.
@@ -93,6 +96,7 @@ class Enricher {
                          AttributionLabel* out);
 
   DiskNames names_;
+  StackedDevices stacked_;  // after names_: both are given the sysfs root
   CgroupNames cgroups_;
   WallClock clock_;
   MountTable mounts_;

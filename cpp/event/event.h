@@ -198,7 +198,11 @@ struct EnrichedEvent {
   Event event;
   std::string disk;       // "vda"; "254:0" when sysfs does not know it
   std::string partition;  // "vda1"; empty when the sector is in no partition
-  CgroupLabel cgroup;     // of event.cgroup_id
+  // The devices stacked on the partition (or, with none, the disk),
+  // nearest first: kernel names, each device-mapper one followed by its
+  // mapper name ("dm-0", "vg0-data"); empty: none (stacked_devices.h).
+  std::vector<std::string> stack;
+  CgroupLabel cgroup;  // of event.cgroup_id
   AttributionLabel attribution;
   int64_t realtime_ns = 0;  // wall-clock time of the completion, ns since epoch
   uint64_t seq = 0;         // 1-based position in this run's output

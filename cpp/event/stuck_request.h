@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "event.h"
 
@@ -22,6 +23,9 @@ struct StuckRequest {
   std::string partition;    // as EnrichedEvent::partition
   CgroupLabel cgroup;       // as EnrichedEvent::cgroup
   int64_t realtime_ns = 0;  // wall-clock time of found_ns
+  // As EnrichedEvent::stack: the devices stacked on the partition (or,
+  // with none, the disk).
+  std::vector<std::string> stack;
   // What its pages hold, read while it is in flight (Probe::StuckFiles);
   // content kNotLooked with files off or when the walk was discarded.
   Attribution attribution;

@@ -165,11 +165,14 @@ void ContainerOf(ObjectWriter& w, const CgroupLabel& c) {
   w.Close();
 }
 
-// The request's own members under biosnoop, as the schema names them.
+// The request's own members under biosnoop, as the schema names them;
+// stack, as partition, only when there is one.
 void RequestFields(ObjectWriter& w, const Request& r, absl::string_view disk,
-                   absl::string_view partition) {
+                   absl::string_view partition,
+                   absl::Span<const std::string> stack) {
   w.String("disk", disk);
   if (!partition.empty()) w.String("partition", partition);
+  if (!stack.empty()) w.Strings("stack", stack);
   w.String("dev", absl::StrCat(r.major, ":", r.minor));
   w.String("op", OpName(r.op));
   w.String("rwbs", Rwbs(r.op, r.flags));
@@ -298,7 +301,7 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   ContainerOf(w, e.cgroup);
   FileOf(w, e.event.attribution, e.attribution);
   w.Open("biosnoop");
-  RequestFields(w, ev, e.disk, e.partition);
+  RequestFields(w, ev, e.disk, e.partition, e.stack);
   w.Open("latency");
   w.Uint("us", ev.LatencyNs(e.include_queue) / 1000);
   w.Uint("device_us", ev.device_ns / 1000);
@@ -325,7 +328,7 @@ void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
   ContainerOf(w, s.cgroup);
   FileOf(w, s.attribution, s.attribution_label);
   w.Open("biosnoop");
-  RequestFields(w, r, s.disk, s.partition);
+  RequestFields(w, r, s.disk, s.partition, s.stack);
   w.Uint("inflight_us", s.inflight_ns / 1000);
   if (r.queue_ns.has_value()) {
     w.Open("latency");

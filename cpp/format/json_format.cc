@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "decimal_digits.h"
@@ -326,6 +328,30 @@ size_t AttributionJsonBound(const Attribution& a,
   return n;
 }
 
+// "stack" (Event field 35, a Stuck's 28): the devices stacked on the
+// request's partition or disk, absent when none, so that the streams of a
+// machine without device-mapper or md are as before it.
+char* WriteStackJson(const std::vector<std::string>& stack, char* p) {
+  if (stack.empty()) return p;
+  bool unused = false;
+  p = WriteLiteral(",\"stack\":[", p);
+  for (size_t i = 0; i < stack.size(); ++i) {
+    if (i > 0) *p++ = ',';
+    p = WriteJsonString(stack[i], p, &unused);
+  }
+  *p++ = ']';
+  return p;
+}
+
+// Upper bound of what WriteStackJson writes for `stack`.
+size_t StackJsonBound(const std::vector<std::string>& stack) {
+  size_t n = 16;
+  for (const std::string& name : stack) {
+    n += 3 + kMaxJsonBytesPerByte * name.size();
+  }
+  return n;
+}
+
 // --ops: the call a request was submitted under, and the calls that
 // dirtied its pages (Event fields 32-34, a Stuck's op_id), each absent when
 // none: the streams of runs without --ops are as before it.
@@ -461,6 +487,7 @@ size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
              (e.disk.size() + e.partition.size() + comm + e.cgroup.path.size() +
               e.cgroup.container_id.size() + e.cgroup.pod_uid.size()) +
          2 * comm + kMaxOpNameLength + kMaxRwbsLength + kMaxErrorNameLength +
+         StackJsonBound(e.stack) +
          AttributionJsonBound(e.event.attribution, e.attribution) +
          OpIdsJsonBound(e.event.attribution);
 }
@@ -492,6 +519,7 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteLiteral(",\"partition\":", p);
   p = e.partition.empty() ? WriteLiteral("null", p)
                           : WriteJsonString(e.partition, p, &unused);
+  p = WriteStackJson(e.stack, p);
   p = WriteLiteral(",\"dev\":\"", p);
   p = WriteUint(ev.major, p);
   *p++ = ':';
@@ -624,6 +652,12 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
     out->append("null");
   } else {
     AppendJsonString(s.partition, out);
+  }
+  if (!s.stack.empty()) {
+    const size_t at = out->size();
+    out->resize(at + StackJsonBound(s.stack));
+    char* end = WriteStackJson(s.stack, out->data() + at);
+    out->resize(static_cast<size_t>(end - out->data()));
   }
   AppendStringField("dev", absl::StrCat(ev.major, ":", ev.minor), out);
   AppendStringField("op", OpName(ev.op), out);

@@ -49,6 +49,7 @@ bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out);
 //   host        `host`
 //   disk        e.disk
 //   partition   e.partition, or null when empty
+//   stack       e.stack, an array of strings, only when not empty
 //   dev         "MAJ:MIN" of the whole disk
 //   op          OpName()
 //   rwbs        Rwbs()
@@ -69,7 +70,7 @@ bool AppendSanitizedUtf8(absl::string_view bytes, std::string* out);
 //   0 / empty, as dirtied_by's op_id
 // Integers are JSON numbers (never strings, never floats); durations are
 // truncated to whole microseconds.  Strings other than comm (host, disk,
-// partition) go through AppendJsonString too.
+// partition, stack) go through AppendJsonString too.
 void AppendEventJson(const EnrichedEvent& e, absl::string_view host,
                      std::string* out);
 
@@ -96,10 +97,11 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p);
 
 // Appends a stuck line: {"type":"stuck", then every Stuck field in schema
 // order: timestamp (from s.realtime_ns), host, disk, partition (null when
-// empty), dev, op, rwbs, sector, bytes, inflight_us (s.event.device_ns /
-// 1000), queue_us (null when unknown), queue_depth, pid, tid, comm, and
-// comm_raw only when comm is not valid UTF-8, all written as
-// AppendEventJson writes the same fields}, then '\n'.
+// empty), stack (only when not empty), dev, op, rwbs, sector, bytes,
+// inflight_us (s.event.device_ns / 1000), queue_us (null when unknown),
+// queue_depth, pid, tid, comm, and comm_raw only when comm is not valid
+// UTF-8, all written as AppendEventJson writes the same fields}, then
+// '\n'.
 void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
                      std::string* out);
 

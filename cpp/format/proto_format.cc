@@ -4,6 +4,8 @@
 #include "proto_format.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -47,6 +49,7 @@ namespace {
 template <typename Msg>
 void FillRequestFields(const Request& ev, int64_t realtime_ns,
                        absl::string_view disk, absl::string_view partition,
+                       const std::vector<std::string>& stack,
                        absl::string_view host, Msg* msg) {
   SetTimestamp(realtime_ns, msg->mutable_timestamp());
   AssignUtf8(host, msg->mutable_host());
@@ -56,6 +59,8 @@ void FillRequestFields(const Request& ev, int64_t realtime_ns,
   } else {
     AssignUtf8(partition, msg->mutable_partition());
   }
+  msg->clear_stack();
+  for (const std::string& name : stack) AssignUtf8(name, msg->add_stack());
   std::string* dev = msg->mutable_dev();
   dev->clear();
   absl::StrAppend(dev, ev.major, ":", ev.minor);
@@ -152,7 +157,8 @@ void FillAttributionFields(const Attribution& a, const AttributionLabel& label,
 
 void FillEventProto(const EnrichedEvent& e, absl::string_view host,
                     v1::Event* msg) {
-  FillRequestFields(e.event, e.realtime_ns, e.disk, e.partition, host, msg);
+  FillRequestFields(e.event, e.realtime_ns, e.disk, e.partition, e.stack, host,
+                    msg);
   const Event& ev = e.event;
   msg->set_latency_us(ev.LatencyNs(e.include_queue) / 1000);
   msg->set_device_us(ev.device_ns / 1000);
@@ -177,7 +183,8 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
 
 void FillStuckProto(const StuckRequest& s, absl::string_view host,
                     v1::Stuck* msg) {
-  FillRequestFields(s.request, s.realtime_ns, s.disk, s.partition, host, msg);
+  FillRequestFields(s.request, s.realtime_ns, s.disk, s.partition, s.stack,
+                    host, msg);
   msg->set_inflight_us(s.inflight_ns / 1000);
   FillCgroupFields(s.cgroup, s.request.cgroup_id, msg);
   FillAttributionFields(s.attribution, s.attribution_label, msg);

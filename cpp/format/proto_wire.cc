@@ -331,6 +331,11 @@ void AppendStuckRecordDelimited(const StuckRequest& s, const ProtoHost& host,
     m.OptStr(Stk::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
   m.Raw(AttributionFields<Stk>(s.attribution, s.attribution_label).bytes());
   m.U64(Stk::kOpIdFieldNumber, ev.op_id);
+  // A repeated string: each element its own field (field-number order:
+  // after op_id, though JSON writes it after partition).
+  for (const std::string& name : s.stack) {
+    m.OptStr(Stk::kStackFieldNumber, Utf8(name, &fixed));
+  }
   AppendRecord(Rec::kStuckFieldNumber, m, out);
 }
 
@@ -429,7 +434,12 @@ size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
   // completion context's name (at most 7).
   constexpr size_t kFixed = 64 + 27 * 2 * (kMaxVarintBytes + 1) + 24 + 8;
   const CgroupLabel& c = e.cgroup;
-  return kPrefixRoom + kFixed + host.field().size() +
+  // stack: a two-byte tag and a length per name.
+  size_t stack = 0;
+  for (const std::string& name : e.stack) {
+    stack += 2 + kMaxVarintBytes + kMaxUtf8BytesPerByte * name.size();
+  }
+  return kPrefixRoom + kFixed + host.field().size() + stack +
          kMaxUtf8BytesPerByte *
              (e.disk.size() + e.partition.size() + comm + c.path.size() +
               c.container_id.size() + c.pod_uid.size()) +
@@ -539,6 +549,15 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
     for (uint64_t id : op_ids) w.Varint(id);
   }
   w.U64(Ev::kDirtierOpCountFieldNumber, ev.attribution.dirtier_op_count);
+  // The stacked devices (last by number, though JSON writes them after
+  // partition): each name its own field.  Kernel and mapper names are
+  // ASCII in practice, so Utf8() only checks them.
+  if (!e.stack.empty()) {
+    std::string fixed;
+    for (const std::string& name : e.stack) {
+      w.OptStr(Ev::kStackFieldNumber, Utf8(name, &fixed));
+    }
+  }
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 

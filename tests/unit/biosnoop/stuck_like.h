@@ -15,6 +15,7 @@ inline StuckRequest StuckLike(const EnrichedEvent& e) {
   s.inflight_ns = e.event.device_ns;
   s.disk = e.disk;
   s.partition = e.partition;
+  s.stack = e.stack;
   s.realtime_ns = e.realtime_ns;
   s.cgroup = e.cgroup;
   s.attribution = e.event.attribution;

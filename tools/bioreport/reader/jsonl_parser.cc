@@ -207,6 +207,22 @@ absl::Status QueueUs(ValueReader& r, Message* m) {
   m->set_queue_us(u);
   return s;
 }
+
+// An array of strings: a header's "kernel_lacks", an event's or stuck
+// record's "stack".
+absl::Status StringArray(ValueReader& r,
+                         google::protobuf::RepeatedPtrField<std::string>* out) {
+  JsonLexer& lex = r.lex();
+  out->Clear();
+  if (!lex.Consume('[')) return lex.Error("expected an array of strings");
+  if (lex.Consume(']')) return absl::OkStatus();
+  do {
+    if (absl::Status s = r.Str(out->Add()); !s.ok()) return s;
+  } while (lex.Consume(','));
+  if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+  return absl::OkStatus();
+}
+
 absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
   uint64_t u = 0;
   absl::Status s;
@@ -220,6 +236,8 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
     case v1::Event::kPartitionFieldNumber:
       return r.NullableStr([e] { e->clear_partition(); },
                            [e] { return e->mutable_partition(); });
+    case v1::Event::kStackFieldNumber:
+      return StringArray(r, e->mutable_stack());
     case v1::Event::kDevFieldNumber:
       return r.Str(e->mutable_dev());
     case v1::Event::kOpFieldNumber:
@@ -336,6 +354,8 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
     case v1::Stuck::kPartitionFieldNumber:
       return r.NullableStr([k] { k->clear_partition(); },
                            [k] { return k->mutable_partition(); });
+    case v1::Stuck::kStackFieldNumber:
+      return StringArray(r, k->mutable_stack());
     case v1::Stuck::kDevFieldNumber:
       return r.Str(k->mutable_dev());
     case v1::Stuck::kOpFieldNumber:
@@ -400,19 +420,6 @@ absl::Status StuckField(int field, ValueReader& r, v1::Stuck* k) {
   return UnlistedField(field, r, k);
 }
 
-// "kernel_lacks": an array of strings.
-absl::Status KernelLacks(ValueReader& r, v1::StreamHeader* h) {
-  JsonLexer& lex = r.lex();
-  h->clear_kernel_lacks();
-  if (!lex.Consume('[')) return lex.Error("expected an array of strings");
-  if (lex.Consume(']')) return absl::OkStatus();
-  do {
-    if (absl::Status s = r.Str(h->add_kernel_lacks()); !s.ok()) return s;
-  } while (lex.Consume(','));
-  if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
-  return absl::OkStatus();
-}
-
 absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
   uint64_t u = 0;
   absl::Status s;
@@ -474,7 +481,7 @@ absl::Status HeaderField(int field, ValueReader& r, v1::StreamHeader* h) {
       h->set_op_min_us(u);
       return s;
     case v1::StreamHeader::kKernelLacksFieldNumber:
-      return KernelLacks(r, h);
+      return StringArray(r, h->mutable_kernel_lacks());
   }
   return UnlistedField(field, r, h);
 }

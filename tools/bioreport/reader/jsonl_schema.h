@@ -87,11 +87,18 @@ inline bool SameKey(absl::string_view a, absl::string_view b) {
   return true;
 }
 
-// The field number of `key`, or 0.  `*next` is the index expected next.
+// The field number of `key`, or 0.  `*next` is the index expected next;
+// the one after it is tried too, for a key a line leaves out when it has
+// nothing to say (an event's "stack" after "partition", "comm_raw" after
+// "comm"), before all of them.
 inline int Lookup(absl::Span<const Key> keys, absl::string_view key,
                   size_t* next) {
   const size_t n = keys.size();
   if (*next < n && SameKey(keys[*next].name, key)) return keys[(*next)++].field;
+  if (*next + 1 < n && SameKey(keys[*next + 1].name, key)) {
+    *next += 2;
+    return keys[*next - 1].field;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (SameKey(keys[i].name, key)) {
       *next = i + 1;

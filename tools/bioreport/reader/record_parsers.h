@@ -37,7 +37,8 @@ namespace biosnoop::report {
 // fields, comm_raw and cgroup optional) or null, read with the same rules;
 // an op record's "file" a FileRef object and its "block" and "writeback"
 // OpLayer objects (the dirty ages nullable), an event's "dirtier_op_ids"
-// an array of at most kMaxDirtierOps integers.
+// an array of at most kMaxDirtierOps integers, a header's "kernel_lacks"
+// and an event's or stuck record's "stack" arrays of strings.
 // Anything else, including invalid UTF-8 and trailing text, is an
 // InvalidArgumentError whose message names the field and the column.
 class JsonRecordParser {

@@ -158,7 +158,8 @@ void InsertLaterFieldsJson(const google::protobuf::Message& m, int last_written,
 
 // The fields an event and a stuck record share, laid out as biosnoop
 // writes both (Msg is v1::Event or v1::Stuck: the fields are named alike).
-// From "type" to "bytes":
+// From "type" to "bytes", "stack" after "partition" (where it is declared,
+// though numbered last) and only when not empty, as biosnoop writes it:
 template <typename Msg>
 void AppendRequestHead(absl::string_view type, const Msg& m, std::string* out) {
   absl::StrAppend(out, "{\"type\":\"", type, "\",\"timestamp\":\"");
@@ -168,6 +169,14 @@ void AppendRequestHead(absl::string_view type, const Msg& m, std::string* out) {
   Key("disk", out);
   AppendJsonString(m.disk(), out);
   NullableString("partition", m.has_partition(), m.partition(), out);
+  if (m.stack_size() != 0) {
+    out->append(",\"stack\":[");
+    for (int i = 0; i < m.stack_size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendJsonString(m.stack(i), out);
+    }
+    out->push_back(']');
+  }
   Key("dev", out);
   AppendJsonString(m.dev(), out);
   Key("op", out);
@@ -322,7 +331,10 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   if (e.dirtier_op_count() != 0) {
     absl::StrAppend(out, ",\"dirtier_op_count\":", e.dirtier_op_count());
   }
-  AppendLaterFieldsJson(e, v1::Event::kDirtierOpCountFieldNumber, out);
+  // stack, the highest number, went after partition.
+  static_assert(v1::Event::kStackFieldNumber >
+                v1::Event::kDirtierOpCountFieldNumber);
+  AppendLaterFieldsJson(e, v1::Event::kStackFieldNumber, out);
   out->append("}\n");
 }
 
@@ -334,7 +346,8 @@ void AppendStuckRecordJson(const v1::Stuck& k, std::string* out) {
   AppendCgroupFields(k, out);
   AppendAttributionFields(k, out);
   AppendOpId(k.op_id(), out);
-  AppendLaterFieldsJson(k, v1::Stuck::kOpIdFieldNumber, out);
+  static_assert(v1::Stuck::kStackFieldNumber > v1::Stuck::kOpIdFieldNumber);
+  AppendLaterFieldsJson(k, v1::Stuck::kStackFieldNumber, out);
   out->append("}\n");
 }
 

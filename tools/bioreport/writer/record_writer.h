@@ -21,7 +21,8 @@ namespace biosnoop::report {
 // dirtier_op_ids when not empty and dirtier_op_count when not 0, a
 // header's ops and
 // op_min_us when either is, a stats record's ops_lost, ops_written and
-// ops_untracked when any is; a header's kernel_lacks when not empty.
+// ops_untracked when any is; a header's kernel_lacks when not empty, and
+// an event's or stuck record's stack when not empty (after partition).
 void AppendRecordJson(const ParsedRecord& rec, std::string* out);
 
 // Appends the record as a length-delimited biosnoop.v1.Record.

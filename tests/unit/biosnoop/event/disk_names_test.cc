@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/status/status.h"
@@ -251,6 +252,35 @@ TEST_F(DiskNamesTest, LastDeviceStaysRightWhileTheTableGrows) {
     ASSERT_EQ(names_.LookupView(7, minor, 0, t0_ + 300).disk,
               absl::StrCat("loop", minor));
   }
+}
+
+// LocationView::id stands for the name named (the partition's, else the
+// disk's) as read: the same while served from the cache, different for
+// every other name, new whenever sysfs is read again, never 0.
+TEST_F(DiskNamesTest, IdStandsForTheNameAsRead) {
+  const uint64_t vda1 = names_.LookupView(254, 0, 2048, t0_).id;
+  const uint64_t vda2 = names_.LookupView(254, 0, 4096, t0_).id;
+  const uint64_t vda = names_.LookupView(254, 0, 0, t0_).id;
+  const uint64_t loop0 = names_.LookupView(7, 0, 2048, t0_).id;
+  const uint64_t unknown = names_.LookupView(7, 9, 0, t0_).id;
+  const std::set<uint64_t> ids = {vda1, vda2, vda, loop0, unknown};
+  EXPECT_EQ(ids.size(), 5u);
+  EXPECT_FALSE(ids.contains(0));
+  EXPECT_EQ(names_.LookupView(254, 0, 2100, t0_ + 1).id, vda1);
+  EXPECT_EQ(names_.LookupView(254, 0, 3000, t0_ + kSecond - 1).id, vda1);
+  EXPECT_EQ(names_.LookupView(254, 0, 5000, t0_ + 2).id, vda2);
+  EXPECT_EQ(names_.LookupView(254, 0, 100, t0_ + 3).id, vda);
+  EXPECT_EQ(names_.LookupView(7, 0, 0, t0_ + 4).id, loop0);
+  // The partitions read again a second later: new ids, the disk's kept
+  // (its name is read again only on revalidation).
+  const uint64_t vda1_again = names_.LookupView(254, 0, 2048, t0_ + kSecond).id;
+  EXPECT_FALSE(ids.contains(vda1_again));
+  EXPECT_NE(vda1_again, 0u);
+  EXPECT_EQ(names_.LookupView(254, 0, 100, t0_ + kSecond).id, vda);
+  const uint64_t vda_again =
+      names_.LookupView(254, 0, 100, t0_ + DiskNames::kRevalidateNs).id;
+  EXPECT_NE(vda_again, vda);
+  EXPECT_NE(vda_again, vda1_again);
 }
 
 TEST_F(DiskNamesTest, ReusedMajorMinorIsRenamedOnRevalidation) {

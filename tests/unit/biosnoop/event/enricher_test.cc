@@ -194,6 +194,61 @@ TEST_F(EnricherTest, RecalibrateRestoresTheRealOffset) {
   EXPECT_LT(std::llabs(out.realtime_ns - real_ns), 5'000'000);
 }
 
+// The devices stacked on the request's partition, or on its disk when
+// the sector is in none: for events and stuck requests, cleared for an
+// event with none, a volume created meanwhile shown a second later (by
+// lookup_ns, the time the names are looked up at).
+TEST_F(EnricherTest, NamesTheDevicesStackedOnThePartitionOrDisk) {
+  // As sysfs: class/block/<name> links to each device's directory, vda1
+  // (inside vda's) is held by dm-0, an LVM volume.
+  const std::string vda = "devices/virtual/block/vda";
+  const std::string dm0 = "devices/virtual/block/dm-0";
+  fs::create_directories(root_ + "/class/block");
+  fs::create_directories(root_ + "/" + vda + "/holders");
+  fs::create_directories(root_ + "/" + vda + "/vda1/holders");
+  fs::create_directories(root_ + "/" + dm0 + "/dm");
+  fs::create_directories(root_ + "/" + dm0 + "/holders");
+  Write(root_ + "/" + dm0 + "/dm/name", "vg0-data\n");
+  fs::create_symlink("../../" + vda, root_ + "/class/block/vda");
+  fs::create_symlink("../../" + vda + "/vda1", root_ + "/class/block/vda1");
+  fs::create_symlink("../../" + dm0, root_ + "/class/block/dm-0");
+  fs::create_symlink("../../../dm-0", root_ + "/" + vda + "/vda1/holders/dm-0");
+
+  Enricher enricher(root_, false);
+  EnrichedEvent out;
+  enricher.Enrich(MakeEvent(254, 0, 2100), now_, &out);
+  EXPECT_EQ(out.partition, "vda1");
+  EXPECT_EQ(out.stack, (std::vector<std::string>{"dm-0", "vg0-data"}));
+  // Outside every partition: the disk's own holders (none).
+  enricher.Enrich(MakeEvent(254, 0, 5000), now_, &out);
+  EXPECT_EQ(out.partition, "");
+  EXPECT_TRUE(out.stack.empty());
+  enricher.Enrich(MakeEvent(254, 0, 2100), now_, &out);
+  EXPECT_EQ(out.stack, (std::vector<std::string>{"dm-0", "vg0-data"}));
+  // A disk sysfs has no class/block entry for: nothing stacked.
+  enricher.Enrich(MakeEvent(259, 0, 10), now_, &out);
+  EXPECT_TRUE(out.stack.empty());
+
+  StuckRequest stuck;
+  stuck.request = MakeEvent(254, 0, 2100);
+  stuck.found_ns = now_;
+  enricher.EnrichStuck(&stuck);
+  EXPECT_EQ(stuck.stack, (std::vector<std::string>{"dm-0", "vg0-data"}));
+
+  // dm-crypt opened on the volume after the first lookup: named from the
+  // first lookup a second after it.
+  const std::string dm1 = "devices/virtual/block/dm-1";
+  fs::create_directories(root_ + "/" + dm1 + "/dm");
+  Write(root_ + "/" + dm1 + "/dm/name", "data_crypt\n");
+  fs::create_symlink("../../" + dm1, root_ + "/class/block/dm-1");
+  fs::create_symlink("../../dm-1", root_ + "/" + dm0 + "/holders/dm-1");
+  enricher.Enrich(MakeEvent(254, 0, 2100), now_ + kSecond - 1, &out);
+  EXPECT_EQ(out.stack, (std::vector<std::string>{"dm-0", "vg0-data"}));
+  enricher.Enrich(MakeEvent(254, 0, 2100), now_ + kSecond, &out);
+  EXPECT_EQ(out.stack, (std::vector<std::string>{"dm-0", "vg0-data", "dm-1",
+                                                 "data_crypt"}));
+}
+
 // A call (--ops): the disk its file system is on, the partition when that
 // is not the whole disk, its file's path, the disks its block requests
 // went to, and the wall-clock times of its entry and return.

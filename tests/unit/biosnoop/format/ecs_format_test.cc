@@ -70,6 +70,8 @@ TEST(EcsFormatTest, EventWithEveryField) {
   const json& b = d["biosnoop"];
   EXPECT_EQ(b["disk"], "sda");
   EXPECT_EQ(b["partition"], "sda1");
+  EXPECT_EQ(b["stack"],
+            json({"md0", "dm-0", "vg0-data", "dm-1", "data_crypt"}));
   EXPECT_EQ(b["dev"], "8:0");
   EXPECT_EQ(b["op"], "read");
   EXPECT_EQ(b["rwbs"], "R");
@@ -116,6 +118,7 @@ TEST(EcsFormatTest, EveryFieldOfTheSchemaHasItsPlace) {
       {"host", {"/host/name"}},
       {"disk", {"/biosnoop/disk"}},
       {"partition", {"/biosnoop/partition"}},
+      {"stack", {"/biosnoop/stack"}},
       {"dev", {"/biosnoop/dev"}},
       {"op", {"/biosnoop/op"}},
       {"rwbs", {"/biosnoop/rwbs"}},
@@ -198,8 +201,9 @@ TEST(EcsFormatTest, SuccessWithNothingOptional) {
     EXPECT_FALSE(d.contains(key)) << key;
   }
   const json& b = d["biosnoop"];
-  for (const char* key : {"partition", "comm_raw", "cgroup", "cgroup_id",
-                          "pod_uid", "content", "files", "dirtied_by"}) {
+  for (const char* key :
+       {"partition", "stack", "comm_raw", "cgroup", "cgroup_id", "pod_uid",
+        "content", "files", "dirtied_by"}) {
     EXPECT_FALSE(b.contains(key)) << key;
   }
   EXPECT_FALSE(b["latency"].contains("queue_us"));
@@ -254,6 +258,8 @@ TEST(EcsFormatTest, StuckHasNoOutcomeYet) {
   EXPECT_EQ(d["biosnoop"]["inflight_us"], 25000);
   EXPECT_EQ(d["biosnoop"]["latency"], json({{"queue_us", 1000}}));
   EXPECT_EQ(d["biosnoop"]["disk"], "sda");
+  EXPECT_EQ(d["biosnoop"]["stack"],
+            json({"md0", "dm-0", "vg0-data", "dm-1", "data_crypt"}));
 }
 
 // Loss stays visible: every counter of the stats record.

@@ -14,8 +14,8 @@
 
 namespace biosnoop {
 
-// Every field set: queue time known, partition named, an error, and a comm
-// that is not UTF-8 so that comm_raw appears.
+// Every field set: queue time known, partition named, devices stacked on
+// it, an error, and a comm that is not UTF-8 so that comm_raw appears.
 inline EnrichedEvent EveryFieldEvent() {
   EnrichedEvent e;
   e.event.device_ns = 25000000;
@@ -32,6 +32,8 @@ inline EnrichedEvent EveryFieldEvent() {
   std::memcpy(e.event.comm.data(), "bad\xff", 4);
   e.disk = "sda";
   e.partition = "sda1";
+  // dm-crypt over an LVM volume over md0 (Event.stack's example).
+  e.stack = {"md0", "dm-0", "vg0-data", "dm-1", "data_crypt"};
   e.realtime_ns = 1795239841000000000;
   e.seq = 1;
   e.event.cgroup_id = 4711;

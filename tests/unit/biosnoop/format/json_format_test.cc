@@ -13,6 +13,7 @@
 #include "event.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "stacked_devices.h"
 #include "worst_case_event.h"
 
 namespace biosnoop {
@@ -630,6 +631,27 @@ TEST(JsonEventTest, HostileHostDiskAndPartitionStayValid) {
   EXPECT_EQ(j["partition"], "p\"\\\n\xef\xbf\xbd");
 }
 
+// The devices stacked on the partition: an array right after it, each
+// name escaped and made valid UTF-8 as the disk's; no key when none.
+TEST(JsonEventTest, StackAfterPartitionOnlyWhenNotEmpty) {
+  EnrichedEvent e = FullEvent();
+  std::string nasty;
+  for (int i = 0; i < 300; ++i) nasty += static_cast<char>(i % 256);
+  e.stack = {"dm-0", nasty, "", "md0"};
+  const ordered_json j = ParseLine(Line(e));
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  const auto at = std::find(keys.begin(), keys.end(), "stack");
+  ASSERT_NE(at, keys.end());
+  EXPECT_EQ(*(at - 1), "partition");
+  EXPECT_EQ(*(at + 1), "dev");
+  EXPECT_EQ(j["stack"],
+            ordered_json::array({"dm-0", ReferenceSanitize(nasty), "", "md0"}));
+  e.stack.clear();
+  const std::string line = Line(e);
+  EXPECT_EQ(line.find("stack"), std::string::npos) << line;
+}
+
 // WriteEventJson writes into a caller's buffer of EventJsonBound bytes:
 // the worst case of every variable part must stay inside it.
 TEST(JsonEventTest, WriteStaysWithinItsBound) {
@@ -638,6 +660,7 @@ TEST(JsonEventTest, WriteStaysWithinItsBound) {
   for (int i = 0; i < 300; ++i) nasty += static_cast<char>(i % 32);  // \u00XX
   e.disk = nasty;
   e.partition = nasty;
+  e.stack.assign(StackedDevices::kMaxEntries, nasty);
   SetLongestFixedFields(&e);
   SetLongestOpIds(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min();

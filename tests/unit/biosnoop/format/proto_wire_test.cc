@@ -9,6 +9,7 @@
 #include "biosnoop.pb.h"
 #include "gtest/gtest.h"
 #include "proto_format.h"
+#include "stacked_devices.h"
 #include "stuck_like.h"
 #include "worst_case_event.h"
 
@@ -93,6 +94,7 @@ TEST(ProtoWireTest, SameBytesForRandomEventsAndHostileComms) {
     e.event.comm[rng() % 16] = '\0';
     if (rng() % 4 == 0) e.partition.clear();
     if (rng() % 8 == 0) e.disk = std::string("\xff\xfe", 2);
+    if (rng() % 4 == 0) e.stack = {"md0", "dm-0", "vg0-d\xffta"};
     e.realtime_ns = static_cast<int64_t>(rng() >> 2) * ((rng() % 2) ? 1 : -1);
     e.seq = rng() >> (rng() % 64);
     e.include_queue = rng() % 2;
@@ -119,6 +121,23 @@ TEST(ProtoWireTest, SameBytesForStringsOfEveryLength) {
   }
 }
 
+// The devices stacked on the partition: each name its own field 35, after
+// every other (field-number order), an empty one and invalid UTF-8
+// included; the most there can be.
+TEST(ProtoWireTest, SameBytesAsTheLibraryForStacks) {
+  EnrichedEvent e = Sample();
+  e.stack = {"md0", "dm-0", "vg0-data", "dm-1", "data_crypt"};
+  EXPECT_EQ(Encode(e, "db-7"), Reference(e, "db-7"));
+  e.stack = {"", "dm-\xff", std::string(127, 'n')};
+  EXPECT_EQ(Encode(e, "db-7"), Reference(e, "db-7"));
+  e.stack.assign(StackedDevices::kMaxEntries, "vg0-some_volume");
+  EXPECT_EQ(Encode(e, "db-7"), Reference(e, "db-7"));
+  e.event.attribution.dirtier_op_ids = {1, 2};
+  e.event.attribution.dirtier_op_count = 2;
+  e.event.op_id = 7;
+  EXPECT_EQ(Encode(e, "db-7"), Reference(e, "db-7"));
+}
+
 TEST(ProtoWireTest, AppendsAfterExistingBytes) {
   std::string scratch, out = "prefix";
   AppendEventRecordDelimited(Sample(), "db-7", &scratch, &out);
@@ -133,6 +152,7 @@ TEST(ProtoWireTest, WriteStaysWithinItsBound) {
   const std::string invalid(300, '\xff');  // each byte becomes U+FFFD
   e.disk = invalid;
   e.partition = invalid;
+  e.stack.assign(StackedDevices::kMaxEntries, invalid);
   SetLongestFixedFields(&e);
   SetLongestOpIds(&e);
   e.realtime_ns = std::numeric_limits<int64_t>::min() + 1;
@@ -247,6 +267,11 @@ std::string EncodeStuck(const StuckRequest& s, absl::string_view host) {
 TEST(ProtoWireTest, SameBytesAsTheLibraryForStuckRequests) {
   StuckRequest s = StuckLike(Sample());
   EXPECT_EQ(EncodeStuck(s, "db-7"), ReferenceStuck(s, "db-7"));
+  // Devices stacked on it (field 28, after op_id), an invalid name too.
+  s.stack = {"md0", "dm-0", "vg0-d\xffta"};
+  s.request.op_id = 12;
+  EXPECT_EQ(EncodeStuck(s, "db-7"), ReferenceStuck(s, "db-7"));
+  s.stack.clear();
   // Absent optionals, zeros, an invalid comm (comm_raw) and host, a queue
   // time of zero (present: optional).
   s.partition.clear();

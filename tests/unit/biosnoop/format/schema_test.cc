@@ -10,6 +10,7 @@
 #include "biosnoop.pb.h"
 #include "event.h"
 #include "every_field_records.h"
+#include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -218,6 +219,41 @@ TEST(SchemaTest, EventLineWithNullsAndValidComm) {
       FieldNames(biosnoop::v1::Event::descriptor());
   std::erase(expected, "comm_raw");
   EXPECT_EQ(ExpectMatchesSchema(EventLine(e), "event"), expected);
+  // Nothing stacked on the disk: no "stack" key.
+  e.stack.clear();
+  std::erase(expected, "stack");
+  EXPECT_EQ(ExpectMatchesSchema(EventLine(e), "event"), expected);
+}
+
+// The devices stacked on the request's partition, right after it, each a
+// JSON string (escaped, made valid UTF-8 as any name); no key at all when
+// none, so that the lines of a machine without stacking are as before.
+TEST(SchemaTest, StackValuesExactly) {
+  EnrichedEvent e = EveryFieldEvent();
+  const std::string line = EventLine(e);
+  EXPECT_NE(
+      line.find(R"("disk":"sda","partition":"sda1",)"
+                R"("stack":["md0","dm-0","vg0-data","dm-1","data_crypt"],)"
+                R"("dev":"8:0",)"),
+      std::string::npos)
+      << line;
+  e.stack = {"dm-0", "we\"ird\xff"};
+  const std::string odd = EventLine(e);
+  EXPECT_NE(odd.find(R"("partition":"sda1","stack":["dm-0","we\"ird)"
+                     "\xef\xbf\xbd"
+                     R"("],"dev":"8:0",)"),
+            std::string::npos)
+      << odd;
+  e.stack.clear();
+  const std::string none = EventLine(e);
+  EXPECT_NE(none.find(R"("partition":"sda1","dev":"8:0",)"), std::string::npos)
+      << none;
+  EXPECT_EQ(none.find("stack"), std::string::npos) << none;
+  StuckRequest s = StuckLike(e);
+  const std::string stuck = StuckLine(s);
+  EXPECT_NE(stuck.find(R"("partition":"sda1","dev":"8:0",)"), std::string::npos)
+      << stuck;
+  EXPECT_EQ(stuck.find("stack"), std::string::npos) << stuck;
 }
 
 // A stuck request is an event's fields at issue (EveryFieldEvent), found
@@ -234,6 +270,10 @@ TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
       FieldNames(biosnoop::v1::Stuck::descriptor());
   std::erase(expected, "comm_raw");
   EXPECT_EQ(ExpectMatchesSchema(StuckLine(s), "stuck"), expected);
+  // Nothing stacked on the disk: no "stack" key.
+  s.stack.clear();
+  std::erase(expected, "stack");
+  EXPECT_EQ(ExpectMatchesSchema(StuckLine(s), "stuck"), expected);
   // Files not looked at (--no-files, or the request completed while they
   // were read): none of their six keys.
   s.attribution = Attribution();
@@ -247,8 +287,9 @@ TEST(SchemaTest, StuckLineHasEveryFieldInSchemaOrder) {
 TEST(SchemaTest, StuckValuesExactly) {
   EXPECT_EQ(StuckLine(StuckLike(EveryFieldEvent())),
             R"({"type":"stuck","timestamp":"2026-11-21T05:44:01.000000000Z",)"
-            R"("host":"host-a","disk":"sda","partition":"sda1","dev":"8:0",)"
-            R"("op":"read","rwbs":"R","sector":2048,"bytes":65536,)"
+            R"("host":"host-a","disk":"sda","partition":"sda1",)"
+            R"("stack":["md0","dm-0","vg0-data","dm-1","data_crypt"],)"
+            R"("dev":"8:0","op":"read","rwbs":"R","sector":2048,"bytes":65536,)"
             R"("inflight_us":25000,"queue_us":1000,"queue_depth":4,)"
             R"("pid":100,"tid":101,"comm":"bad)"
             "\xef\xbf\xbd"
@@ -432,6 +473,8 @@ TEST(SchemaTest, ProtobufJsonParserReadsAnEventLine) {
   EXPECT_EQ(msg.host(), "host-a");
   EXPECT_EQ(msg.disk(), "sda");
   EXPECT_EQ(msg.partition(), "sda1");
+  EXPECT_THAT(msg.stack(), ::testing::ElementsAre("md0", "dm-0", "vg0-data",
+                                                  "dm-1", "data_crypt"));
   EXPECT_EQ(msg.dev(), "8:0");
   EXPECT_EQ(msg.sector(), 2048u);
   EXPECT_EQ(msg.latency_us(), 25000u);
