@@ -3,6 +3,9 @@
 //
 //   decode               DecodeRecord
 //   enrich               + Enricher::Enrich (names from a fake sysfs tree)
+//   enrich_stacked       the same on a tree where both partitions are held
+//                        (vda1 by an LVM volume, vda2 by md0 and an LVM
+//                        volume over it): every event names its stack
 //   jsonl                + WriteEventJson into a reused buffer (as JsonlSink)
 //   proto                + the protobuf wire encoding (proto_wire.h)
 //   *_sink_devnull       the real sink (JsonlSink / ProtoSink) writing to
@@ -58,10 +61,12 @@ constexpr int kBatch = 64;         // events between two sink flushes
 constexpr char kHost[] = "bench-host";
 
 // A fake sysfs tree with the one disk the records name: vda (254:0) with
-// vda1 at [2048, 2048 + 1 GiB) and vda2 after it.
+// vda1 at [2048, 2048 + 1 GiB) and vda2 after it; `stacked`: with
+// class/block/ and devices stacked on both partitions (dm-0 "vg0-data" on
+// vda1; md0 on vda2, dm-1 "vg1-db" on md0).
 class FakeSysfs {
  public:
-  FakeSysfs() {
+  explicit FakeSysfs(bool stacked = false) {
     char tmpl[] = "/tmp/biosnoop-bench-sysfs-XXXXXX";
     const char* dir = mkdtemp(tmpl);
     root_ = dir != nullptr ? dir : "/nonexistent";
@@ -75,6 +80,26 @@ class FakeSysfs {
     fs::create_directories(root_ + "/block");
     fs::create_symlink("../../" + rel, root_ + "/dev/block/254:0");
     fs::create_symlink("../" + rel, root_ + "/block/vda");
+    if (!stacked) return;
+    const std::string virt = root_ + "/devices/virtual/block";
+    Write(virt + "/dm-0/dm", "name", "vg0-data");
+    Write(virt + "/md0/md", "level", "raid1");
+    Write(virt + "/dm-1/dm", "name", "vg1-db");
+    fs::create_directories(root_ + "/class/block");
+    for (const char* dir : {"/holders", "/vda1/holders", "/vda2/holders"}) {
+      fs::create_directories(disk + dir);
+    }
+    for (const char* name : {"dm-0", "md0", "dm-1"}) {
+      fs::create_directories(virt + "/" + name + "/holders");
+      fs::create_symlink(std::string("../../devices/virtual/block/") + name,
+                         root_ + "/class/block/" + name);
+    }
+    fs::create_symlink("../../" + rel, root_ + "/class/block/vda");
+    fs::create_symlink("../../" + rel + "/vda1", root_ + "/class/block/vda1");
+    fs::create_symlink("../../" + rel + "/vda2", root_ + "/class/block/vda2");
+    fs::create_symlink("../../../dm-0", disk + "/vda1/holders/dm-0");
+    fs::create_symlink("../../../md0", disk + "/vda2/holders/md0");
+    fs::create_symlink("../../dm-1", virt + "/md0/holders/dm-1");
   }
   ~FakeSysfs() {
     std::error_code ec;
@@ -104,9 +129,13 @@ class FakeSysfs {
   std::string root_;
 };
 
-// Removed at exit by its destructor.
+// Removed at exit by their destructors.
 const FakeSysfs& Sysfs() {
   static const FakeSysfs sysfs;
+  return sysfs;
+}
+const FakeSysfs& StackedSysfs() {
+  static const FakeSysfs sysfs(/*stacked=*/true);
   return sysfs;
 }
 
@@ -182,7 +211,8 @@ const std::vector<EnrichedEvent>& HostileEvents() {
 // The stages, each including those before it, as RecordPipeline (the
 // runner's per-record path) runs them.
 struct Pipeline {
-  Pipeline() : enricher(Sysfs().root(), /*include_queue=*/false) {}
+  explicit Pipeline(const FakeSysfs& sysfs = Sysfs())
+      : enricher(sysfs.root(), /*include_queue=*/false) {}
 
   // Decodes and enriches record `i` into `scratch`; false on a decode error
   // (never with these records).
@@ -233,6 +263,18 @@ void BM_DecodeEnrich(benchmark::State& state) {
   SetCounters(state, 0);
 }
 BENCHMARK(BM_DecodeEnrich);
+
+void BM_DecodeEnrichStacked(benchmark::State& state) {
+  Pipeline p(StackedSysfs());
+  size_t i = 0;
+  for (auto _ : state) {
+    if (!p.DecodeEnrich(i++)) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(p.scratch);
+  }
+  if (p.scratch.stack.empty()) state.SkipWithError("no stack named");
+  SetCounters(state, 0);
+}
+BENCHMARK(BM_DecodeEnrichStacked);
 
 void BM_DecodeEnrichJsonl(benchmark::State& state) {
   Pipeline p;
