@@ -125,7 +125,12 @@ struct Attribution {
 struct Event : Request {
   uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
   uint64_t device_ns = 0;    // issue -> completion
-  uint8_t blk_status = 0;    // the kernel's blk_status_t; 0 = success
+  // The driver's own time, where its tracepoints are (NVMe): building the
+  // command before issue (part of queue_ns), ending it after the device
+  // answered (part of device_ns).  Unknown elsewhere.
+  std::optional<uint64_t> driver_prep_ns;
+  std::optional<uint64_t> driver_done_ns;
+  uint8_t blk_status = 0;  // the kernel's blk_status_t; 0 = success
   CompletionContext completion_context = CompletionContext::kUnknown;
   Attribution attribution;
 
