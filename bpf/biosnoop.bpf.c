@@ -262,6 +262,21 @@ int BPF_PROG(handle_io_start, struct request *rq) { return on_submit(rq); }
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(handle_rq_insert, struct request *rq) { return on_submit(rq); }
 
+/* Before 6.5 (no block_io_start), a request never inserted (issued
+ * directly): its entry, made where it is first seen in the driver's path.
+ * The task there is nearly always its submitter (blk_mq_submit_bio issues
+ * it in place), and rq->start_time_ns is when it was allocated, by
+ * ktime_get_ns() as our clock (before 6.9 no plug cached it; 0 when the
+ * queue keeps no I/O statistics). */
+static __always_inline void start_unsubmitted(struct biosnoop_inflight_val *v,
+                                              struct request *rq, __u32 dev,
+                                              __u64 now) {
+  const __u64 allocated = rq->start_time_ns;
+  start_entry(v, dev, allocated <= now ? allocated : 0, 0);
+  v->submit_known = 0;
+  if (ops_enabled) op_tag(v, rq, now);
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(handle_rq_issue, struct request *rq) {
   __u32 dev = rq_dev(rq);
@@ -282,15 +297,7 @@ int BPF_PROG(handle_rq_issue, struct request *rq) {
     count(BIOSNOOP_CTR_ISSUE_UNSUBMITTED);
     fresh.rq = id;
     if (queue_from_alloc) {
-      /* Before 6.5 (no block_io_start), a request issued directly: the
-       * issuing task is nearly always its submitter (blk_mq_submit_bio
-       * issues it in place), and rq->start_time_ns is when it was
-       * allocated, by ktime_get_ns() as our clock (before 6.9 no plug
-       * cached it; 0 when the queue keeps no I/O statistics). */
-      const __u64 allocated = rq->start_time_ns;
-      start_entry(&fresh, dev, allocated <= now ? allocated : 0, 0);
-      fresh.submit_known = 0;
-      if (ops_enabled) op_tag(&fresh, rq, now);
+      start_unsubmitted(&fresh, rq, dev, now);
     } else {
       fill_task(&fresh);
     }
@@ -365,9 +372,21 @@ SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(handle_nvme_setup, struct request *rq) {
   __u32 dev = rq_dev(rq);
   if (!dev_wanted(dev)) return 0;
+  const __u64 id = rq_id(rq);
+  const __u64 now = bpf_ktime_get_ns();
   struct biosnoop_inflight_val *slot;
-  struct biosnoop_inflight_val *v = table_find(rq_id(rq), &slot);
-  if (v) v->driver_setup_ns = bpf_ktime_get_ns();
+  struct biosnoop_inflight_val *v = table_find(id, &slot);
+  if (v) {
+    v->driver_setup_ns = now;
+  } else if (queue_from_alloc) {
+    /* Before 6.5, issued directly: the entry the issue would make, made
+     * here so that it holds this stamp (the issue finds it, not issued). */
+    struct biosnoop_inflight_val fresh = {};
+    fresh.rq = id;
+    start_unsubmitted(&fresh, rq, dev, now);
+    fresh.driver_setup_ns = now;
+    if (table_store(&fresh) < 0) count(BIOSNOOP_CTR_MAP_FULL);
+  }
   return 0;
 }
 

@@ -306,6 +306,13 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   w.Uint("us", ev.LatencyNs(e.include_queue) / 1000);
   w.Uint("device_us", ev.device_ns / 1000);
   if (ev.queue_ns.has_value()) w.Uint("queue_us", *ev.queue_ns / 1000);
+  // The driver's layer: NVMe's events only.
+  if (ev.driver_prep_ns.has_value()) {
+    w.Uint("driver_prep_us", *ev.driver_prep_ns / 1000);
+  }
+  if (ev.driver_done_ns.has_value()) {
+    w.Uint("driver_done_us", *ev.driver_done_ns / 1000);
+  }
   w.Close();
   w.Int("error_code", error.errno_value);
   CgroupFields(w, e.cgroup, ev.cgroup_id);

@@ -384,7 +384,7 @@ size_t OpIdsJsonBound(const Attribution& a) {
 
 // Upper bound of everything AppendEventJson writes after the timestamp,
 // apart from the variable-length strings: about 240 bytes of keys and
-// punctuation, 14 integers of at most 20 digits, "null"s, op/rwbs/error
+// punctuation, 16 integers of at most 20 digits, "null"s, op/rwbs/error
 // names (under 16 bytes each).  Generous on purpose.
 constexpr size_t kEventFixedBound = 1024;
 
@@ -575,6 +575,15 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteAttributionJson(ev.attribution, e.attribution, p);
   p = WriteRequestOpIdJson(ev.op_id, p);
   p = WriteDirtierOpIdsJson(ev.attribution, p);
+  // The driver's layer: NVMe's events only.
+  if (ev.driver_prep_ns.has_value()) {
+    p = WriteLiteral(",\"driver_prep_us\":", p);
+    p = WriteUint(*ev.driver_prep_ns / 1000, p);
+  }
+  if (ev.driver_done_ns.has_value()) {
+    p = WriteLiteral(",\"driver_done_us\":", p);
+    p = WriteUint(*ev.driver_done_ns / 1000, p);
+  }
   p = WriteLiteral("}\n", p);
   return p;
 }

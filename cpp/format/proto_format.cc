@@ -174,6 +174,16 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   const absl::string_view context =
       CompletionContextName(ev.completion_context);
   msg->mutable_completion_context()->assign(context.data(), context.size());
+  if (ev.driver_prep_ns.has_value()) {
+    msg->set_driver_prep_us(*ev.driver_prep_ns / 1000);
+  } else {
+    msg->clear_driver_prep_us();
+  }
+  if (ev.driver_done_ns.has_value()) {
+    msg->set_driver_done_us(*ev.driver_done_ns / 1000);
+  } else {
+    msg->clear_driver_done_us();
+  }
   FillAttributionFields(ev.attribution, e.attribution, msg);
   msg->set_op_id(ev.op_id);
   msg->mutable_dirtier_op_ids()->Assign(ev.attribution.dirtier_op_ids.begin(),

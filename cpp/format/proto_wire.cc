@@ -429,10 +429,10 @@ size_t AttributionBound(const EnrichedEvent& e) {
 size_t EventRecordBound(const EnrichedEvent& e, const ProtoHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
-  // Tags, varints and lengths: 25 fields and the timestamp's two, at most
+  // Tags, varints and lengths: 27 fields and the timestamp's two, at most
   // 11 bytes each and 11 more for a string's length; "major:minor"; the
   // completion context's name (at most 7).
-  constexpr size_t kFixed = 64 + 27 * 2 * (kMaxVarintBytes + 1) + 24 + 8;
+  constexpr size_t kFixed = 64 + 29 * 2 * (kMaxVarintBytes + 1) + 24 + 8;
   const CgroupLabel& c = e.cgroup;
   // stack: a two-byte tag and a length per name.
   size_t stack = 0;
@@ -558,6 +558,11 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
       w.OptStr(Ev::kStackFieldNumber, Utf8(name, &fixed));
     }
   }
+  // The driver's layer: NVMe's events only (after stack by number).
+  if (ev.driver_prep_ns.has_value())
+    w.OptU64(Ev::kDriverPrepUsFieldNumber, *ev.driver_prep_ns / 1000);
+  if (ev.driver_done_ns.has_value())
+    w.OptU64(Ev::kDriverDoneUsFieldNumber, *ev.driver_done_ns / 1000);
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 

@@ -336,6 +336,16 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
       s = r.U64(kU32, &u);
       e->set_dirtier_op_count(static_cast<uint32_t>(u));
       return s;
+    // The driver's layer (NVMe): an integer when present (biosnoop writes
+    // no null for them).
+    case v1::Event::kDriverPrepUsFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_driver_prep_us(u);
+      return s;
+    case v1::Event::kDriverDoneUsFieldNumber:
+      s = r.U64(kU64, &u);
+      e->set_driver_done_us(u);
+      return s;
   }
   return UnlistedField(field, r, e);
 }

@@ -331,10 +331,19 @@ void AppendEventRecordJson(const v1::Event& e, std::string* out) {
   if (e.dirtier_op_count() != 0) {
     absl::StrAppend(out, ",\"dirtier_op_count\":", e.dirtier_op_count());
   }
-  // stack, the highest number, went after partition.
-  static_assert(v1::Event::kStackFieldNumber >
-                v1::Event::kDirtierOpCountFieldNumber);
-  AppendLaterFieldsJson(e, v1::Event::kStackFieldNumber, out);
+  // The driver's layer (NVMe), each only when known, last as biosnoop
+  // writes them; stack, numbered before them, went after partition.
+  if (e.has_driver_prep_us()) {
+    absl::StrAppend(out, ",\"driver_prep_us\":", e.driver_prep_us());
+  }
+  if (e.has_driver_done_us()) {
+    absl::StrAppend(out, ",\"driver_done_us\":", e.driver_done_us());
+  }
+  static_assert(v1::Event::kDriverDoneUsFieldNumber >
+                    v1::Event::kDriverPrepUsFieldNumber &&
+                v1::Event::kDriverPrepUsFieldNumber >
+                    v1::Event::kStackFieldNumber);
+  AppendLaterFieldsJson(e, v1::Event::kDriverDoneUsFieldNumber, out);
   out->append("}\n");
 }
 

@@ -79,8 +79,11 @@ TEST(EcsFormatTest, EventWithEveryField) {
   EXPECT_EQ(b["bytes"], 65536);
   EXPECT_EQ(b["queue_depth"], 4);
   EXPECT_EQ(b["comm_raw"], "626164ff");
-  EXPECT_EQ(b["latency"],
-            json({{"us", 25000}, {"device_us", 25000}, {"queue_us", 1000}}));
+  EXPECT_EQ(b["latency"], json({{"us", 25000},
+                                {"device_us", 25000},
+                                {"queue_us", 1000},
+                                {"driver_prep_us", 3},
+                                {"driver_done_us", 2}}));
   EXPECT_EQ(b["error_code"], 5);
   EXPECT_EQ(b["cgroup"], e.cgroup.path);
   EXPECT_EQ(b["cgroup_id"], 4711);
@@ -127,6 +130,8 @@ TEST(EcsFormatTest, EveryFieldOfTheSchemaHasItsPlace) {
       {"latency_us", {"/biosnoop/latency/us", "/event/duration"}},
       {"device_us", {"/biosnoop/latency/device_us"}},
       {"queue_us", {"/biosnoop/latency/queue_us"}},
+      {"driver_prep_us", {"/biosnoop/latency/driver_prep_us"}},
+      {"driver_done_us", {"/biosnoop/latency/driver_done_us"}},
       {"queue_depth", {"/biosnoop/queue_depth"}},
       {"pid", {"/process/pid"}},
       {"tid", {"/process/thread/id"}},

@@ -350,7 +350,8 @@ TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
 
 // The attribution fields exactly, after completion_context: the file's
 // path escaped, the dirtier's comm replaced and kept raw, its time in
-// RFC 3339; and none of them when the kernel side did not look.
+// RFC 3339; and none of them when the kernel side did not look.  The
+// driver's times (NVMe) close the line, absent elsewhere.
 TEST(SchemaTest, AttributionValuesExactly) {
   const std::string line = EventLine(EveryFieldEvent());
   const size_t at = line.find(",\"content\"");
@@ -364,11 +365,14 @@ TEST(SchemaTest, AttributionValuesExactly) {
             R"(","comm_raw":"6464fe","cgroup":"/user.slice","cgroup_id":77,)"
             R"("dirtied_at":"2026-11-21T05:44:00.000000001Z","op_id":12},)"
             R"("dirtier_count":2,"op_id":31,"dirtier_op_ids":[12,13],)"
-            R"("dirtier_op_count":3})"
+            R"("dirtier_op_count":3,"driver_prep_us":3,"driver_done_us":2})"
             "\n");
   EnrichedEvent off = EveryFieldEvent();
   off.event.attribution = Attribution{};
   off.event.op_id = 0;
+  // Not NVMe: no driver times either.
+  off.event.driver_prep_ns.reset();
+  off.event.driver_done_ns.reset();
   const std::string plain = EventLine(off);
   EXPECT_EQ(plain.find("content"), std::string::npos) << plain;
   EXPECT_NE(plain.find(R"("completion_context":"softirq"})"), std::string::npos)
@@ -379,6 +383,8 @@ TEST(SchemaTest, AttributionValuesExactly) {
   no_ops.event.attribution.dirtier->op_id = 0;
   no_ops.event.attribution.dirtier_op_ids.clear();
   no_ops.event.attribution.dirtier_op_count = 0;
+  no_ops.event.driver_prep_ns.reset();
+  no_ops.event.driver_done_ns.reset();
   const std::string before_ops = EventLine(no_ops);
   EXPECT_EQ(before_ops.find("op_id"), std::string::npos) << before_ops;
   EXPECT_EQ(before_ops.find("dirtier_op"), std::string::npos) << before_ops;
