@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "guest_results_test.h"
 #include "nlohmann/json.hpp"
 #include "results.h"
 
@@ -54,33 +55,8 @@ std::string Describe(const std::vector<const IoEvent*>& events) {
   return s.empty() ? "none" : s;
 }
 
-class KernelDevicesTest : public ::testing::Test {
+class KernelDevicesTest : public GuestResultsTest {
  protected:
-  void SetUp() override {
-    dir_ = Env("BIOSNOOP_KERNEL_RESULTS");
-    ASSERT_FALSE(dir_.empty()) << "BIOSNOOP_KERNEL_RESULTS is not set: run "
-                                  "this through tests/kernels/run-kernel "
-                                  "--devices";
-    std::optional<std::string> manifest = ReadResult(dir_, "manifest");
-    ASSERT_TRUE(manifest.has_value())
-        << "no manifest in " << dir_ << ": the guest's checks did not run";
-    manifest_ = *manifest;
-    uname_ = Trim(ReadResult(dir_, "uname").value_or(""));
-  }
-
-  // On failure, what biosnoop said in each mode the test looked at.
-  void TearDown() override {
-    if (!HasFailure()) return;
-    for (const std::string& mode : modes_) {
-      std::cerr << "---- biosnoop's stderr in mode " << mode << ":\n"
-                << ReadResult(dir_, mode + ".err").value_or("(none)\n");
-      std::string dd = ReadResult(dir_, mode + ".dd.err").value_or("");
-      if (!dd.empty() && dd.find("records out") == std::string::npos) {
-        std::cerr << "---- dd's stderr in mode " << mode << ":\n" << dd;
-      }
-    }
-  }
-
   // biosnoop's exit status in `mode` ("" when the guest never ran it).
   std::string Status(const std::string& mode) {
     modes_.push_back(mode);
@@ -292,11 +268,6 @@ class KernelDevicesTest : public ::testing::Test {
         << "mode " << mode << ": the guest drove reads though biosnoop "
         << "exited";
   }
-
-  std::string dir_;
-  std::string manifest_;
-  std::string uname_;
-  std::vector<std::string> modes_;
 };
 
 TEST_F(KernelDevicesTest, GuestBootedTheKernelAndRanEveryMode) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "guest_results_test.h"
 #include "nlohmann/json.hpp"
 #include "results.h"
 
@@ -26,32 +27,8 @@ constexpr uint64_t kBlock = 4096;
 // (dd's pid, sector) -> the one event reporting that read.
 using ReadEvents = std::map<std::pair<int64_t, uint64_t>, IoEvent>;
 
-class KernelMatrixTest : public ::testing::Test {
+class KernelMatrixTest : public GuestResultsTest {
  protected:
-  void SetUp() override {
-    dir_ = Env("BIOSNOOP_KERNEL_RESULTS");
-    ASSERT_FALSE(dir_.empty()) << "BIOSNOOP_KERNEL_RESULTS is not set: run "
-                                  "this through tests/kernels/run-kernel";
-    std::optional<std::string> manifest = ReadResult(dir_, "manifest");
-    ASSERT_TRUE(manifest.has_value())
-        << "no manifest in " << dir_ << ": the guest's checks did not run";
-    manifest_ = *manifest;
-    uname_ = Trim(ReadResult(dir_, "uname").value_or(""));
-  }
-
-  // On failure, what biosnoop said in each mode the test looked at.
-  void TearDown() override {
-    if (!HasFailure()) return;
-    for (const std::string& mode : modes_) {
-      std::cerr << "---- biosnoop's stderr in mode " << mode << ":\n"
-                << ReadResult(dir_, mode + ".err").value_or("(none)\n");
-      std::string dd = ReadResult(dir_, mode + ".dd.err").value_or("");
-      if (!dd.empty() && dd.find("records out") == std::string::npos) {
-        std::cerr << "---- dd's stderr in mode " << mode << ":\n" << dd;
-      }
-    }
-  }
-
   // biosnoop's output in `mode`, after checking that it exited 0.
   std::string Output(const std::string& mode) {
     modes_.push_back(mode);
@@ -163,11 +140,6 @@ class KernelMatrixTest : public ::testing::Test {
     }
     return s.empty() ? "none" : s;
   }
-
-  std::string dir_;
-  std::string manifest_;
-  std::string uname_;
-  std::vector<std::string> modes_;
 };
 
 TEST_F(KernelMatrixTest, GuestBootedTheKernelAndRanEveryMode) {

@@ -23,6 +23,7 @@
 #include "proto_sink.h"
 #include "record_reader.h"
 #include "record_writer.h"
+#include "sink_round_trip.h"
 
 namespace biosnoop {
 namespace {
@@ -30,13 +31,6 @@ namespace {
 using nlohmann::ordered_json;
 using report::ParsedRecord;
 using report::RecordKind;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A header as biosnoop writes it with --ops on a 6.1 kernel.
 StreamInfo Info(std::vector<std::string> kernel_lacks) {
@@ -59,58 +53,13 @@ StreamInfo Info(std::vector<std::string> kernel_lacks) {
 const std::vector<std::string> kTwoLacks = {"block_io_start",
                                             "verifier:handle_sys_enter"};
 
-class KernelLacksTest : public ::testing::Test {
+class KernelLacksTest : public SinkRoundTrip {
  protected:
-  void SetUp() override {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "biosnoop-lacks-XXXXXX")
-            .string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // The header alone, through the sink of `format`, as the file's bytes.
   std::string Write(const StreamInfo& info, const std::string& format) {
-    const std::string path = dir_ + "/stream." + format;
-    std::filesystem::remove(path);  // OutputFile appends
-    absl::StatusOr<std::unique_ptr<OutputFile>> file =
-        OutputFile::Open(path, format == "pb" ? RecordFraming::kVarintDelimited
-                                              : RecordFraming::kLines);
-    EXPECT_TRUE(file.ok()) << file.status();
-    if (!file.ok()) return "";
-    std::unique_ptr<FileSink> sink;
-    if (format == "pb") {
-      sink = std::make_unique<ProtoSink>(std::move(*file), "db-7");
-    } else if (format == "ecs") {
-      sink = std::make_unique<EcsSink>(std::move(*file), "db-7");
-    } else {
-      sink = std::make_unique<JsonlSink>(std::move(*file), "db-7");
-    }
-    EXPECT_TRUE(sink->WriteHeader(info).ok());
-    EXPECT_TRUE(sink->Flush().ok());
-    sink.reset();
-    return ReadFile(path);
+    return SinkRoundTrip::Write(
+        [&info](FileSink& sink) { return sink.WriteHeader(info); }, format);
   }
-
-  // The one record of `bytes`, through bioreport's reader.
-  ParsedRecord ReadBack(const std::string& bytes) {
-    const std::string path = dir_ + "/read";
-    std::ofstream(path, std::ios::binary) << bytes;
-    ParsedRecord rec;
-    auto reader = report::RecordReader::Open(path, report::ReaderOptions{});
-    EXPECT_TRUE(reader.ok()) << reader.status();
-    if (!reader.ok()) return rec;
-    absl::StatusOr<bool> got = (*reader)->Next(&rec);
-    EXPECT_TRUE(got.ok() && *got) << got.status();
-    EXPECT_EQ((*reader)->records_skipped(), 0u);
-    ParsedRecord more;
-    got = (*reader)->Next(&more);
-    EXPECT_TRUE(got.ok() && !*got);
-    return rec;
-  }
-
-  std::string dir_;
 };
 
 TEST_F(KernelLacksTest, JsonArrayAfterOpMinUs) {

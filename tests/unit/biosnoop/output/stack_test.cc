@@ -26,6 +26,7 @@
 #include "proto_sink.h"
 #include "record_reader.h"
 #include "record_writer.h"
+#include "sink_round_trip.h"
 
 namespace biosnoop {
 namespace {
@@ -33,13 +34,6 @@ namespace {
 using nlohmann::ordered_json;
 using report::ParsedRecord;
 using report::RecordKind;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // dm-crypt over an LVM volume over md0 (Event.stack's example).
 const std::vector<std::string> kStack = {"md0", "dm-0", "vg0-data", "dm-1",
@@ -80,62 +74,13 @@ StuckRequest StuckWrite(std::vector<std::string> stack) {
   return s;
 }
 
-class StackTest : public ::testing::Test {
+class StackTest : public SinkRoundTrip {
  protected:
-  void SetUp() override {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "biosnoop-stack-XXXXXX")
-            .string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  // What `write` writes through the sink of `format`, as the file's bytes.
-  std::string Write(const std::function<absl::Status(FileSink&)>& write,
-                    const std::string& format) {
-    const std::string path = dir_ + "/stream." + format;
-    std::filesystem::remove(path);  // OutputFile appends
-    absl::StatusOr<std::unique_ptr<OutputFile>> file =
-        OutputFile::Open(path, format == "pb" ? RecordFraming::kVarintDelimited
-                                              : RecordFraming::kLines);
-    EXPECT_TRUE(file.ok()) << file.status();
-    if (!file.ok()) return "";
-    std::unique_ptr<FileSink> sink;
-    if (format == "pb") {
-      sink = std::make_unique<ProtoSink>(std::move(*file), "db-7");
-    } else if (format == "ecs") {
-      sink = std::make_unique<EcsSink>(std::move(*file), "db-7");
-    } else {
-      sink = std::make_unique<JsonlSink>(std::move(*file), "db-7");
-    }
-    EXPECT_TRUE(write(*sink).ok());
-    EXPECT_TRUE(sink->Flush().ok());
-    sink.reset();
-    return ReadFile(path);
-  }
   std::string WriteEvent(const EnrichedEvent& e, const std::string& format) {
     return Write([&e](FileSink& sink) { return sink.Write(e); }, format);
   }
   std::string WriteStuck(const StuckRequest& s, const std::string& format) {
     return Write([&s](FileSink& sink) { return sink.WriteStuck(s); }, format);
-  }
-
-  // The one record of `bytes`, through bioreport's reader.
-  ParsedRecord ReadBack(const std::string& bytes) {
-    const std::string path = dir_ + "/read";
-    std::ofstream(path, std::ios::binary) << bytes;
-    ParsedRecord rec;
-    auto reader = report::RecordReader::Open(path, report::ReaderOptions{});
-    EXPECT_TRUE(reader.ok()) << reader.status();
-    if (!reader.ok()) return rec;
-    absl::StatusOr<bool> got = (*reader)->Next(&rec);
-    EXPECT_TRUE(got.ok() && *got) << got.status();
-    EXPECT_EQ((*reader)->records_skipped(), 0u);
-    ParsedRecord more;
-    got = (*reader)->Next(&more);
-    EXPECT_TRUE(got.ok() && !*got);
-    return rec;
   }
 
   // `rec` converted to each format is exactly `jsonl` and `pb`.
@@ -149,8 +94,6 @@ class StackTest : public ::testing::Test {
     report::AppendRecordProto(rec, &as_proto);
     EXPECT_EQ(as_proto, pb);
   }
-
-  std::string dir_;
 };
 
 template <typename Names>
