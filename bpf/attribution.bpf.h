@@ -388,24 +388,19 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
 
 /* device-mapper's clone of a bio (drivers/md/dm-core.h, module dm_mod)
  * is the `clone` member of its struct dm_target_io, whose io holds the
- * bio the file system submitted (orig_bio).  Declared here, matched by
- * CO-RE in dm_mod's BTF: this build's vmlinux.h has no device-mapper. */
-struct dm_io___biosnoop {
-  struct bio *orig_bio;
-} __attribute__((preserve_access_index));
-struct dm_target_io___biosnoop {
-  struct dm_io___biosnoop *io;
-  struct bio clone;
-} __attribute__((preserve_access_index));
-
-/* The bio a device-mapper clone was made from; the clone itself when
- * `bio` is none (or dm_mod's types are not in the kernel's BTF). */
+ * bio the file system submitted (orig_bio).  The offsets come from
+ * dm_mod's BTF, read by user space (kernel_features.h: not by CO-RE, whose
+ * search of module BTF needs CAP_SYS_ADMIN).  Returns the bio the clone
+ * `bio` was made from, or `bio` itself. */
 static __always_inline struct bio *attr_dm_origin(struct bio *bio) {
-  if (!bpf_core_type_exists(struct dm_target_io___biosnoop)) return bio;
-  struct dm_target_io___biosnoop *tio =
-      (void *)((char *)bio -
-               bpf_core_field_offset(struct dm_target_io___biosnoop, clone));
-  struct bio *orig = BPF_CORE_READ(tio, io, orig_bio);
+  if (!dm_tio_clone_off) return bio;
+  char *tio = (char *)bio - dm_tio_clone_off;
+  char *io = NULL;
+  if (bpf_probe_read_kernel(&io, sizeof(io), tio + dm_tio_io_off) || !io)
+    return bio;
+  struct bio *orig = NULL;
+  if (bpf_probe_read_kernel(&orig, sizeof(orig), io + dm_io_orig_bio_off))
+    return bio;
   return orig ? orig : bio;
 }
 

@@ -49,6 +49,11 @@ const volatile __u64 bio_chain_end_io = 0;
 /* device-mapper's clone_endio (module dm_mod; 0: not loaded at start, or
  * hidden): a member disk's request of a dm device carries clones. */
 const volatile __u64 dm_clone_end_io = 0;
+/* ... and where a clone lies in its struct dm_target_io, that struct's
+ * io, and struct dm_io's orig_bio (dm_mod's BTF; 0: unknown). */
+const volatile __u64 dm_tio_clone_off = 0;
+const volatile __u64 dm_tio_io_off = 0;
+const volatile __u64 dm_io_orig_bio_off = 0;
 const volatile __u32 ledger_enabled = 0;
 const volatile __u32 ledger_mask = 0;
 /* Calls (--ops, ops.bpf.h): follow them; write an op record for each

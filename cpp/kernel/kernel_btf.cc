@@ -14,6 +14,8 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <string>
 
 namespace biosnoop {
@@ -75,6 +77,42 @@ struct btf* LoadKernelBtf() {
     return btf;
   }
   return LibbpfLoadKernelBtf();
+}
+
+namespace {
+
+// The byte offset of member `member` in the struct or union `id`, looked
+// for through its anonymous members too.
+std::optional<int64_t> MemberOffsetIn(const struct btf* btf, int id,
+                                      const char* member, int depth) {
+  const struct btf_type* t = btf__type_by_id(btf, id);
+  if (t == nullptr || !(btf_is_struct(t) || btf_is_union(t)) || depth > 4) {
+    return std::nullopt;
+  }
+  const struct btf_member* m = btf_members(t);
+  for (int i = 0; i < btf_vlen(t); ++i, ++m) {
+    const char* name = btf__name_by_offset(btf, m->name_off);
+    const int64_t here = btf_member_bit_offset(t, i) / 8;
+    if (name != nullptr && std::strcmp(name, member) == 0) return here;
+    if (name == nullptr || name[0] == '\0') {
+      const int inner = btf__resolve_type(btf, m->type);
+      if (inner < 0) continue;
+      if (std::optional<int64_t> off =
+              MemberOffsetIn(btf, inner, member, depth + 1)) {
+        return here + *off;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int64_t> MemberOffset(const struct btf* btf, const char* type,
+                                    const char* member) {
+  const int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+  if (id < 0) return std::nullopt;
+  return MemberOffsetIn(btf, id, member, 0);
 }
 
 bool KernelHasTracepoint(const struct btf* vmlinux, const char* name) {

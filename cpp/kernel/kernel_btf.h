@@ -14,6 +14,9 @@
 // it loads a program that needs kernel BTF (tp_btf, CO-RE), so biosnoop's
 // definition is the one it gets, and its load peaks one copy lower too.
 
+#include <cstdint>
+#include <optional>
+
 struct btf;
 
 namespace biosnoop {
@@ -32,5 +35,10 @@ struct btf* LibbpfLoadKernelBtf();
 // Whether `vmlinux` (the kernel's BTF) has tracepoint `name` for tp_btf
 // programs, which attach to the typedef btf_trace_<name>.
 bool KernelHasTracepoint(const struct btf* vmlinux, const char* name);
+
+// The byte offset of member `member` in struct `type` of `btf`, found
+// through anonymous structs and unions too; nullopt when either is absent.
+std::optional<int64_t> MemberOffset(const struct btf* btf, const char* type,
+                                    const char* member);
 
 }  // namespace biosnoop

@@ -5,6 +5,8 @@
 
 #include <bpf/btf.h>
 
+#include <optional>
+
 #include "kernel_btf.h"
 #include "probe.h"
 
@@ -50,6 +52,24 @@ bool HasTracepointIn(const struct btf* vmlinux, const std::string& dir,
   return has;
 }
 
+// dm_mod's struct offsets (KernelFeatures::dm_*), when its BTF has them.
+void ReadDmOffsets(const struct btf* vmlinux, const std::string& dir,
+                   KernelFeatures* f) {
+  const std::string path = dir + "/dm_mod";
+  struct btf* dm =
+      btf__parse_split(path.c_str(), const_cast<struct btf*>(vmlinux));
+  if (dm == nullptr) return;
+  const std::optional<int64_t> clone =
+      MemberOffset(dm, "dm_target_io", "clone");
+  const std::optional<int64_t> io = MemberOffset(dm, "dm_target_io", "io");
+  const std::optional<int64_t> orig = MemberOffset(dm, "dm_io", "orig_bio");
+  btf__free(dm);
+  if (!clone || !io || !orig || *clone <= 0) return;
+  f->dm_tio_clone = *clone;
+  f->dm_tio_io = *io;
+  f->dm_io_orig_bio = *orig;
+}
+
 }  // namespace
 
 KernelFeatures ReadKernelFeatures(const struct btf* vmlinux,
@@ -87,6 +107,8 @@ KernelFeatures ReadKernelFeatures(const struct btf* vmlinux,
   f.nvme =
       HasTracepointIn(vmlinux, module_btf_dir, "nvme_core", "nvme_setup_cmd") &&
       HasTracepointIn(vmlinux, module_btf_dir, "nvme_core", "nvme_complete_rq");
+  f.nvme_in_module = f.nvme && !KernelHasTracepoint(vmlinux, "nvme_setup_cmd");
+  ReadDmOffsets(vmlinux, module_btf_dir, &f);
   return f;
 }
 

@@ -6,6 +6,7 @@
 // argument types) or switched off with a KernelLack, never found missing by
 // a failed load: one binary runs on Debian 12's 6.1 and on 6.18.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,15 @@ struct KernelFeatures {
   // kernel or in the nvme_core module's BTF (loaded: no NVMe disk without
   // it): events on NVMe then split out the driver's own time.
   bool nvme = false;
+  bool nvme_in_module = false;  // only in nvme_core's BTF
+  // device-mapper's clones (module dm_mod, loaded): where the clone lies
+  // in its struct dm_target_io, that struct's io, and struct dm_io's
+  // orig_bio, from dm_mod's BTF; all 0 without it.  Read here rather than
+  // by CO-RE: libbpf looks for a type the kernel lacks in every module's
+  // BTF, and listing those needs CAP_SYS_ADMIN.
+  int64_t dm_tio_clone = 0;
+  int64_t dm_tio_io = 0;
+  int64_t dm_io_orig_bio = 0;
 };
 
 // The features of the kernel whose BTF is `vmlinux`; its modules' BTF

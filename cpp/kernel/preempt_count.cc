@@ -7,6 +7,8 @@
 #include <cstring>
 #include <optional>
 
+#include "kernel_btf.h"
+
 namespace biosnoop {
 namespace {
 
@@ -26,40 +28,6 @@ std::optional<int64_t> PercpuOffset(const struct btf* btf, const char* name) {
     }
   }
   return std::nullopt;
-}
-
-// The byte offset of member `member` in the struct or union `id`, looked
-// for through its anonymous members too (6.2's struct pcpu_hot holds
-// preempt_count in an anonymous struct inside an anonymous union).
-std::optional<int64_t> MemberOffsetIn(const struct btf* btf, int id,
-                                      const char* member, int depth) {
-  const struct btf_type* t = btf__type_by_id(btf, id);
-  if (t == nullptr || !(btf_is_struct(t) || btf_is_union(t)) || depth > 4) {
-    return std::nullopt;
-  }
-  const struct btf_member* m = btf_members(t);
-  for (int i = 0; i < btf_vlen(t); ++i, ++m) {
-    const char* name = btf__name_by_offset(btf, m->name_off);
-    const int64_t here = btf_member_bit_offset(t, i) / 8;
-    if (name != nullptr && std::strcmp(name, member) == 0) return here;
-    if (name == nullptr || name[0] == '\0') {
-      const int inner = btf__resolve_type(btf, m->type);
-      if (inner < 0) continue;
-      if (std::optional<int64_t> off =
-              MemberOffsetIn(btf, inner, member, depth + 1)) {
-        return here + *off;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
-// The byte offset of member `member` in struct `type`.
-std::optional<int64_t> MemberOffset(const struct btf* btf, const char* type,
-                                    const char* member) {
-  const int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-  if (id < 0) return std::nullopt;
-  return MemberOffsetIn(btf, id, member, 0);
 }
 
 }  // namespace

@@ -45,6 +45,13 @@ bool HasCapability(const __user_cap_data_struct (&data)[2], int cap) {
   return (data[cap / 32].effective & (1u << (cap % 32))) != 0;
 }
 
+bool HaveSysAdmin() {
+  __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return syscall(SYS_capget, &header, data) == 0 &&
+         HasCapability(data, CAP_SYS_ADMIN);
+}
+
 absl::Status CheckPrivilege() {
   __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
@@ -198,6 +205,15 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Open(const ProbeConfig& requested,
   }
   ProbeConfig config = requested;
   std::vector<KernelLack> lacks = AdaptToKernel(features, &config);
+  // libbpf finds a module's tracepoint by listing every BTF object, which
+  // the kernel allows with CAP_SYS_ADMIN only (CAP_BPF is not enough).
+  if (features.nvme_in_module && config.driver_layer && !HaveSysAdmin()) {
+    config.driver_layer = false;
+    lacks.push_back({"nvme_core",
+                     "NVMe's tracepoints are in the nvme_core module, which "
+                     "libbpf attaches to only with CAP_SYS_ADMIN: events on "
+                     "NVMe carry no driver times"});
+  }
   for (;;) {
     ResetLoadRefusal();
     absl::StatusOr<std::unique_ptr<Probe>> probe =
@@ -287,6 +303,10 @@ absl::StatusOr<std::unique_ptr<Probe>> Probe::Load(
   }
 
   RETURN_IF_ERROR(ConfigureAttribution(config, skel));
+  skel->rodata->dm_tio_clone_off = static_cast<uint64_t>(features.dm_tio_clone);
+  skel->rodata->dm_tio_io_off = static_cast<uint64_t>(features.dm_tio_io);
+  skel->rodata->dm_io_orig_bio_off =
+      static_cast<uint64_t>(features.dm_io_orig_bio);
   RETURN_IF_ERROR(ConfigureOps(config, skel));
   probe->direct_io_unfollowed_ =
       config.files && skel->rodata->iomap_dio_end_io == 0;
