@@ -84,6 +84,19 @@ class SinkRoundTrip : public ::testing::Test {
     return rec;
   }
 
+  // Whether bioreport's strict reader refuses the first record of `bytes`.
+  bool StrictReaderRefuses(const std::string& bytes) {
+    const std::string path = dir_ + "/bad";
+    std::ofstream(path, std::ios::binary) << bytes;
+    report::ReaderOptions strict;
+    strict.strict = true;
+    auto reader = report::RecordReader::Open(path, strict);
+    EXPECT_TRUE(reader.ok()) << reader.status();
+    if (!reader.ok()) return false;
+    report::ParsedRecord rec;
+    return !(*reader)->Next(&rec).ok();
+  }
+
   std::string dir_;
 };
 
