@@ -38,18 +38,25 @@ bool ArgIsPointer(const struct btf* vmlinux, const btf_type* proto, int index) {
   return t != nullptr && btf_is_ptr(t);
 }
 
-// Whether tracepoint `name` is in the kernel or in module `module`'s BTF
-// (split BTF on top of the kernel's), which libbpf attaches to as well.
-bool HasTracepointIn(const struct btf* vmlinux, const std::string& dir,
-                     const char* module, const char* name) {
-  if (KernelHasTracepoint(vmlinux, name)) return true;
-  const std::string path = dir + "/" + module;
+// NVMe's two driver tracepoints (KernelFeatures::nvme*): in the kernel's
+// BTF, or in the nvme_core module's (split BTF on top of the kernel's,
+// parsed once), which libbpf attaches to as well.
+void ReadNvme(const struct btf* vmlinux, const std::string& dir,
+              KernelFeatures* f) {
+  auto both = [](const struct btf* btf) {
+    return KernelHasTracepoint(btf, "nvme_setup_cmd") &&
+           KernelHasTracepoint(btf, "nvme_complete_rq");
+  };
+  if (both(vmlinux)) {
+    f->nvme = true;
+    return;
+  }
+  const std::string path = dir + "/nvme_core";
   struct btf* split =
       btf__parse_split(path.c_str(), const_cast<struct btf*>(vmlinux));
-  if (split == nullptr) return false;
-  const bool has = KernelHasTracepoint(split, name);
+  if (split == nullptr) return;
+  f->nvme = f->nvme_in_module = both(split);
   btf__free(split);
-  return has;
 }
 
 // dm_mod's struct offsets (KernelFeatures::dm_*), when its BTF has them.
@@ -104,10 +111,7 @@ KernelFeatures ReadKernelFeatures(const struct btf* vmlinux,
     f.uring_complete_cqe =
         btf_vlen(proto) == 4 && ArgIsPointer(vmlinux, proto, 3);
   }
-  f.nvme =
-      HasTracepointIn(vmlinux, module_btf_dir, "nvme_core", "nvme_setup_cmd") &&
-      HasTracepointIn(vmlinux, module_btf_dir, "nvme_core", "nvme_complete_rq");
-  f.nvme_in_module = f.nvme && !KernelHasTracepoint(vmlinux, "nvme_setup_cmd");
+  ReadNvme(vmlinux, module_btf_dir, &f);
   ReadDmOffsets(vmlinux, module_btf_dir, &f);
   return f;
 }
