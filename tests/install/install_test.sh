@@ -27,6 +27,10 @@ expect_file share/doc/biosnoop/docs/bioreport.md
 expect_file share/doc/biosnoop/docs/kubernetes.md
 # ... and the kernels it runs on as docs/kernels.md.
 expect_file share/doc/biosnoop/docs/kernels.md
+# ... and the guide, the reference and the architecture.
+for f in guide/README.md reference/README.md reference/guarantees.md architecture.md; do
+  expect_file "share/doc/biosnoop/docs/$f"
+done
 expect_file share/doc/biosnoop/biosnoop.proto
 expect_file share/doc/biosnoop/examples/biosnoop.service
 expect_file share/doc/biosnoop/examples/biosnoop.logrotate
