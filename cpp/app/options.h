@@ -54,13 +54,13 @@ struct Options {
   // --rescue always|auto: attach the completion rescue program from the
   // start, or (auto) once the kernel first skips a completion.
   bool rescue_always = false;
-  // Files and dirtiers (README, "Files and dirtiers"): --no-files turns
+  // Files and dirtiers (docs/guide/slow-fsync.md): --no-files turns
   // both off; --no-writeback-owner only the dirtied-page ledger, of
   // --ledger-entries pages.
   bool files = true;
   bool writeback_owner = false;
   uint32_t ledger_entries = 65536;
-  // --ops (README, "Calls (--ops)"): follow each read/write/fsync-family
+  // --ops (docs/guide/slow-fsync.md): follow each read/write/fsync-family
   // call and io_uring request on a file of the tracked disks, an op
   // record for each taking at least --op-min-us (default: --min-us).
   // Turns the dirtied-page ledger on (writeback_owner) unless

@@ -1,7 +1,8 @@
 #pragma once
 
 // Process exit codes (sysexits.h values, so scripts and systemd can tell
-// causes apart).  Documented in README.md; keep both in step.
+// causes apart).  Documented in docs/reference/exit-codes.md; keep both in
+// step.
 
 #include "absl/status/status.h"
 

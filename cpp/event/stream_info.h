@@ -51,8 +51,8 @@ struct StatsSnapshot {
   uint64_t dropped = 0;
   uint64_t missed = 0;
   uint64_t unfinished = 0;
-  uint64_t ledger_misses = 0;    // dirtied-page ledger (README, "Files and
-  uint64_t ledger_replaced = 0;  // dirtiers")
+  uint64_t ledger_misses = 0;    // dirtied-page ledger (docs/guide/
+  uint64_t ledger_replaced = 0;  // slow-fsync.md, "Files and dirtiers")
   // --ops: Op records the kernel could not queue, Op records written,
   // calls not followed (no room); all 0 without --ops.
   uint64_t ops_lost = 0;

@@ -4,8 +4,8 @@
 // one JSON object per line, nested as ECS writes them
 // ({"@timestamp":"...","event":{"kind":"event",...},...}), every field
 // that ECS names under its ECS name with its ECS type, and every other
-// biosnoop field under the custom namespace "biosnoop" (README, "Shipping
-// to Elasticsearch and Loki", has the table).  A null of the JSON Lines
+// biosnoop field under the custom namespace "biosnoop"
+// (docs/reference/ecs.md has the table).  A null of the JSON Lines
 // stream is left out here (Elasticsearch treats both alike).
 //
 // Strings follow json_format.h's rules (invalid UTF-8 becomes U+FFFD; the

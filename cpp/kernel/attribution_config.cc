@@ -36,7 +36,7 @@ absl::Status ConfigureAttribution(const ProbeConfig& config,
   skel->rodata->files_enabled = config.files ? 1 : 0;
   if (config.files) {
     // Direct I/O through iomap; without the address such requests read as
-    // "unknown" (README, "Files and dirtiers").
+    // "unknown" (docs/guide/slow-fsync.md, "Files and dirtiers").
     skel->rodata->iomap_dio_end_io =
         KernelSymbolAddress("/proc/kallsyms", "iomap_dio_bio_end_io");
     // The front part of a split bio is chained to the rest, which holds

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cmake --install` into a scratch prefix: the two programs where the README
-# says, runnable, and the README, bioreport's manual, schema and examples
+# says, runnable, and the README, the docs it links, schema and examples
 # beside them (the systemd unit names the installed README as its
 # documentation).
 # Usage: install_test.sh BUILD_DIR

@@ -198,7 +198,8 @@ std::vector<json> Touching(const std::vector<json>& events,
 // Waits until the `op` events (seq above `after_seq`) that `match`
 // accepts cover every sector of each file in `files`: all of the
 // workload's I/O has completed and been written.  A completion the kernel
-// ran no program for (README, `missed`: seen here when a sandbox thread
+// ran no program for (docs/reference/counters.md, `missed`: seen here when
+// a sandbox thread
 // is current) never becomes an event, and biosnoop counts it; so the wait
 // also ends when each extent still uncovered can be such a completion
 // (biosnoop started with --stats-interval 1 says its count every second),

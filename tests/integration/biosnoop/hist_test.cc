@@ -176,7 +176,8 @@ TEST(Hist, EverySlowReadLandsInTheBucketOfItsDelay) {
   const json* all = Find(report, "", "");
   ASSERT_NE(all, nullptr) << report.dump();
   // Every read is counted, or counted as missed (a completion the kernel
-  // ran no BPF program for, README "missed"; seen here once in ~15 runs).
+  // ran no BPF program for, docs/reference/counters.md, "missed"; seen here
+  // once in ~15 runs).
   std::map<std::string, double> s = b.Summary();
   const uint64_t count = (*all)["count"].get<uint64_t>();
   EXPECT_EQ(count + s["missed"], kIos) << b.Stderr();
@@ -244,7 +245,8 @@ TEST(Hist, FastDiskCountEqualsTheWorkload) {
   const json* all = Find(report, "", "");
   ASSERT_NE(all, nullptr);
   // Every read is counted, or counted as missed: a completion the kernel
-  // ran no BPF program for (README, "missed") cannot be in a histogram.
+  // ran no BPF program for (docs/reference/counters.md, "missed") cannot be
+  // in a histogram.
   std::map<std::string, double> s = b.Summary();
   const uint64_t count = (*all)["count"].get<uint64_t>();
   EXPECT_EQ(count + s["missed"], kIos) << b.Stderr();
@@ -384,7 +386,8 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
 
 // At exit the last report and the counters on stderr count the same
 // completions, also when I/O is still running: every completion is in a
-// histogram, an orphan or filtered (README, histogram mode).
+// histogram, an orphan or filtered (docs/reference/counters.md, "In
+// histogram mode").
 TEST(Hist, LastReportAndExitCountersAgreeUnderLoad) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(64);

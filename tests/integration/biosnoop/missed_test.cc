@@ -1,7 +1,8 @@
-// Completions the kernel never hands to biosnoop's BPF programs (README,
-// "missed") leave their request in the in-flight table.  These tests put
-// such a request into the real table of a running biosnoop, as the kernel
-// would leave it, and check it is found and counted once the disk is idle;
+// Completions the kernel never hands to biosnoop's BPF programs
+// (docs/reference/counters.md, "missed") leave their request in the
+// in-flight table.  These tests put such a request into the real table of a
+// running biosnoop, as the kernel would leave it, and check it is found and
+// counted once the disk is idle;
 // and that a request really in flight on a slow disk is never taken for one.
 
 #include <dirent.h>
@@ -326,7 +327,8 @@ TEST(Missed, ARequestHandedOutAgainIsCountedAsMissed) {
   EXPECT_EQ(events.back()["queue_depth"], 1);
   std::map<std::string, double> s = b.Summary();
   // Found by the reuse.  A real read's completion the kernel ran no
-  // program for (README "missed": a few in a million here, in bursts)
+  // program for (docs/reference/counters.md, "missed": a few in a million
+  // here, in bursts)
   // adds to both counts and takes its event away; the
   // planted one is never an event.
   EXPECT_GE(s["missed_reuse"], 1) << b.Stderr();

@@ -94,7 +94,8 @@ TEST(Operations, SighupRotationLosesNoEvent) {
     mine += n;
   }
   // Every read is in one of the two files, or among the completions the
-  // kernel ran no program for (README, "missed"): none lost to rotation.
+  // kernel ran no program for (docs/reference/counters.md, "missed"): none
+  // lost to rotation.
   EXPECT_TRUE(LoggedOrMissed(mine, kBatches * kPerBatch, b));
   EXPECT_FALSE(EventsOfPid(first, pids.front()).empty())
       << "nothing before rotation";
@@ -784,7 +785,8 @@ TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
   std::vector<json> mine = EventsOfPid(all, hostile);
   std::vector<json> good = EventsOfPid(all, plain);
   // Every read is an event, or counted as missed: a completion the kernel
-  // ran no BPF program for (README, "missed"); seen once in ~10 full runs.
+  // ran no BPF program for (docs/reference/counters.md, "missed"); seen once
+  // in ~10 full runs.
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(mine.size() + good.size() + s["missed"], 8u) << b.Stderr();
   EXPECT_LE(mine.size(), 5u) << b.Stderr();

@@ -104,7 +104,8 @@ TEST(SlowIo, EverySlowReadLoggedOnceWithItsLatency) {
   std::vector<json> slow_events = OnDisk(all, slow.loop_name());
   EXPECT_TRUE(OnDisk(all, fast.name()).empty()) << "fast I/O was logged";
   // Every slow read is an event, or counted as missed: a completion the
-  // kernel ran no BPF program for (README, "missed"), found at exit because
+  // kernel ran no BPF program for (docs/reference/counters.md, "missed"),
+  // found at exit because
   // the disk is idle, so none is left unfinished.  This run watches every
   // disk, so `missed` may also hold other I/O than these reads.
   std::map<std::string, double> s = b.Summary();
@@ -159,7 +160,8 @@ TEST(SlowIo, SlowRegionYieldsEventsOnlyInsideIt) {
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(b.Stop(), 0);
   std::vector<json> events = b.Events();
-  // Every read completed, or counted as missed (README, "missed"); each
+  // Every read completed, or counted as missed (docs/reference/counters.md,
+  // "missed"); each
   // slow one is an event unless it was the one missed.
   std::map<std::string, double> s = b.Summary();
   EXPECT_EQ(s["completions"] + s["missed"], 1024) << b.Stderr();
@@ -417,7 +419,8 @@ TEST(SlowIo, BurstOfThousandsLosesNothing) {
   std::map<std::string, double> s = b.Summary();
   // Every completion biosnoop saw is written, none lost.  A completion the
   // kernel never hands to the hook is counted as missed, so fio's count is
-  // exactly accounted for; such loss is a small fraction (README, "missed").
+  // exactly accounted for; such loss is a small fraction
+  // (docs/reference/counters.md, "missed").
   EXPECT_EQ(s["unfinished"], 0) << b.Stderr();
   const double unseen = s["missed"];
   EXPECT_LE(unseen, 600) << b.Stderr();

@@ -60,7 +60,7 @@ TEST(Summary, BaselineCountsEveryIoBesideTheSlowEvents) {
   Totals reads = SumSummaries(summaries, disk.loop_name(), "read");
   Totals writes = SumSummaries(summaries, disk.loop_name(), "write");
   // Every I/O is counted, or counted as missed (a completion the kernel
-  // ran no BPF program for, README "missed").
+  // ran no BPF program for, docs/reference/counters.md, "missed").
   std::map<std::string, double> st = b.Summary();
   const double missed = st["missed"];
   EXPECT_LE(reads.count, 200u);

@@ -163,7 +163,8 @@ uint64_t MissedSoFar(const Biosnoop& b);
 
 // A workload's events against its I/O count: each I/O is an event or one
 // of the run's `missed` (a completion the kernel ran no BPF program for,
-// README "missed").  Other workloads' misses count there too, so this is
+// docs/reference/counters.md, "missed").  Other workloads' misses count
+// there too, so this is
 // exact only when the run missed nothing; more events than I/Os fail.
 ::testing::AssertionResult LoggedOrMissed(size_t events, size_t ios,
                                           const Biosnoop& b);
