@@ -105,7 +105,8 @@ struct Dirtier {
   absl::string_view Comm() const;
 };
 
-// What a reported request's pages hold (README, "Files and dirtiers").
+// What a reported request's pages hold (docs/guide/slow-fsync.md, "Files
+// and dirtiers").
 struct Attribution {
   Content content = Content::kNotLooked;
   uint32_t file_count = 0;  // distinct files; files lists the first ones

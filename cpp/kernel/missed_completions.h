@@ -5,8 +5,9 @@
 // The kernel can complete a request without calling our completion
 // program and without counting a recursion miss (seen on this project's
 // CI kernel: block completions run in softirq on top of one particular
-// task never reach any BPF program; see README, "missed").  Such a request
-// stays in biosnoop's in-flight table although the disk finished it.  It
+// task never reach any BPF program; see docs/reference/counters.md,
+// "missed").  Such a request stays in biosnoop's in-flight table although
+// the disk finished it.  It
 // is found when the disk is idle -- the kernel's own count of started
 // requests (sysfs `inflight`) is 0 -- while biosnoop still holds a request
 // it saw issued there.  Only an entry seen at two idle observations with
