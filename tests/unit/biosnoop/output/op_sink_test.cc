@@ -3,7 +3,6 @@
 
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "child_process.h"
 #include "ecs_sink.h"
 #include "gtest/gtest.h"
 #include "jsonl_sink.h"
@@ -195,25 +195,11 @@ std::string WriteUntilTheLimit(const std::string& path) {
 
 TEST_F(OpSinkTest, APartialWriteCountsWrittenAndDroppedOpsExactly) {
   const std::string path = Path("slow.jsonl");
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string report = WriteUntilTheLimit(path);
-    (void)!write(fds[1], report.data(), report.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string report;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << report;
+  // In a child: the file size limit stays there.
+  const testing::ChildResult child =
+      testing::RunInChild([&path] { return WriteUntilTheLimit(path); });
+  ASSERT_TRUE(testing::ExitedWith(child, 0));
+  const std::string& report = child.report;
 
   // 400 records, ops at i % 3 == 1 or i % 7 == 0; then 600 events and
   // one op.

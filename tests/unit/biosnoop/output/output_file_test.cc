@@ -5,7 +5,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "child_process.h"
 #include "event.h"
 #include "gtest/gtest.h"
 #include "jsonl_sink.h"
@@ -419,31 +419,13 @@ TEST_F(OutputFileTest, StdoutIsNotOwnedAndReopenIsANoop) {
 }
 
 // Runs `body(arg)` in a child process (so that limits, credentials and fd 1
-// changes stay there) and returns the text it reports through a pipe.
+// changes stay there) and returns the text it reports.
 std::string RunInChild(std::string (*body)(const std::string&),
                        const std::string& arg) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string report = body(arg);
-    (void)!write(fds[1], report.data(), report.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string report;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-    return absl::StrCat("child died: ", wstatus, " ", report);
-  }
-  return report;
+  const testing::ChildResult r =
+      testing::RunInChild([body, &arg] { return body(arg); });
+  EXPECT_TRUE(testing::ExitedWith(r, 0));
+  return r.report;
 }
 
 // Sets the soft file size limit; SIGXFSZ ignored, so that write(2) fails

@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "output_file.h"
 
@@ -187,31 +187,17 @@ TEST_F(OutputTargetTest, OpenWaitingForReaderEndsAtAStop) {
 // stdout is judged by the same rule (`biosnoop > /dev/sdb` is as
 // destructive as -o /dev/sdb), except that a socket is taken there:
 // systemd's journal stream.
-std::string OpenStdoutOn(int fd) {
-  if (dup2(fd, STDOUT_FILENO) < 0) return "dup2 failed";
-  absl::StatusOr<std::unique_ptr<OutputFile>> file = OutputFile::Open("-");
-  return file.ok() ? "ok" : std::string(file.status().message());
-}
-
+// What OutputFile::Open("-") says in a child whose stdout is `fd`.
 std::string InChild(int fd) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string report = OpenStdoutOn(fd);
-    (void)!write(fds[1], report.data(), report.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string report;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  return report;
+  const testing::ChildResult r = testing::RunInChild(
+      [] {
+        absl::StatusOr<std::unique_ptr<OutputFile>> file =
+            OutputFile::Open("-");
+        return file.ok() ? "ok" : std::string(file.status().message());
+      },
+      testing::ChildSetup().Dup(STDOUT_FILENO, fd));
+  EXPECT_TRUE(testing::ExitedWith(r, 0));
+  return r.report;
 }
 
 TEST_F(OutputTargetTest, StdoutIsJudgedByTheSameRule) {

@@ -3,7 +3,6 @@
 
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "output_file.h"
 
@@ -97,24 +97,11 @@ std::string LimitBody(const std::string& path) {
 }
 
 TEST_F(DelimitedFileTest, PartialWriteIsTrimmedToTheLastWholeRecord) {
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string r = LimitBody(path_);
-    (void)!write(fds[1], r.data(), r.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string report;
-  char buf[128];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;)
-    report.append(buf, n);
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  EXPECT_EQ(report, "failed 24 76 984");
+  // In a child: the file size limit stays there.
+  const testing::ChildResult child =
+      testing::RunInChild([this] { return LimitBody(path_); });
+  ASSERT_TRUE(testing::ExitedWith(child, 0));
+  EXPECT_EQ(child.report, "failed 24 76 984");
   const std::string content = ReadFile(path_);
   ASSERT_EQ(content.size(), 24u * 41u);
   for (int i = 0; i < 24; ++i) {

@@ -6,7 +6,6 @@
 
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -21,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "biosnoop.pb.h"
+#include "child_process.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "json_format.h"
@@ -264,25 +264,12 @@ std::string LimitedWriteBody(const std::string& path, bool proto) {
                       errors);
 }
 
+// LimitedWriteBody in a child (the file size limit stays there).
 std::string RunChild(const std::string& path, bool proto) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe";
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string report = LimitedWriteBody(path, proto);
-    (void)!write(fds[1], report.data(), report.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[256];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) out.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return out;
+  const testing::ChildResult r = testing::RunInChild(
+      [&path, proto] { return LimitedWriteBody(path, proto); });
+  EXPECT_TRUE(testing::ExitedWith(r, 0));
+  return r.report;
 }
 
 TEST_P(SinkFormatsTest, CountsEventsExactlyWhenTheOutputFails) {

@@ -2,11 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <initializer_list>
 
+#include "child_process.h"
 #include "gtest/gtest.h"
 
 namespace biosnoop {
@@ -22,46 +22,51 @@ bool IsDevNull(int fd) {
 // the child's verdict: 0 when every expectation held, else the first that
 // failed.
 int InChild(std::initializer_list<int> to_close) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    // What each open descriptor is before, to see it is left alone.
-    struct stat before[3];
-    for (int fd = 0; fd < 3; ++fd) {
-      if (fstat(fd, &before[fd]) != 0) _exit(90 + fd);
-    }
-    bool closed[3] = {false, false, false};
-    for (int fd : to_close) {
-      close(fd);
-      closed[fd] = true;
-    }
-    const ClosedStdFds got = OccupyClosedStdFds();
-    if (got.in != closed[0] || got.out != closed[1] || got.err != closed[2]) {
-      _exit(10);
-    }
-    for (int fd = 0; fd < 3; ++fd) {
-      if (fcntl(fd, F_GETFD) == -1) _exit(20 + fd);
-      if (closed[fd] && !IsDevNull(fd)) _exit(30 + fd);
-      struct stat now;
-      if (!closed[fd] &&
-          (fstat(fd, &now) != 0 || now.st_dev != before[fd].st_dev ||
-           now.st_ino != before[fd].st_ino)) {
-        _exit(40 + fd);
-      }
-    }
-    // stdin read-only, stdout and stderr writable.
-    if (closed[0] && (fcntl(0, F_GETFL) & O_ACCMODE) != O_RDONLY) _exit(50);
-    for (int fd : {1, 2}) {
-      if (closed[fd] && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_WRONLY) {
-        _exit(50 + fd);
-      }
-    }
-    // The next file opened gets a number above 2.
-    int next = open("/dev/zero", O_RDONLY);
-    _exit(next > 2 ? 0 : 60);
+  bool closed[3] = {false, false, false};
+  testing::ChildSetup setup;
+  for (int fd : to_close) {
+    setup.Close(fd);
+    closed[fd] = true;
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+  testing::Child child = testing::Child::Function(
+      [&closed] {
+        // What each open descriptor is before, to see it is left alone.
+        struct stat before[3];
+        for (int fd = 0; fd < 3; ++fd) {
+          if (!closed[fd] && fstat(fd, &before[fd]) != 0) return 90 + fd;
+        }
+        const ClosedStdFds got = OccupyClosedStdFds();
+        if (got.in != closed[0] || got.out != closed[1] ||
+            got.err != closed[2]) {
+          return 10;
+        }
+        for (int fd = 0; fd < 3; ++fd) {
+          if (fcntl(fd, F_GETFD) == -1) return 20 + fd;
+          if (closed[fd] && !IsDevNull(fd)) return 30 + fd;
+          struct stat now;
+          if (!closed[fd] &&
+              (fstat(fd, &now) != 0 || now.st_dev != before[fd].st_dev ||
+               now.st_ino != before[fd].st_ino)) {
+            return 40 + fd;
+          }
+        }
+        // stdin read-only, stdout and stderr writable.
+        if (closed[0] && (fcntl(0, F_GETFL) & O_ACCMODE) != O_RDONLY) {
+          return 50;
+        }
+        for (int fd : {1, 2}) {
+          if (closed[fd] && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_WRONLY) {
+            return 50 + fd;
+          }
+        }
+        // The next file opened gets a number above 2.
+        const int next = open("/dev/zero", O_RDONLY);
+        return next > 2 ? 0 : 60;
+      },
+      setup);
+  const testing::ChildResult& r = child.Wait();
+  EXPECT_EQ(r.end, testing::ChildResult::End::kExited) << r.Describe();
+  return r.end == testing::ChildResult::End::kExited ? r.code : 99;
 }
 
 TEST(StdFdsTest, NothingClosedNothingChanged) { EXPECT_EQ(InChild({}), 0); }
