@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -19,12 +20,29 @@ namespace biosnoop {
 namespace {
 
 std::atomic<bool> g_stopping{false};
-bool Stopping() { return g_stopping.load(); }
+// How often a waiting write asked whether the run is stopping.
+std::atomic<int> g_asked{0};
+bool Stopping() {
+  ++g_asked;
+  return g_stopping.load();
+}
+
+// Polls `done` every 10 ms until it holds or `bound` passes.
+bool WaitUntil(const std::function<bool()>& done, absl::Duration bound) {
+  const auto until =
+      std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(bound);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
 
 class DiagStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
     g_stopping = false;
+    g_asked = 0;
     signal(SIGPIPE, SIG_IGN);
     ASSERT_EQ(pipe2(fds_, O_CLOEXEC), 0);
   }
@@ -86,8 +104,12 @@ TEST_F(DiagStreamTest, AFullPipeWaitsUntilAStopThenGivesUpAfterTheGrace) {
     absl::FPrintF(f, "biosnoop: completions=1 ...\n");
     returned = true;
   });
-  // Before a stop it waits, as a blocking stderr does.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Before a stop it waits, as a blocking stderr does: it has found no
+  // room twice (each wait for room ends by asking whether the run is
+  // stopping) and is still writing.
+  ASSERT_TRUE(WaitUntil([] { return g_asked >= 2; }, absl::Seconds(60)))
+      << "awaited the write's second wait for room; it asked " << g_asked.load()
+      << " time(s)";
   EXPECT_FALSE(returned.load());
   stopped_at = std::chrono::steady_clock::now();
   g_stopping = true;

@@ -160,15 +160,20 @@ TEST(OutputWatch, ReportsFromItsOwnThreadWithEverySignalBlocked) {
     for (int sig : {SIGINT, SIGTERM, SIGALRM, SIGHUP}) {
       EXPECT_NE(mask >> (sig - 1) & 1, 0u) << "signal " << sig;
     }
-    for (int i = 0; i < 500 && ReadFile(diag).empty(); ++i) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (ReadFile(diag).empty() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    EXPECT_FALSE(ReadFile(diag).empty())
+        << "awaited the watch's first line for 60 s";
     watch.Stop();
     const std::string out = ReadFile(diag);
     EXPECT_THAT(out, HasSubstr("writing stdout has been blocked for"));
     EXPECT_THAT(out, HasSubstr("(42 lost since start)"));
-    // Stopped: nothing more comes.
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Stopped: its thread is gone (joined), so nothing more can come.
+    EXPECT_TRUE(SigBlkOfThreadsNamed(OutputWatch::kThreadName).empty())
+        << "the watch's thread outlived Stop()";
     EXPECT_EQ(ReadFile(diag), out);
   }
   EXPECT_TRUE(SigBlkOfThreadsNamed(OutputWatch::kThreadName).empty());
