@@ -70,7 +70,10 @@ void RunTracker::Finish() {
 
 RunTracker::Run& RunTracker::Current() {
   if (current_ != nullptr) return *current_;
-  if (!prefix_.has_value()) prefix_.emplace();
+  // Run{} rather than emplace(): clang (which clang-tidy is) decides that
+  // Run, with its default member initializers, is not default-constructible
+  // inside RunTracker, where std::optional<Run> first asks.
+  if (!prefix_.has_value()) prefix_ = Run{};
   return *prefix_;
 }
 
