@@ -156,10 +156,13 @@ absl::Status DecodeRecordInto(const void* data, size_t size, Event* out) {
   }
   // The driver's layer, known (not 0) only on disks whose driver has
   // tracepoints (NVMe).
-  e.driver_prep_ns.reset();
-  e.driver_done_ns.reset();
-  if (raw.driver_prep_ns != 0) e.driver_prep_ns = raw.driver_prep_ns;
-  if (raw.driver_done_ns != 0) e.driver_done_ns = raw.driver_done_ns;
+  e.values.ClearAll();
+  if (raw.driver_prep_ns != 0) {
+    e.values.Set(EventValue::kDriverPrepUs, raw.driver_prep_ns);
+  }
+  if (raw.driver_done_ns != 0) {
+    e.values.Set(EventValue::kDriverDoneUs, raw.driver_done_ns);
+  }
   e.blk_status = raw.blk_status;
   e.completion_context =
       raw.completion_context <= BIOSNOOP_CTX_HARDIRQ

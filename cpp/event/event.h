@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "event_values.h"
 
 namespace biosnoop {
 
@@ -122,15 +123,41 @@ struct Attribution {
   uint32_t dirtier_op_count = 0;
 };
 
+// An event's generic fields (proto/biosnoop.proto: `generic`), by
+// EventValue (event_values.h, generated from the schema): each unknown
+// until set, durations in nanoseconds.  Every writer expands
+// BIOSNOOP_EVENT_VALUES over them, so a new one needs no code here.
+class EventValues {
+ public:
+  std::optional<uint64_t> Get(EventValue v) const {
+    const size_t i = static_cast<size_t>(v);
+    if (!(known_ & (uint64_t{1} << i))) return std::nullopt;
+    return values_[i];
+  }
+  void Set(EventValue v, uint64_t value) {
+    const size_t i = static_cast<size_t>(v);
+    values_[i] = value;
+    known_ |= uint64_t{1} << i;
+  }
+  void Clear(EventValue v) {
+    known_ &= ~(uint64_t{1} << static_cast<size_t>(v));
+  }
+  void ClearAll() { known_ = 0; }
+  bool AnyKnown() const { return known_ != 0; }
+
+ private:
+  static_assert(kEventValueCount <= 64, "one bit each in known_");
+  std::array<uint64_t, kEventValueCount> values_{};
+  uint64_t known_ = 0;
+};
+
 // One completed request.
 struct Event : Request {
   uint64_t complete_ns = 0;  // CLOCK_MONOTONIC at completion
   uint64_t device_ns = 0;    // issue -> completion
-  // The driver's own time, where its tracepoints are (NVMe): building the
-  // command before issue (part of queue_ns), ending it after the device
-  // answered (part of device_ns).  Unknown elsewhere.
-  std::optional<uint64_t> driver_prep_ns;
-  std::optional<uint64_t> driver_done_ns;
+  // The generic fields: e.g. the driver's own time, where its tracepoints
+  // are (NVMe), EventValue::kDriverPrepUs and kDriverDoneUs.
+  EventValues values;
   uint8_t blk_status = 0;  // the kernel's blk_status_t; 0 = success
   CompletionContext completion_context = CompletionContext::kUnknown;
   Attribution attribution;

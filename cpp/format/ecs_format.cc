@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -262,6 +263,21 @@ void OpIdFields(ObjectWriter& w, uint64_t op_id, const Attribution& a) {
   if (a.dirtier_op_count != 0) w.Uint("dirtier_op_count", a.dirtier_op_count);
 }
 
+// The generic fields (event_values.h) that ECS places in `object`
+// ("latency": biosnoop.latency, "": biosnoop itself), each only when known.
+void GenericValues(ObjectWriter& w, const EventValues& values,
+                   absl::string_view object) {
+  if (!values.AnyKnown()) return;
+#define BIOSNOOP_ECS_VALUE(e, name, number, divisor, ecs_object, ecs_key) \
+  if (object == ecs_object) {                                             \
+    if (const std::optional<uint64_t> v = values.Get(EventValue::e)) {    \
+      w.Uint(ecs_key, *v / divisor);                                      \
+    }                                                                     \
+  }
+  BIOSNOOP_EVENT_VALUES(BIOSNOOP_ECS_VALUE)
+#undef BIOSNOOP_ECS_VALUE
+}
+
 // The C library's description of an errno ("Input/output error"), the
 // same whatever the locale.
 absl::string_view ErrnoDescription(int errno_value) {
@@ -306,19 +322,14 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   w.Uint("us", ev.LatencyNs(e.include_queue) / 1000);
   w.Uint("device_us", ev.device_ns / 1000);
   if (ev.queue_ns.has_value()) w.Uint("queue_us", *ev.queue_ns / 1000);
-  // The driver's layer: NVMe's events only.
-  if (ev.driver_prep_ns.has_value()) {
-    w.Uint("driver_prep_us", *ev.driver_prep_ns / 1000);
-  }
-  if (ev.driver_done_ns.has_value()) {
-    w.Uint("driver_done_us", *ev.driver_done_ns / 1000);
-  }
+  GenericValues(w, ev.values, "latency");
   w.Close();
   w.Int("error_code", error.errno_value);
   CgroupFields(w, e.cgroup, ev.cgroup_id);
   w.String("completion_context", CompletionContextName(ev.completion_context));
   AttributionFields(w, e.event.attribution, e.attribution);
   OpIdFields(w, ev.op_id, ev.attribution);
+  GenericValues(w, ev.values, "");
   w.Close();
   w.End();
 }

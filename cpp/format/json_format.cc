@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -388,6 +389,14 @@ size_t OpIdsJsonBound(const Attribution& a) {
 // names (under 16 bytes each).  Generous on purpose.
 constexpr size_t kEventFixedBound = 1024;
 
+// The generic fields' share: `,"name":` and up to 20 digits each.
+#define BIOSNOOP_JSON_VALUE_BOUND(e, name, number, divisor, ecs_object, \
+                                  ecs_key)                              \
+  +sizeof(#name) + 4 + 20
+constexpr size_t kEventValuesBound =
+    0 BIOSNOOP_EVENT_VALUES(BIOSNOOP_JSON_VALUE_BOUND);
+#undef BIOSNOOP_JSON_VALUE_BOUND
+
 }  // namespace
 
 // Whether the n bytes at `in` are all ASCII, in at most three loads for
@@ -482,7 +491,8 @@ JsonHost::JsonHost(absl::string_view host) { AppendJsonString(host, &text_); }
 size_t EventJsonBound(const EnrichedEvent& e, const JsonHost& host) {
   // Whole-field maxima where that is cheaper than looking: this is per event.
   const size_t comm = e.event.comm.size();
-  return kEventFixedBound + Rfc3339Formatter::kLength + host.text().size() +
+  return kEventFixedBound + kEventValuesBound + Rfc3339Formatter::kLength +
+         host.text().size() +
          kMaxJsonBytesPerByte *
              (e.disk.size() + e.partition.size() + comm + e.cgroup.path.size() +
               e.cgroup.container_id.size() + e.cgroup.pod_uid.size()) +
@@ -575,14 +585,15 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteAttributionJson(ev.attribution, e.attribution, p);
   p = WriteRequestOpIdJson(ev.op_id, p);
   p = WriteDirtierOpIdsJson(ev.attribution, p);
-  // The driver's layer: NVMe's events only.
-  if (ev.driver_prep_ns.has_value()) {
-    p = WriteLiteral(",\"driver_prep_us\":", p);
-    p = WriteUint(*ev.driver_prep_ns / 1000, p);
+  // The generic fields (event_values.h), each only when known.
+  if (ev.values.AnyKnown()) {
+#define BIOSNOOP_JSON_VALUE(e, name, number, divisor, ecs_object, ecs_key) \
+  if (const std::optional<uint64_t> v = ev.values.Get(EventValue::e)) {    \
+    p = WriteLiteral(",\"" #name "\":", p);                                \
+    p = WriteUint(*v / divisor, p);                                        \
   }
-  if (ev.driver_done_ns.has_value()) {
-    p = WriteLiteral(",\"driver_done_us\":", p);
-    p = WriteUint(*ev.driver_done_ns / 1000, p);
+    BIOSNOOP_EVENT_VALUES(BIOSNOOP_JSON_VALUE)
+#undef BIOSNOOP_JSON_VALUE
   }
   p = WriteLiteral("}\n", p);
   return p;

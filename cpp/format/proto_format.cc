@@ -4,6 +4,7 @@
 #include "proto_format.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -174,16 +175,15 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   const absl::string_view context =
       CompletionContextName(ev.completion_context);
   msg->mutable_completion_context()->assign(context.data(), context.size());
-  if (ev.driver_prep_ns.has_value()) {
-    msg->set_driver_prep_us(*ev.driver_prep_ns / 1000);
-  } else {
-    msg->clear_driver_prep_us();
+  // The generic fields (event_values.h).
+#define BIOSNOOP_PROTO_VALUE(e, name, number, divisor, ecs_object, ecs_key) \
+  if (const std::optional<uint64_t> v = ev.values.Get(EventValue::e)) {     \
+    msg->set_##name(*v / divisor);                                          \
+  } else {                                                                  \
+    msg->clear_##name();                                                    \
   }
-  if (ev.driver_done_ns.has_value()) {
-    msg->set_driver_done_us(*ev.driver_done_ns / 1000);
-  } else {
-    msg->clear_driver_done_us();
-  }
+  BIOSNOOP_EVENT_VALUES(BIOSNOOP_PROTO_VALUE)
+#undef BIOSNOOP_PROTO_VALUE
   FillAttributionFields(ev.attribution, e.attribution, msg);
   msg->set_op_id(ev.op_id);
   msg->mutable_dirtier_op_ids()->Assign(ev.attribution.dirtier_op_ids.begin(),

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -558,11 +559,14 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
       w.OptStr(Ev::kStackFieldNumber, Utf8(name, &fixed));
     }
   }
-  // The driver's layer: NVMe's events only (after stack by number).
-  if (ev.driver_prep_ns.has_value())
-    w.OptU64(Ev::kDriverPrepUsFieldNumber, *ev.driver_prep_ns / 1000);
-  if (ev.driver_done_ns.has_value())
-    w.OptU64(Ev::kDriverDoneUsFieldNumber, *ev.driver_done_ns / 1000);
+  // The generic fields (event_values.h), each only when known.
+#define BIOSNOOP_WIRE_VALUE(e, name, number, divisor, ecs_object, ecs_key) \
+  if (const std::optional<uint64_t> v = ev.values.Get(EventValue::e)) {    \
+    static_assert(Ev::e##FieldNumber == number);                           \
+    w.OptU64(number, *v / divisor);                                        \
+  }
+  BIOSNOOP_EVENT_VALUES(BIOSNOOP_WIRE_VALUE)
+#undef BIOSNOOP_WIRE_VALUE
   char* const end = w.pos();
   const size_t event_len = static_cast<size_t>(end - body);
 

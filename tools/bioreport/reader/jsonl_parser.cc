@@ -336,16 +336,8 @@ absl::Status EventField(int field, ValueReader& r, v1::Event* e) {
       s = r.U64(kU32, &u);
       e->set_dirtier_op_count(static_cast<uint32_t>(u));
       return s;
-    // The driver's layer (NVMe): an integer when present (biosnoop writes
-    // no null for them).
-    case v1::Event::kDriverPrepUsFieldNumber:
-      s = r.U64(kU64, &u);
-      e->set_driver_prep_us(u);
-      return s;
-    case v1::Event::kDriverDoneUsFieldNumber:
-      s = r.U64(kU64, &u);
-      e->set_driver_done_us(u);
-      return s;
+      // The generic fields (driver_prep_us ...) have no case: UnlistedField
+      // reads them by their type, as biosnoop writes them from the schema.
   }
   return UnlistedField(field, r, e);
 }

@@ -106,14 +106,14 @@ TEST(DecoderTest, DriverTimesOnlyWhereTheKernelMeasuredThem) {
   nvme.driver_done_ns = 900;
   Event e;
   ASSERT_TRUE(DecodeRecordInto(&nvme, sizeof(nvme), &e).ok());
-  ASSERT_TRUE(e.driver_prep_ns.has_value());
-  ASSERT_TRUE(e.driver_done_ns.has_value());
-  EXPECT_EQ(*e.driver_prep_ns, 2100u);
-  EXPECT_EQ(*e.driver_done_ns, 900u);
+  ASSERT_TRUE(e.values.Get(EventValue::kDriverPrepUs).has_value());
+  ASSERT_TRUE(e.values.Get(EventValue::kDriverDoneUs).has_value());
+  EXPECT_EQ(*e.values.Get(EventValue::kDriverPrepUs), 2100u);
+  EXPECT_EQ(*e.values.Get(EventValue::kDriverDoneUs), 900u);
   biosnoop_event virtio = SampleRecord();
   ASSERT_TRUE(DecodeRecordInto(&virtio, sizeof(virtio), &e).ok());
-  EXPECT_FALSE(e.driver_prep_ns.has_value());
-  EXPECT_FALSE(e.driver_done_ns.has_value());
+  EXPECT_FALSE(e.values.Get(EventValue::kDriverPrepUs).has_value());
+  EXPECT_FALSE(e.values.Get(EventValue::kDriverDoneUs).has_value());
 }
 
 TEST(DecoderTest, LargeMinorNumbersSurvive) {

@@ -21,8 +21,8 @@ inline EnrichedEvent EveryFieldEvent() {
   e.event.device_ns = 25000000;
   e.event.queue_ns = 1000000;
   // An NVMe disk's driver times (nvme_setup_cmd, nvme_complete_rq).
-  e.event.driver_prep_ns = 3000;
-  e.event.driver_done_ns = 2000;
+  e.event.values.Set(EventValue::kDriverPrepUs, 3000);
+  e.event.values.Set(EventValue::kDriverDoneUs, 2000);
   e.event.sector = 2048;
   e.event.major = 8;
   e.event.minor = 0;

@@ -371,8 +371,7 @@ TEST(SchemaTest, AttributionValuesExactly) {
   off.event.attribution = Attribution{};
   off.event.op_id = 0;
   // Not NVMe: no driver times either.
-  off.event.driver_prep_ns.reset();
-  off.event.driver_done_ns.reset();
+  off.event.values.ClearAll();
   const std::string plain = EventLine(off);
   EXPECT_EQ(plain.find("content"), std::string::npos) << plain;
   EXPECT_NE(plain.find(R"("completion_context":"softirq"})"), std::string::npos)
@@ -383,8 +382,7 @@ TEST(SchemaTest, AttributionValuesExactly) {
   no_ops.event.attribution.dirtier->op_id = 0;
   no_ops.event.attribution.dirtier_op_ids.clear();
   no_ops.event.attribution.dirtier_op_count = 0;
-  no_ops.event.driver_prep_ns.reset();
-  no_ops.event.driver_done_ns.reset();
+  no_ops.event.values.ClearAll();
   const std::string before_ops = EventLine(no_ops);
   EXPECT_EQ(before_ops.find("op_id"), std::string::npos) << before_ops;
   EXPECT_EQ(before_ops.find("dirtier_op"), std::string::npos) << before_ops;
