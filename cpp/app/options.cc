@@ -1,5 +1,7 @@
 // The command line -> Options (getopt_long), with every value checked and one
-// line of bad usage for each error (options.h).
+// line of bad usage for each error (options.h).  The options are described
+// once, in MakeDoc: getopt_long's tables, --help and the man page
+// (tools/man) all come from that table, so they cannot disagree.
 
 #include "options.h"
 
@@ -11,12 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "cli_numbers.h"
 
 namespace biosnoop {
 namespace {
@@ -49,51 +50,289 @@ enum LongOnly : int {
   kOptOpMinUs,
 };
 
-constexpr char kShortOptions[] = ":d:p:Qo:vhDFm";
+// Every option, its --help paragraph and the man page's more; and the man
+// page's prose around them.  getopt_long's tables are made from it too.
+cli::ProgramDoc MakeDoc() {
+  using cli::Entry;
+  using cli::Flag;
+  cli::Section main_options{
+      .entries = {
+          {{Flag{"min-us", 0, "N", kOptMinUs}},
+           "report I/O taking at least N microseconds (default 0: all); "
+           "failed I/O is reported whatever its latency"},
+          {{Flag{"disk", 'd', "NAME"}},
+           "only this disk (vda) or partition (vda1)",
+           "",
+           "A path is followed through symlinks to its device node "
+           "(/dev/vda, /dev/disk/by-id/..., /dev/mapper/x). A partition is "
+           "the disk restricted to the partition's sectors, followed by its "
+           "name while biosnoop runs: resized, moved, deleted or added "
+           "again, the filter follows within a second and one line on "
+           "stderr says so. Bio-based devices (device-mapper, md, zram, "
+           "brd) are refused with that reason; for a stacked device the "
+           "message names the disks its I/O goes to."},
+          {{Flag{"pid", 'p', "PID"}},
+           "only I/O submitted by process PID",
+           "",
+           "PID is from 1 to 4194304; above kernel.pid_max it is bad usage. "
+           "No such process at start is a warning, and the filter stays, "
+           "for a process that gets that PID later."},
+          {{Flag{"comm", 0, "NAME", kOptComm}},
+           "only I/O submitted by processes named NAME",
+           "",
+           "The name is matched exactly, at most 15 bytes (the kernel's "
+           "TASK_COMM_LEN)."},
+          {{Flag{"cgroup", 0, "PATH", kOptCgroup}},
+           "only I/O submitted by tasks in cgroup v2 PATH or below it "
+           "(/system.slice/x.service, from the v2 root, or its path under "
+           "the v2 mount)",
+           "",
+           "Decided in the kernel: the rest counts as filtered and never "
+           "reaches biosnoop. A cgroup that does not exist at start is bad "
+           "usage; one removed and made again under the same name is "
+           "another cgroup, no longer matched."},
+          {{Flag{"op", 0, "read|write", kOptOp}}, "only reads, or only writes"},
+          {{Flag{"queued", 'Q'}},
+           "include queue time (submission to issue) in the latency that is "
+           "compared and reported",
+           "",
+           "As with biolatency -Q: the latency compared to --min-us and "
+           "reported as latency_us starts at submission, not issue."},
+          {{Flag{"output", 'o', "FILE"}},
+           "append to FILE (mode 0640, never through a symlink); default: "
+           "stdout.  SIGHUP reopens FILE (log rotation).",
+           "",
+           "FILE, and stdout, may be a regular file, a FIFO, a terminal or "
+           "/dev/null; anything else is refused before a byte is written. A "
+           "FIFO nobody reads yet is waited for. If reopening on SIGHUP "
+           "fails, output stays in the old file."},
+          {{Flag{"format", 0, "F", kOptFormat}},
+           "json (JSON Lines, default), ecs (one Elastic Common Schema "
+           "document per line) or proto (length-delimited biosnoop.v1.Record "
+           "messages, see proto/biosnoop.proto)",
+           "",
+           "jsonl and protobuf are taken for json and proto."},
+          {{Flag{"stats-interval", 0, "T", kOptStatsInterval}},
+           "a stats record (counters, loss) in the stream every T (default "
+           "1m; 0: only the final one at exit)"},
+          {{Flag{"duration", 0, "T", kOptDuration}},
+           "stop after T (seconds, as 30 or 0.5, or 90s, 5m, 1h)"},
+          {{Flag{"ringbuf-kib", 0, "N", kOptRingbufKib}},
+           "kernel ring buffer size in KiB, a power of two (default 2048)",
+           "",
+           "From 4 to 1048576. The default holds about 17,000 events of "
+           "backlog; its pages count twice in biosnoop's RSS (the kernel "
+           "maps the data area twice)."},
+          {{Flag{"max-inflight-age", 0, "T", kOptMaxInflightAge}},
+           "forget a request whose completion has not come after T (default "
+           "10m; counted as expired)",
+           "",
+           "At least 1 second. The bounded table of requests in flight "
+           "cannot fill up with requests whose completion was missed."},
+          {{Flag{"summary-interval", 0, "T", kOptSummaryInterval}},
+           "every T (default 1m; 0: never) a summary record with the "
+           "interval's latency/size histograms per disk and op"},
+          {{Flag{"stuck-after", 0, "T", kOptStuckAfter}},
+           "a stuck record for each request still in flight T after its "
+           "issue, written while it hangs (default 1s, at least 1s; 0: "
+           "never)"},
+          {{Flag{"metrics-listen", 0, "ADDR:PORT", kOptMetricsListen}},
+           "serve Prometheus metrics (latency histograms per disk and op, "
+           "I/O, byte and loss counters) at http://ADDR:PORT/metrics; a "
+           "port alone listens on 127.0.0.1, [IPV6]:PORT on an IPv6 "
+           "address, port 0 on a free port (said on stderr)",
+           "",
+           "Addresses are numeric; 0.0.0.0:PORT listens on every interface. "
+           "A malformed value, an address in use or not on this host is bad "
+           "usage (exit 64) before anything is loaded or created; a port "
+           "below 1024 without CAP_NET_BIND_SERVICE exits 77. The server is "
+           "a module, biosnoop-metrics.so, loaded only with this option "
+           "(FILES)."},
+          {{Flag{"rescue", 0, "always|auto", kOptRescue}},
+           "the kernel skips a completion that interrupts biosnoop's "
+           "completion program on the same CPU; a second program recovers "
+           "it, at the cost of one more program run per I/O.  auto "
+           "(default): attach it at the first skip (those before are "
+           "counted as missed); always: from the start"},
+          {{Flag{"no-files", 0, nullptr, kOptNoFiles}},
+           "do not read a reported request's pages for its files (content, "
+           "files, file_count, dirtied_by: docs/guide/slow-fsync.md)",
+           "",
+           "The dirtied-page ledger goes with them."},
+          {{Flag{"writeback-owner", 0, nullptr, kOptWritebackOwner},
+            Flag{"no-writeback-owner", 0, nullptr, kOptNoWritebackOwner}},
+           "keep or not (default) the dirtied-page ledger that names the "
+           "task that dirtied written pages (dirtied_by); it costs ~300 ns "
+           "per page dirtied",
+           "",
+           "--writeback-owner needs the files: with --no-files it is bad "
+           "usage."},
+          {{Flag{"ledger-entries", 0, "N", kOptLedgerEntries}},
+           "pages the ledger remembers, a power of two from 1024 (default "
+           "65536: 3.5 MiB)",
+           "",
+           "At most 16777216."},
+          {{Flag{"ops", 0, nullptr, kOptOps}},
+           "follow each read, write, pread64, pwrite64, readv, writev, "
+           "preadv, pwritev, fsync, fdatasync and sync_file_range call (and "
+           "io_uring read, write, fsync) on a file of the tracked disks: an "
+           "op record for each that takes at least --op-min-us, its time "
+           "split into block, writeback and other; events name their call "
+           "(op_id).  Turns on --writeback-owner unless --no-writeback-owner "
+           "is given.  Nothing is attached without it "
+           "(docs/guide/slow-fsync.md)",
+           "",
+           "Events also name the calls that dirtied their pages "
+           "(dirtier_op_ids). Without the files (--no-files) there is no "
+           "ledger. With --hist it is bad usage."},
+          {{Flag{"op-min-us", 0, "N", kOptOpMinUs}},
+           "with --ops: write an op record for each call at least N "
+           "microseconds long (default: --min-us)",
+           "",
+           "Without --ops it is bad usage."},
+      }};
+  cli::Section hist_options{
+      .heading = "Histogram mode (like biolatency), no events:",
+      .man_title = "Histogram mode",
+      .man_text =
+          "Like biolatency: every I/O that passes the filters counted into "
+          "log2 histograms in the kernel, printed instead of events. The "
+          "event stream's --format, --stats-interval, --summary-interval, "
+          "--stuck-after, --metrics-listen and --ops do not go with --hist, "
+          "nor the options below without it: bad usage rather than "
+          "ignored.",
+      .entries = {
+          {{Flag{"hist", 0, nullptr, kOptHist}},
+           "count every I/O into in-kernel log2 histograms and print them at "
+           "exit, or every --interval"},
+          {{Flag{"interval", 0, "T", kOptInterval}},
+           "print (and restart) the histograms every T"},
+          {{Flag{"per-disk", 'D'}}, "one histogram per disk"},
+          {{Flag{"per-flags", 'F'}},
+           "one histogram per operation flags (rwbs)"},
+          {{Flag{"ms", 'm'}}, "millisecond buckets (default microseconds)"},
+          {{Flag{"csv", 0, nullptr, kOptCsv}},
+           "print CSV: [disk,][op,]bucket,lo_us,hi_us,count",
+           "",
+           "With --interval, each report's rows follow the last one's; -o "
+           "FILE with SIGHUP starts the new file with the column line."},
+          {{Flag{"json", 0, nullptr, kOptJson}},
+           "print one JSON object per report",
+           "",
+           "One of --csv and --json: both is bad usage."},
+      }};
+  cli::Section other_options{
+      .man_title = "Other options",
+      .entries = {
+          {{Flag{"verbose", 'v'}},
+           "say what is attached, and print every counter in the summary "
+           "line; -vv adds libbpf's log"},
+          {{Flag{"help", 'h'}}, "print this text and exit"},
+          {{Flag{"version", 0, nullptr, kOptVersion}},
+           "print the version and exit"},
+      }};
+  cli::Section signals{
+      .man_section = "SIGNALS",
+      .entries =
+          {
+              {.text = "stop: drain the ring buffer, flush, write the final "
+                       "stats record, print the summary line on stderr and "
+                       "exit 0. The end of --duration and a closed output pipe "
+                       "stop the run the same way.",
+               .word = "SIGINT, SIGTERM"},
+              {.text =
+                   "reopen the output file (-o FILE, log rotation) and start "
+                   "it with a header and a stats record; on stdout, write "
+                   "them into the stream.",
+               .word = "SIGHUP"},
+          },
+      .in_help = false};
+  return cli::ProgramDoc{
+      .name = "biosnoop",
+      .summary = "log slow and failed block I/O, one JSON object per line",
+      .usage = "[OPTIONS]",
+      .intro =
+          "Log every block I/O at least as slow as a threshold, and "
+          "every failed one, one JSON object per line.",
+      .description =
+          {"An eBPF program follows every block I/O request from submission "
+           "to completion. For each completion at least --min-us slow, and "
+           "each that failed, biosnoop writes one event: JSON Lines by "
+           "default, Elastic Common Schema documents or length-delimited "
+           "protobuf with --format. The stream also holds a header, stats "
+           "records (counters and loss), summary records (the interval's "
+           "histograms) and stuck records (requests still in flight).",
+           "All filters (-d, -p, --comm, --cgroup, --op) run in the kernel. "
+           "The filters -d, -p, --comm and --op take one value each: given "
+           "twice, biosnoop stops with an error rather than watch only the "
+           "last. Other options given twice take the last value.",
+           "Options whose name says a unit (--min-us, --op-min-us, "
+           "--ringbuf-kib) and the other N take a whole number: decimal "
+           "digits only, no sign, no blanks. A number too large for its "
+           "option is refused with the largest it takes. Durations (T) are "
+           "a plain number of seconds (30, 0.5) or numbers with units ns, "
+           "us, ms, s, m, h (90s, 1h30m), at most 10 years; where 0 turns "
+           "something off, 0 is 0 however written (0s, 0.0).",
+           "The record's fields, the stream's guarantees and the counters "
+           "are described in the README and docs/reference/ (FILES)."},
+      .sections = {main_options, hist_options, other_options, signals},
+      .notes = {"Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with "
+                "BTF."},
+      .exit_codes =
+          {{0, "ok",
+            "ran and ended normally (signal, --duration, reader closed the "
+            "pipe)"},
+           {64, "bad usage or unknown disk",
+            "unknown option, bad value, a filter given twice, a disk that "
+            "is not request-based, a --cgroup that does not exist, a "
+            "--metrics-listen address in use or not on this host"},
+           {69, "kernel lacks support",
+            "no BTF or BTF that is not valid, no block tracepoints or BPF; "
+            "no cgroup v2 hierarchy for --cgroup"},
+           {70, "internal error"},
+           {71, "out of memory (ring buffer)",
+            "the kernel could not allocate memory for biosnoop (try a "
+            "smaller --ringbuf-kib; BPF memory counts against the memory "
+            "cgroup's limit)"},
+           {73, "cannot create output",
+            "the output cannot be opened (permission, a symlink at the "
+            "path, stdout closed and no -o) or cannot hold a log (a block "
+            "device, a directory, a socket)"},
+           {74, "output write failed",
+            "disk full, file size limit, I/O error, a reader that took "
+            "nothing for 2 s after a stop"},
+           {77, "missing privilege",
+            "not root and no CAP_BPF + CAP_PERFMON (or a --metrics-listen "
+            "port below 1024 without CAP_NET_BIND_SERVICE)"}},
+      .files = {{.text = "the kernel's BTF, which biosnoop needs",
+                 .word = "/sys/kernel/btf/vmlinux"},
+                {.text = "the metrics endpoint's HTTP server, loaded only with "
+                         "--metrics-listen, from ../lib/biosnoop/ beside the "
+                         "directory biosnoop is in, whatever the installation "
+                         "prefix (here the default, /usr/local)",
+                 .word = "/usr/local/lib/biosnoop/biosnoop-metrics.so"},
+                {.text = "the README and the guides and reference under docs/, "
+                         "the schema (biosnoop.proto) and examples: a systemd "
+                         "unit, a logrotate config, the log agents' configs",
+                 .word = "/usr/local/share/doc/biosnoop/"}},
+      .examples =
+          {{"Every I/O slower than 10 ms, and every failed one:",
+            "biosnoop --min-us 10000 -o /var/log/biosnoop/slow.jsonl"},
+           {"Slow writes of one service, with the calls they served:",
+            "biosnoop --min-us 5000 --op write \\\n"
+            "    --cgroup /system.slice/postgresql.service --ops"},
+           {"Latency histograms per disk every 10 seconds, as biolatency "
+            "-D 10 prints them:",
+            "biosnoop --hist -D --interval 10"},
+           {"Prometheus metrics on 127.0.0.1:9100 beside the stream:",
+            "biosnoop --min-us 10000 --metrics-listen 9100 -o slow.jsonl"}},
+      .see_also = {"bioreport(1)", "logrotate(8)", "capabilities(7)"},
+  };
+}
 
-const struct option kLongOptions[] = {
-    {"min-us", required_argument, nullptr, kOptMinUs},
-    {"disk", required_argument, nullptr, 'd'},
-    {"pid", required_argument, nullptr, 'p'},
-    {"comm", required_argument, nullptr, kOptComm},
-    {"cgroup", required_argument, nullptr, kOptCgroup},
-    {"op", required_argument, nullptr, kOptOp},
-    {"queued", no_argument, nullptr, 'Q'},
-    {"output", required_argument, nullptr, 'o'},
-    {"duration", required_argument, nullptr, kOptDuration},
-    {"ringbuf-kib", required_argument, nullptr, kOptRingbufKib},
-    {"max-inflight-age", required_argument, nullptr, kOptMaxInflightAge},
-    {"hist", no_argument, nullptr, kOptHist},
-    {"interval", required_argument, nullptr, kOptInterval},
-    {"per-disk", no_argument, nullptr, 'D'},
-    {"per-flags", no_argument, nullptr, 'F'},
-    {"ms", no_argument, nullptr, 'm'},
-    {"csv", no_argument, nullptr, kOptCsv},
-    {"json", no_argument, nullptr, kOptJson},
-    {"summary-interval", required_argument, nullptr, kOptSummaryInterval},
-    {"format", required_argument, nullptr, kOptFormat},
-    {"stats-interval", required_argument, nullptr, kOptStatsInterval},
-    {"verbose", no_argument, nullptr, 'v'},
-    {"help", no_argument, nullptr, 'h'},
-    {"version", no_argument, nullptr, kOptVersion},
-    {"rescue", required_argument, nullptr, kOptRescue},
-    {"stuck-after", required_argument, nullptr, kOptStuckAfter},
-    {"no-files", no_argument, nullptr, kOptNoFiles},
-    {"writeback-owner", no_argument, nullptr, kOptWritebackOwner},
-    {"no-writeback-owner", no_argument, nullptr, kOptNoWritebackOwner},
-    {"ledger-entries", required_argument, nullptr, kOptLedgerEntries},
-    {"metrics-listen", required_argument, nullptr, kOptMetricsListen},
-    {"ops", no_argument, nullptr, kOptOps},
-    {"op-min-us", required_argument, nullptr, kOptOpMinUs},
-    {nullptr, 0, nullptr, 0},
-};
-
-// "--min-us" or "-d" as the user would have typed it, for messages.
+// The option as the messages name it: the long name, whichever was typed.
 std::string OptionName(int code) {
-  for (const struct option* o = kLongOptions; o->name != nullptr; ++o) {
-    if (o->val == code) return absl::StrCat("--", o->name);
-  }
-  return absl::StrCat("-", std::string(1, static_cast<char>(code)));
+  return cli::OptionName(BiosnoopDoc(), code);
 }
 
 // What the user typed, for a message: C-escaped (UTF-8 kept), so that a
@@ -108,90 +347,29 @@ absl::Status BadValue(int code, absl::string_view value,
       OptionName(code), ": expected ", want, ", got \"", Echo(value), "\""));
 }
 
-// Every whole-number option's value: digits only (SimpleAtoi would also
-// take a '+' and blanks).  Spelled right but above `max` (or past 2^64 - 1)
-// is not a typo: the message says it is too large, and the largest.
+// A whole-number option's value (cli_numbers.h: digits only).
 absl::StatusOr<uint64_t> ParseUnsigned(int code, absl::string_view value,
-                                       uint64_t max, absl::string_view want) {
-  if (value.empty() ||
-      value.find_first_not_of("0123456789") != absl::string_view::npos) {
-    return BadValue(code, value, want);
-  }
-  uint64_t v = 0;
-  if (!absl::SimpleAtoi(value, &v) || v > max) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        OptionName(code), ": ", Echo(value), " is too large: at most ", max));
-  }
-  return v;
+                                       uint64_t max, absl::string_view want,
+                                       uint64_t min = 0) {
+  return cli::ParseNumber(OptionName(code), value,
+                          {.min = min, .max = max, .want = want});
 }
 
-// The longest duration any option takes.  Beyond it is a typo, not a
-// plan, and int64 nanoseconds (absl::Duration's arithmetic here) overflow
-// not far past 290 years.
-constexpr absl::Duration kMaxDuration = absl::Hours(10 * 365 * 24);
-
-// Consumes "12" or "1.25" from the front of *v.
-bool ConsumeDecimal(absl::string_view* v) {
-  size_t i = 0;
-  while (i < v->size() && absl::ascii_isdigit((*v)[i])) ++i;
-  if (i == 0) return false;
-  if (i < v->size() && (*v)[i] == '.') {
-    const size_t dot = i++;
-    while (i < v->size() && absl::ascii_isdigit((*v)[i])) ++i;
-    if (i == dot + 1) return false;
-  }
-  v->remove_prefix(i);
-  return true;
+// A duration option's value (cli_numbers.h: 30, 0.5, 90s, 1h30m).
+absl::StatusOr<absl::Duration> ParseDurationValue(
+    int code, absl::string_view value, const cli::DurationRule& rule = {}) {
+  return cli::ParseDuration(OptionName(code), value, rule);
 }
 
-// Whether `value` is spelled as a duration biosnoop takes: one plain
-// number of seconds (30, 0.5), or numbers each with a unit (90s, 1h30m).
-// absl::ParseDuration refuses a well-spelled value whose number does not
-// fit in 64 bits instead of saturating: spelled right, that is "too
-// large", not a typo.  Signs and "inf" are not taken.
-bool SpelledAsDuration(absl::string_view value, bool plain) {
-  if (plain) return ConsumeDecimal(&value) && value.empty();
-  if (value.empty()) return false;
-  while (!value.empty()) {
-    if (!ConsumeDecimal(&value)) return false;
-    bool unit = false;
-    for (const char* u : {"ns", "us", "ms", "h", "m", "s"}) {
-      if (absl::ConsumePrefix(&value, u)) {
-        unit = true;
-        break;
-      }
-    }
-    if (!unit) return false;
-  }
-  return true;
-}
-
-// A duration option's value, by one set of rules whatever its spelling:
-// a plain number is seconds, as in biolatency/biosnoop usage (30, 0.5);
-// or Go-style with units (90s, 5m, 1h30m); at most kMaxDuration; zero only
-// where it means "off" (`allow_zero`), however written (0, 0s, 0.0).
-absl::StatusOr<absl::Duration> ParseDurationValue(int code,
-                                                  absl::string_view value,
-                                                  bool allow_zero = false) {
-  const bool plain =
-      value.find_first_not_of("0123456789.") == absl::string_view::npos;
-  const char* want = allow_zero
-                         ? "a duration such as 30, 90s, 5m or 1h, or 0 for none"
-                     : plain ? "a positive number of seconds"
-                             : "a positive duration such as 30, 90s, 5m or 1h";
-  if (!SpelledAsDuration(value, plain)) return BadValue(code, value, want);
-  absl::Duration d;
-  if (!absl::ParseDuration(
-          plain ? absl::StrCat(value, "s") : std::string(value), &d) ||
-      d > kMaxDuration) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(OptionName(code), ": ", Echo(value),
-                     " is too large: at most 10 years (87600h)"));
-  }
-  if (d == absl::ZeroDuration() && !allow_zero) {
-    return BadValue(code, value, want);
-  }
-  return d;
+// A power of two from `min` to `max`: the size of a kernel map.
+absl::StatusOr<uint32_t> ParsePowerOfTwo(int code, absl::string_view value,
+                                         uint32_t min, uint32_t max) {
+  const std::string want =
+      absl::StrCat("a power of two from ", min, " to ", max);
+  absl::StatusOr<uint64_t> v = ParseUnsigned(code, value, max, want, min);
+  if (!v.ok()) return v.status();
+  if ((*v & (*v - 1)) != 0) return BadValue(code, value, want);
+  return static_cast<uint32_t>(*v);
 }
 
 // The filters select one disk, process, name or operation.  Given twice
@@ -230,9 +408,12 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   // --no-writeback-owner said outright (--ops then keeps the ledger off).
   bool no_writeback_owner_given = false;
   std::optional<uint64_t> op_min_us;  // --op-min-us
+  static const cli::GetoptTables* const tables =
+      new cli::GetoptTables(cli::MakeGetoptTables(BiosnoopDoc()));
   for (;;) {
     int index = -1;
-    int c = getopt_long(argc, argv, kShortOptions, kLongOptions, &index);
+    int c = getopt_long(argc, argv, tables->short_options.c_str(),
+                        tables->long_options.data(), &index);
     if (c == -1) break;
     absl::string_view arg = optarg != nullptr ? optarg : "";
     if (const char* hint = FilterGivenTwiceHint(c); hint != nullptr) {
@@ -258,9 +439,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case 'p': {
         // PID_MAX_LIMIT is 4194304 (2^22).
-        auto v = ParseUnsigned(c, arg, 4194304, "a process id (1-4194304)");
+        auto v = ParseUnsigned(c, arg, 4194304, "a process id (1-4194304)",
+                               /*min=*/1);
         if (!v.ok()) return v.status();
-        if (*v == 0) return BadValue(c, arg, "a process id (1-4194304)");
         opts.pid = static_cast<uint32_t>(*v);
         break;
       }
@@ -303,22 +484,15 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       }
       case kOptMaxInflightAge: {
-        auto d = ParseDurationValue(c, arg);
+        auto d = ParseDurationValue(c, arg, {.min = absl::Seconds(1)});
         if (!d.ok()) return d.status();
-        if (*d < absl::Seconds(1)) {
-          return BadValue(c, arg, "at least 1 second");
-        }
         opts.max_inflight_age = *d;
         break;
       }
       case kOptRingbufKib: {
-        auto v =
-            ParseUnsigned(c, arg, 1u << 20, "a power of two from 4 to 1048576");
+        auto v = ParsePowerOfTwo(c, arg, 4, 1u << 20);
         if (!v.ok()) return v.status();
-        if (*v < 4 || (*v & (*v - 1)) != 0) {
-          return BadValue(c, arg, "a power of two from 4 to 1048576");
-        }
-        opts.ringbuf_kib = static_cast<uint32_t>(*v);
+        opts.ringbuf_kib = *v;
         break;
       }
       case kOptHist:
@@ -347,11 +521,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       }
       case kOptLedgerEntries: {
-        constexpr char kWhat[] = "a power of two from 1024 to 16777216";
-        auto v = ParseUnsigned(c, arg, 1u << 24, kWhat);
+        auto v = ParsePowerOfTwo(c, arg, 1024, 1u << 24);
         if (!v.ok()) return v.status();
-        if (*v < 1024 || (*v & (*v - 1)) != 0) return BadValue(c, arg, kWhat);
-        opts.ledger_entries = static_cast<uint32_t>(*v);
+        opts.ledger_entries = *v;
         break;
       }
       case kOptRescue:
@@ -406,26 +578,24 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case kOptStatsInterval: {
         stream_option_given = true;
-        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
+        auto d = ParseDurationValue(c, arg, {.zero_is_off = true});
         if (!d.ok()) return d.status();
         opts.stats_interval = *d;
         break;
       }
       case kOptStuckAfter: {
         stream_option_given = true;
-        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
-        if (!d.ok()) return d.status();
         // The table is looked at once a second: a finer value would only
         // pretend to a precision it does not have.
-        if (*d != absl::ZeroDuration() && *d < absl::Seconds(1)) {
-          return BadValue(c, arg, "0 (off) or at least 1 second");
-        }
+        auto d = ParseDurationValue(
+            c, arg, {.zero_is_off = true, .min = absl::Seconds(1)});
+        if (!d.ok()) return d.status();
         opts.stuck_after = *d;
         break;
       }
       case kOptSummaryInterval: {
         stream_option_given = true;
-        auto d = ParseDurationValue(c, arg, /*allow_zero=*/true);
+        auto d = ParseDurationValue(c, arg, {.zero_is_off = true});
         if (!d.ok()) return d.status();
         opts.summary_interval = *d;
         break;
@@ -521,109 +691,22 @@ absl::Status ParseListenAddress(absl::string_view value, std::string* host,
     in_addr a4;
     if (inet_pton(AF_INET, std::string(addr).c_str(), &a4) != 1) return bad;
   }
-  if (port_text.empty() ||
-      port_text.find_first_not_of("0123456789") != absl::string_view::npos ||
-      port_text.size() > 5) {
-    return bad;
-  }
-  int p = 0;
-  if (!absl::SimpleAtoi(port_text, &p) || p > 65535) return bad;
+  const std::optional<uint64_t> p = cli::ParseDigits(port_text);
+  if (!p.has_value() || *p > 65535) return bad;
   *host = std::string(addr);
-  *port = p;
+  *port = static_cast<int>(*p);
   return absl::OkStatus();
 }
 
+const cli::ProgramDoc& BiosnoopDoc() {
+  static const cli::ProgramDoc* const doc = new cli::ProgramDoc(MakeDoc());
+  return *doc;
+}
+
 const char* UsageText() {
-  return R"(Usage: biosnoop [OPTIONS]
-Log every block I/O at least as slow as a threshold, and every failed one,
-one JSON object per line.
-
-  --min-us N          report I/O taking at least N microseconds (default 0:
-                      all); failed I/O is reported whatever its latency
-  -d, --disk NAME     only this disk (vda) or partition (vda1)
-  -p, --pid PID       only I/O submitted by process PID
-      --comm NAME     only I/O submitted by processes named NAME
-      --cgroup PATH   only I/O submitted by tasks in cgroup v2 PATH or below
-                      it (/system.slice/x.service, from the v2 root, or
-                      its path under the v2 mount)
-      --op read|write only reads, or only writes
-  -Q, --queued        include queue time (submission to issue) in the latency
-                      that is compared and reported
-  -o, --output FILE   append to FILE (mode 0640, never through a symlink);
-                      default: stdout.  SIGHUP reopens FILE (log rotation).
-      --format F      json (JSON Lines, default), ecs (one Elastic Common
-                      Schema document per line) or proto (length-delimited
-                      biosnoop.v1.Record messages, see proto/biosnoop.proto)
-      --stats-interval T
-                      a stats record (counters, loss) in the stream every T
-                      (default 1m; 0: only the final one at exit)
-      --duration T    stop after T (seconds, as 30 or 0.5, or 90s, 5m, 1h)
-      --ringbuf-kib N kernel ring buffer size in KiB, a power of two
-                      (default 2048)
-      --max-inflight-age T
-                      forget a request whose completion has not come after T
-                      (default 10m; counted as expired)
-      --summary-interval T
-                      every T (default 1m; 0: never) a summary record with
-                      the interval's latency/size histograms per disk and op
-      --stuck-after T a stuck record for each request still in flight T
-                      after its issue, written while it hangs (default 1s,
-                      at least 1s; 0: never)
-      --metrics-listen ADDR:PORT
-                      serve Prometheus metrics (latency histograms per disk
-                      and op, I/O, byte and loss counters) at
-                      http://ADDR:PORT/metrics; a port alone listens on
-                      127.0.0.1, [IPV6]:PORT on an IPv6 address, port 0 on
-                      a free port (said on stderr)
-      --rescue always|auto
-                      the kernel skips a completion that interrupts
-                      biosnoop's completion program on the same CPU; a
-                      second program recovers it, at the cost of one more
-                      program run per I/O.  auto (default): attach it at the
-                      first skip (those before are counted as missed);
-                      always: from the start
-      --no-files      do not read a reported request's pages for its files
-                      (content, files, file_count, dirtied_by: README,
-                      "Files and dirtiers")
-      --writeback-owner, --no-writeback-owner
-                      keep or not (default) the dirtied-page ledger that
-                      names the task that dirtied written pages
-                      (dirtied_by); it costs ~300 ns per page dirtied
-      --ledger-entries N
-                      pages the ledger remembers, a power of two from 1024
-                      (default 65536: 3.5 MiB)
-      --ops           follow each read, write, pread64, pwrite64, readv,
-                      writev, preadv, pwritev, fsync, fdatasync and
-                      sync_file_range call (and io_uring read, write, fsync)
-                      on a file of the tracked disks: an op record for each
-                      that takes at least --op-min-us, its time split into
-                      block, writeback and other; events name their call
-                      (op_id).  Turns on --writeback-owner unless
-                      --no-writeback-owner is given.  Nothing is attached
-                      without it (README, section Calls)
-      --op-min-us N   with --ops: write an op record for each call at least
-                      N microseconds long (default: --min-us)
-
-Histogram mode (like biolatency), no events:
-      --hist          count every I/O into in-kernel log2 histograms and print
-                      them at exit, or every --interval
-      --interval T    print (and restart) the histograms every T
-  -D, --per-disk      one histogram per disk
-  -F, --per-flags     one histogram per operation flags (rwbs)
-  -m, --ms            millisecond buckets (default microseconds)
-      --csv           print CSV: [disk,][op,]bucket,lo_us,hi_us,count
-      --json          print one JSON object per report
-
-  -v, --verbose       say what is attached, and print every counter in the
-                      summary line; -vv adds libbpf's log
-  -h, --help          this text
-      --version       print the version
-
-Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.
-Exit codes: 0 ok, 64 bad usage or unknown disk, 69 kernel lacks support,
-70 internal error, 71 out of memory (ring buffer), 73 cannot create output,
-74 output write failed, 77 missing privilege.
-)";
+  static const std::string* const text =
+      new std::string(cli::HelpText(BiosnoopDoc()));
+  return text->c_str();
 }
 
 }  // namespace biosnoop

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "cli_doc.h"
 
 namespace biosnoop {
 
@@ -83,7 +84,11 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]);
 absl::Status ParseListenAddress(absl::string_view value, std::string* host,
                                 int* port);
 
-// The --help text.
+// Every option, with the prose around them: what getopt_long reads, what
+// --help prints and what the man page (build/man/man1/biosnoop.1) says.
+const cli::ProgramDoc& BiosnoopDoc();
+
+// The --help text, made from BiosnoopDoc().
 const char* UsageText();
 
 }  // namespace biosnoop
