@@ -4,13 +4,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "app/man_page_check.h"
 #include "bioreport_test_util.h"
+#include "cli_doc.h"
 #include "gtest/gtest.h"
 
 namespace biosnoop::report {
@@ -78,12 +82,39 @@ TEST(BioreportCliTest, BadUsageExits64WithOneLine) {
   EXPECT_EQ(RunCli({"--comm", ""}).err,
             "bioreport: --comm: empty value: expected a process name such as "
             "dd (see bioreport --help)\n");
-  // One range message for every number out of range.
-  for (const char* top : {"0", "-1", "1000001"}) {
+  // A number below the range, or no number, is "expected"; above it, too
+  // large with the largest (cli_numbers.h, biosnoop's rule).
+  for (const char* top : {"0", "-1", "+5", " 5", "5 ", "0x10", ""}) {
     EXPECT_EQ(RunCli({"top", "--top", top}).err,
               absl::StrCat("bioreport: --top: expected a number from 1 to "
                            "1000000, got \"",
                            top, "\" (see bioreport --help)\n"));
+  }
+  for (const char* top : {"1000001", "18446744073709551616"}) {
+    EXPECT_EQ(RunCli({"top", "--top", top}).err,
+              absl::StrCat("bioreport: --top: ", top,
+                           " is too large: at most 1000000 (see bioreport "
+                           "--help)\n"));
+  }
+  // SimpleAtoi took "+5" and " 5"; the common rule takes digits only.
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--min-us", "+5"},
+                                             {"--pid", " 5"},
+                                             {"--tail-us", "5 "},
+                                             {"ops", "--op-id", "0x10"}}) {
+    EXPECT_EQ(RunCli(args).code, kExitUsage) << args[0] << " " << args[1];
+  }
+  // Durations are biosnoop's too: a unit, or a plain number of seconds.
+  for (const char* bucket : {"1m", "90s", "60", "0.5h"}) {
+    const CliResult r =
+        RunCli({"heatmap", "--bucket", bucket, GoldenPath("events.jsonl")});
+    EXPECT_EQ(r.code, 0) << bucket << ": " << r.err;
+  }
+  for (const char* bucket : {"+1m", " 1m", "1m ", "-1m", "10 ms", ""}) {
+    EXPECT_NE(RunCli({"heatmap", "--bucket", bucket})
+                  .err.find("--bucket: expected a positive"),
+              std::string::npos)
+        << bucket;
   }
   EXPECT_EQ(RunCli({"hist", "-D", "--by", "op"}).err,
             "bioreport: --by: the grouping is already set: give one of -D "
@@ -97,6 +128,60 @@ TEST(BioreportCliTest, HelpAndVersion) {
   const CliResult version = RunCli({"--version"});
   EXPECT_EQ(version.code, 0);
   EXPECT_EQ(version.out.rfind("bioreport ", 0), 0u);
+}
+
+// bioreport's man page and --help come from one table (BioreportDoc): each
+// lists the options the other does, the parser takes every one of them,
+// and Debian's man tools render the page without a warning.
+TEST(BioreportCliTest, ManPageListsEveryOptionHelpListsAndNoOther) {
+  const std::string page = cli::ManPage(BioreportDoc(), "0.1.0", "2026-01-02");
+  const std::set<std::string> help = man_check::HelpOptions(UsageText());
+  EXPECT_EQ(help, man_check::ManOptions(page));
+  for (const char* o : {"--since", "--until", "-d", "--disk", "--csv", "--json",
+                        "--of", "-h", "--version"}) {
+    EXPECT_EQ(help.count(o), 1u) << o;
+  }
+  EXPECT_EQ(help.size(), 29u + 7u) << "29 long options, 7 short ones";
+  // And every report, in --help's list and the page's REPORTS.
+  for (const char* report :
+       {"summary", "hist", "csv", "json", "top", "sizes", "errors", "baseline",
+        "heatmap", "ops", "convert"}) {
+    EXPECT_TRUE(
+        absl::StrContains(UsageText(), absl::StrCat("\n  ", report, " ")))
+        << report;
+    EXPECT_TRUE(
+        absl::StrContains(page, absl::StrCat(".TP\n\\fB", report, "\\fR")))
+        << report;
+  }
+}
+
+TEST(BioreportCliTest, TheParserTakesEveryDocumentedOption) {
+  for (const cli::Section& s : BioreportDoc().sections) {
+    for (const cli::Entry& e : s.entries) {
+      for (const cli::Flag& f : e.flags) {
+        // An input that cannot be opened: nothing waits for stdin.
+        std::vector<std::string> args = {absl::StrCat("--", f.long_name),
+                                         "/nonexistent/in.jsonl"};
+        if (f.arg != nullptr) args.front() += "=x";
+        const CliResult r = RunCli(args);
+        EXPECT_EQ(r.err.find("unknown option"), std::string::npos)
+            << f.long_name << ": " << r.err;
+      }
+    }
+  }
+}
+
+TEST(BioreportCliTest, HelpFitsEightyColumnsAndTheManPageRenders) {
+  for (absl::string_view line : absl::StrSplit(UsageText(), '\n')) {
+    EXPECT_LE(line.size(), 79u) << line;
+  }
+  const std::string text = man_check::ExpectRendersCleanly(
+      "bioreport", cli::ManPage(BioreportDoc(), "0.1.0", "2026-01-02"));
+  for (const char* want :
+       {"NAME", "SYNOPSIS", "DESCRIPTION", "REPORTS", "OPTIONS", "EXIT STATUS",
+        "FILES", "SEE ALSO", "--bucket DURATION", "biosnoop(1)"}) {
+    EXPECT_TRUE(absl::StrContains(text, want)) << want;
+  }
 }
 
 TEST(BioreportCliTest, UnreadableInputsExit66) {

@@ -1,6 +1,8 @@
 // Parsing bioreport's command line with getopt_long: every check that can
 // be made before an input is opened is made here, so that bad usage is one
-// line and exit code 64 before any work.
+// line and exit code 64 before any work.  The reports and options are
+// described once, in MakeDoc: getopt_long's tables, --help and the man page
+// (tools/man) all come from that table, so they cannot disagree.
 
 #include "cli_options.h"
 
@@ -12,82 +14,14 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "cli_numbers.h"
 #include "heatmap_bins.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
 namespace {
-
-constexpr char kUsage[] =
-    "usage: bioreport [REPORT] [OPTIONS] [FILE...]\n"
-    "Reads biosnoop streams (JSON Lines or protobuf, gzip or not; FILEs in\n"
-    "time order, none or - for stdin) and reports on the slow I/O in them.\n"
-    "\n"
-    "REPORT (default summary):\n"
-    "  summary   per disk and operation: count, bytes, latency min, mean,\n"
-    "            p50, p90, p99, p99.9, max, errors\n"
-    "  hist      log2 latency histogram (biolatency style)\n"
-    "  csv       histogram as CSV: bucket,lo_us,hi_us,count\n"
-    "  json      summary JSON for scripts\n"
-    "  top       top processes and disks by count and by total latency\n"
-    "            (and cgroups, containers, contents, files, dirtiers)\n"
-    "  sizes     log2 histogram of I/O sizes\n"
-    "  errors    I/O errors by disk\n"
-    "  baseline  from summary records: all completions per disk and\n"
-    "            operation, slow share, bytes, estimated p50 and p99\n"
-    "  heatmap   SVG latency heat map (time x log2 latency, colour by\n"
-    "            count) with p50/p99 lines; --html for a page\n"
-    "  ops       calls (biosnoop --ops): the slowest with their time by\n"
-    "            layer (block, writeback, other), p50/p99 per process and\n"
-    "            per file; --op-id N: one call and its requests\n"
-    "  convert   rewrite the stream in the other format (--to)\n"
-    "\n"
-    "Filters (events; stuck records but --min-us and --file; calls, with\n"
-    "--op by the call's kind (read, write, flush: the fsync family); for\n"
-    "baseline, --since/--until select summary intervals by their end,\n"
-    "--host their runs, -d/--op their groups; each at most once):\n"
-    "  --since TIME, --until TIME   RFC 3339 (2026-11-21T05:00:00Z); until\n"
-    "                               is exclusive\n"
-    "  --host NAME                  one host's records (and its runs' loss)\n"
-    "  -d, --disk NAME              disk or partition (vda, vda1)\n"
-    "  -p, --pid PID                submitting process\n"
-    "  -c, --comm NAME              process name, exactly\n"
-    "  --cgroup PATH                cgroup v2 PATH and the cgroups below it\n"
-    "                               (/system.slice, /kubepods.slice/...)\n"
-    "  --container ID               container whose id starts with ID\n"
-    "  --file PREFIX                events with a file whose path starts\n"
-    "                               with PREFIX (/var/lib/postgresql/)\n"
-    "  --op OP                      read, write, flush, discard, ...\n"
-    "  --min-us N                   latency of at least N microseconds\n"
-    "Report options:\n"
-    "  -m, --ms                     latencies in milliseconds\n"
-    "  -D, --per-disk               hist: one histogram per disk\n"
-    "  --by disk|op|disk,op|all     hist, heatmap: one histogram or panel\n"
-    "                               per group (one of -D and --by)\n"
-    "  --top N                      top, ops: rows per table (default 10)\n"
-    "  --op-id N                    ops: the call N (Op.op_id), with the\n"
-    "                               events it submitted and the writeback\n"
-    "                               of the pages it dirtied (filters: only\n"
-    "                               --host, --since, --until)\n"
-    "  --tail-us N                  json: tail threshold (default 100000)\n"
-    "  --per-interval               baseline: a row per summary interval\n"
-    "  --csv, --json                baseline (and ops: --json): for scripts\n"
-    "  --strict                     fail on corrupt or truncated input\n"
-    "  --to jsonl|proto             convert: output format\n"
-    "  -o, --output FILE            convert, heatmap: write FILE (new or\n"
-    "                               empty) instead of stdout\n"
-    "  --html                       heatmap: an HTML page around the SVG\n"
-    "  --columns N                  heatmap: at most N time columns\n"
-    "                               (default 160), of a round width\n"
-    "  --bucket DURATION            heatmap: columns of exactly DURATION\n"
-    "                               (10s, 500ms, 1m; a number is seconds)\n"
-    "  --of events|ops              heatmap: of the events (default) or of\n"
-    "                               the calls (op records: latency_us;\n"
-    "                               --by op groups by call)\n"
-    "  -h, --help, --version\n";
 
 enum LongOnly {
   kSince = 256,
@@ -114,67 +48,252 @@ enum LongOnly {
   kOf,
 };
 
-const struct option kLongOptions[] = {
-    {"since", required_argument, nullptr, kSince},
-    {"until", required_argument, nullptr, kUntil},
-    {"disk", required_argument, nullptr, 'd'},
-    {"pid", required_argument, nullptr, 'p'},
-    {"comm", required_argument, nullptr, 'c'},
-    {"cgroup", required_argument, nullptr, kCgroup},
-    {"container", required_argument, nullptr, kContainer},
-    {"file", required_argument, nullptr, kFile},
-    {"op", required_argument, nullptr, kOp},
-    {"min-us", required_argument, nullptr, kMinUs},
-    {"ms", no_argument, nullptr, 'm'},
-    {"per-disk", no_argument, nullptr, 'D'},
-    {"by", required_argument, nullptr, kBy},
-    {"top", required_argument, nullptr, kTop},
-    {"tail-us", required_argument, nullptr, kTailUs},
-    {"strict", no_argument, nullptr, kStrict},
-    {"to", required_argument, nullptr, kTo},
-    {"output", required_argument, nullptr, 'o'},
-    {"help", no_argument, nullptr, 'h'},
-    {"version", no_argument, nullptr, kVersion},
-    {"per-interval", no_argument, nullptr, kPerInterval},
-    {"csv", no_argument, nullptr, kCsv},
-    {"json", no_argument, nullptr, kJson},
-    {"host", required_argument, nullptr, kHost},
-    {"html", no_argument, nullptr, kHtml},
-    {"columns", required_argument, nullptr, kColumns},
-    {"bucket", required_argument, nullptr, kBucket},
-    {"op-id", required_argument, nullptr, kOpId},
-    {"of", required_argument, nullptr, kOf},
-    {nullptr, 0, nullptr, 0},
-};
+// The reports, every option, their --help paragraphs and the man page's
+// more; and the man page's prose around them.  getopt_long's tables and
+// IsReport are made from it too.
+cli::ProgramDoc MakeDoc() {
+  using cli::Entry;
+  using cli::Flag;
+  auto report = [](const char* name, const char* text, const char* more = "") {
+    return Entry{.text = text, .word = name, .more = more};
+  };
+  cli::Section reports{
+      .heading = "REPORT (default summary):",
+      .man_section = "REPORTS",
+      .man_text =
+          "REPORT, the first argument, is one of these (default "
+          "summary); a file named like a report needs a path "
+          "(./summary). docs/bioreport.md shows each with its "
+          "columns.",
+      .column = 12,
+      .entries = {
+          report("summary",
+                 "per disk and operation: count, bytes, latency min, mean, "
+                 "p50, p90, p99, p99.9, max, errors"),
+          report("hist", "log2 latency histogram (biolatency style)"),
+          report("csv", "histogram as CSV: bucket,lo_us,hi_us,count"),
+          report("json", "summary JSON for scripts"),
+          report("top",
+                 "top processes and disks by count and by total latency "
+                 "(and cgroups, containers, contents, files, dirtiers)"),
+          report("sizes", "log2 histogram of I/O sizes"),
+          report("errors", "I/O errors by disk"),
+          report("baseline",
+                 "from summary records: all completions per disk and "
+                 "operation, slow share, bytes, estimated p50 and p99"),
+          report("heatmap",
+                 "SVG latency heat map (time x log2 latency, colour by "
+                 "count) with p50/p99 lines; --html for a page"),
+          report("ops",
+                 "calls (biosnoop --ops): the slowest with their time by "
+                 "layer (block, writeback, other), p50/p99 per process and "
+                 "per file; --op-id N: one call and its requests"),
+          report("convert", "rewrite the stream in the other format (--to)",
+                 "Every record is kept, in time order; filters select "
+                 "events, stuck records and calls as for a report."),
+      }};
+  cli::Section filters{
+      .heading =
+          "Filters (events; stuck records but --min-us and --file; "
+          "calls, with --op by the call's kind (read, write, flush: "
+          "the fsync family); for baseline, --since/--until select "
+          "summary intervals by their end, --host their runs, -d/--op "
+          "their groups; each at most once):",
+      .man_title = "Filters",
+      .man_text =
+          "Filters select events, and stuck records by the same fields but "
+          "--min-us and --file (a stuck request has no latency yet and "
+          "names no file). Calls (op records) are selected by their fields "
+          "of the same names, --op by the call's kind: read, write, or "
+          "flush (the fsync family). For baseline they select summary "
+          "records: --since and --until the intervals whose end is in the "
+          "window, --host those of that host's runs, -d and --op their "
+          "groups; the other filters are bad usage there. Headers and "
+          "stats are never filtered, but --host also picks the runs whose "
+          "loss is reported. Each filter takes one value, given once; an "
+          "empty value is bad usage.",
+      .column = 31,
+      .entries = {
+          {{Flag{"since", 0, "TIME", kSince}, Flag{"until", 0, "TIME", kUntil}},
+           "RFC 3339 (2026-11-21T05:00:00Z); until is exclusive",
+           "",
+           "An offset is taken too (2026-11-21T07:00:00+02:00); --until "
+           "must be after --since."},
+          {{Flag{"host", 0, "NAME", kHost}},
+           "one host's records (and its runs' loss)",
+           "",
+           "The host exactly, as the header and the events name it. With "
+           "more than one host in the input, every report keeps them apart "
+           "(a host column, a histogram per host)."},
+          {{Flag{"disk", 'd', "NAME"}},
+           "disk or partition (vda, vda1)",
+           "",
+           "/dev/vda is taken for vda."},
+          {{Flag{"pid", 'p', "PID"}}, "submitting process"},
+          {{Flag{"comm", 'c', "NAME"}}, "process name, exactly"},
+          {{Flag{"cgroup", 0, "PATH", kCgroup}},
+           "cgroup v2 PATH and the cgroups below it (/system.slice, "
+           "/kubepods.slice/...)",
+           "",
+           "/system.slice takes /system.slice/x.service, not "
+           "/system.slice2; / takes every record whose cgroup is known. A "
+           "record whose cgroup is unknown never matches."},
+          {{Flag{"container", 0, "ID", kContainer}},
+           "container whose id starts with ID",
+           "",
+           "The 12 digits docker ps shows will do; case does not matter."},
+          {{Flag{"file", 0, "PREFIX", kFile}},
+           "events with a file whose path starts with PREFIX "
+           "(/var/lib/postgresql/)",
+           "",
+           "As text: /var/lib/pg also takes /var/lib/pgsql/..., so end a "
+           "directory with /. An event without files never matches; stuck "
+           "records are kept."},
+          {{Flag{"op", 0, "OP", kOp}},
+           "read, write, flush, discard, ...",
+           "",
+           "One of read, write, flush, discard, secure_erase, "
+           "write_zeroes, zone_append, other."},
+          {{Flag{"min-us", 0, "N", kMinUs}},
+           "latency of at least N microseconds"},
+      }};
+  cli::Section report_options{
+      .heading = "Report options:",
+      .man_title = "Report options",
+      .column = 31,
+      .entries = {
+          {{Flag{"ms", 'm'}}, "latencies in milliseconds"},
+          {{Flag{"per-disk", 'D'}}, "hist: one histogram per disk"},
+          {{Flag{"by", 0, "disk|op|disk,op|all", kBy}},
+           "hist, heatmap: one histogram or panel per group (one of -D and "
+           "--by)"},
+          {{Flag{"top", 0, "N", kTop}},
+           "top, ops: rows per table (default 10)",
+           "",
+           "From 1 to 1000000."},
+          {{Flag{"op-id", 0, "N", kOpId}},
+           "ops: the call N (Op.op_id), with the events it submitted and "
+           "the writeback of the pages it dirtied (filters: only --host, "
+           "--since, --until)"},
+          {{Flag{"tail-us", 0, "N", kTailUs}},
+           "json: tail threshold (default 100000)"},
+          {{Flag{"per-interval", 0, nullptr, kPerInterval}},
+           "baseline: a row per summary interval"},
+          {{Flag{"csv", 0, nullptr, kCsv}, Flag{"json", 0, nullptr, kJson}},
+           "baseline (and ops: --json): for scripts"},
+          {{Flag{"strict", 0, nullptr, kStrict}},
+           "fail on corrupt or truncated input",
+           "",
+           "Without it, a corrupt record is named (file and line or byte "
+           "offset) and skipped, a truncated end is a warning, and the "
+           "report is of every whole record."},
+          {{Flag{"to", 0, "jsonl|proto", kTo}}, "convert: output format"},
+          {{Flag{"output", 'o', "FILE"}},
+           "convert, heatmap: write FILE (new or empty) instead of stdout"},
+          {{Flag{"html", 0, nullptr, kHtml}},
+           "heatmap: an HTML page around the SVG"},
+          {{Flag{"columns", 0, "N", kColumns}},
+           "heatmap: at most N time columns (default 160), of a round "
+           "width",
+           "",
+           "From 1 to 2000; one of --columns and --bucket."},
+          {{Flag{"bucket", 0, "DURATION", kBucket}},
+           "heatmap: columns of exactly DURATION (10s, 500ms, 1m; a number "
+           "is seconds)",
+           "",
+           "From 1us to 10 years, in biosnoop's duration syntax (1h30m, "
+           "0.5)."},
+          {{Flag{"of", 0, "events|ops", kOf}},
+           "heatmap: of the events (default) or of the calls (op records: "
+           "latency_us; --by op groups by call)"},
+      }};
+  cli::Section other_options{
+      .man_title = "Other options",
+      .column = 31,
+      .entries = {
+          {{Flag{"help", 'h'}}, "print this text and exit"},
+          {{Flag{"version", 0, nullptr, kVersion}},
+           "print the version and exit"},
+      }};
+  return cli::ProgramDoc{
+      .name = "bioreport",
+      .summary = "report on the slow I/O in biosnoop streams",
+      .usage = "[REPORT] [OPTIONS] [FILE...]",
+      .usage_prefix = "usage:",
+      .intro =
+          "Reads biosnoop streams (JSON Lines or protobuf, gzip or not; "
+          "FILEs in time order, none or - for stdin) and reports on "
+          "the slow I/O in them.",
+      .description =
+          {"The format is told from the first bytes, never from the name: "
+           "JSON Lines or protobuf, gzip or not, several concatenated gzip "
+           "members read as one. Rotated logs are ordered by the time of "
+           "their first record, whatever order they are named in, and "
+           "formats may be mixed (bioreport slow.jsonl.2.gz slow.jsonl.1 "
+           "slow.jsonl). A pipe or stdin gives its bytes once and is read "
+           "in the order given.",
+           "Damaged input is reported, never read with zeros standing in: a "
+           "stream truncated mid-record yields every whole record and one "
+           "warning with the byte offset; a corrupt record is named with "
+           "its file and line (or offset) and skipped; --strict makes "
+           "either an error (exit 65). Records lost before biosnoop wrote "
+           "them (the stats records' counters) are a WARNING in every "
+           "report.",
+           "Numbers (N, PID) are whole numbers: decimal digits only, no "
+           "sign, no blanks; a number too large for its option is refused "
+           "with the largest it takes."},
+      .sections = {reports, filters, report_options, other_options},
+      .exit_codes =
+          {{0, "ok", "also when the reader of stdout went away"},
+           {64, "bad usage", "one line on stderr saying what"},
+           {65, "not a biosnoop stream, or damage under --strict"},
+           {66, "cannot open an input", "missing, permission, a directory"},
+           {73, "cannot create output",
+            "convert's or heatmap's output cannot be opened, or cannot hold "
+            "a stream (a block device, a directory)"},
+           {74, "read or write failed"}},
+      .files = {{.text = "the manual: every report's columns and rules, "
+                         "with examples",
+                 .word = "/usr/local/share/doc/biosnoop/docs/bioreport.md"}},
+      .examples =
+          {{"Summary per disk and operation of the live log and its "
+            "rotations:",
+            "bioreport slow.jsonl.2.gz slow.jsonl.1 slow.jsonl"},
+           {"The top processes and disks in one hour:",
+            "bioreport top --since 2026-11-21T05:00:00Z \\\n"
+            "    --until 2026-11-21T06:00:00Z slow.pb"},
+           {"A heat map per disk, as an HTML page:",
+            "bioreport heatmap --html --by disk -o incident.html slow.jsonl"},
+           {"The slowest calls (biosnoop --ops), then one of them with the "
+            "requests it waited for:",
+            "bioreport ops slow.jsonl\nbioreport ops --op-id 4711 "
+            "slow.jsonl"},
+           {"JSON Lines to protobuf:",
+            "bioreport convert --to proto slow.jsonl > slow.pb"}},
+      .see_also = {"biosnoop(1)"},
+  };
+}
+
+const cli::ProgramDoc& Doc() { return BioreportDoc(); }
 
 bool IsReport(absl::string_view s) {
-  for (const char* r : {"summary", "hist", "csv", "json", "top", "sizes",
-                        "errors", "convert", "baseline", "heatmap", "ops"}) {
-    if (s == r) return true;
+  for (const cli::Section& section : Doc().sections) {
+    if (section.man_section != "REPORTS") continue;
+    for (const cli::Entry& e : section.entries) {
+      if (s == e.word) return true;
+    }
   }
   return false;
 }
 
-// --bucket's value: a plain number is seconds (as biosnoop's durations),
-// else numbers with units (500ms, 1m30s, 2h); from 1 us to 10 years.
-absl::StatusOr<int64_t> ParseBucket(absl::string_view arg) {
-  const char* want =
-      "expected a duration such as 10s, 500ms, 5m or 1h (a number is seconds)";
-  const bool plain =
-      !arg.empty() && arg.find_first_not_of("0123456789.") == arg.npos;
-  absl::Duration d;
-  if (arg.empty() || arg[0] == '-' || arg[0] == '+' ||
-      absl::StrContains(arg, "inf") ||
-      !absl::ParseDuration(plain ? absl::StrCat(arg, "s") : std::string(arg),
-                           &d)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(want, ", got \"", arg, "\""));
-  }
-  if (d < absl::Microseconds(1) || d > absl::Hours(87600)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("from 1us to 10 years (87600h), got \"", arg, "\""));
-  }
-  return absl::ToInt64Nanoseconds(d);
+// --bucket's value: a duration as biosnoop's (cli_numbers.h: a number is
+// seconds, else numbers with units: 500ms, 1m30s, 2h), from 1 us.
+absl::StatusOr<int64_t> ParseBucket(absl::string_view name,
+                                    absl::string_view arg) {
+  absl::StatusOr<absl::Duration> d =
+      cli::ParseDuration(name, arg, {.min = absl::Microseconds(1)});
+  if (!d.ok()) return d.status();
+  return absl::ToInt64Nanoseconds(*d);
 }
 
 absl::Status Usage(absl::string_view message) {
@@ -182,8 +301,10 @@ absl::Status Usage(absl::string_view message) {
 }
 
 // The option as the user typed it, for messages.
-std::string OptionName(int c, int long_index) {
-  if (long_index >= 0) return absl::StrCat("--", kLongOptions[long_index].name);
+std::string OptionName(const cli::GetoptTables& tables, int c, int long_index) {
+  if (long_index >= 0) {
+    return absl::StrCat("--", tables.long_options[long_index].name);
+  }
   return absl::StrCat("-", std::string(1, static_cast<char>(c)));
 }
 
@@ -206,21 +327,26 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   bool by_set = false;
   bool heatmap_of_set = false;
   std::vector<int> filters_seen;
+  static const cli::GetoptTables* const tables =
+      new cli::GetoptTables(cli::MakeGetoptTables(Doc()));
   for (;;) {
     int long_index = -1;
-    const int c =
-        getopt_long(n, args.data(), ":d:p:c:mDo:h", kLongOptions, &long_index);
+    const int c = getopt_long(n, args.data(), tables->short_options.c_str(),
+                              tables->long_options.data(), &long_index);
     if (c == -1) break;
     const std::string name =
-        OptionName(c == ':' || c == '?' ? optopt : c, long_index);
+        OptionName(*tables, c == ':' || c == '?' ? optopt : c, long_index);
     const absl::string_view arg = optarg != nullptr ? optarg : "";
-    // One message for every value out of [min, max], "-1" as "0".
+    // A whole number from min to max (cli_numbers.h: digits only).
     auto number = [&](uint64_t min, uint64_t max,
                       uint64_t* out) -> absl::Status {
-      if (!absl::SimpleAtoi(arg, out) || *out < min || *out > max) {
-        return Usage(absl::StrCat(name, ": expected a number from ", min,
-                                  " to ", max, ", got \"", arg, "\""));
-      }
+      absl::StatusOr<uint64_t> v = cli::ParseNumber(
+          name, arg,
+          {.min = min,
+           .max = max,
+           .want = absl::StrCat("a number from ", min, " to ", max)});
+      if (!v.ok()) return v.status();
+      *out = *v;
       return absl::OkStatus();
     };
     // An empty filter value is bad usage, as it is for biosnoop: "" would
@@ -391,9 +517,8 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         if (o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0) {
           return Usage("--columns and --bucket: give one of them, once");
         }
-        absl::StatusOr<int64_t> ns = ParseBucket(arg);
-        if (!ns.ok())
-          return Usage(absl::StrCat(name, ": ", ns.status().message()));
+        absl::StatusOr<int64_t> ns = ParseBucket(name, arg);
+        if (!ns.ok()) return ns.status();
         o.heatmap_bucket_ns = *ns;
         break;
       }
@@ -515,6 +640,15 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   return o;
 }
 
-const char* UsageText() { return kUsage; }
+const cli::ProgramDoc& BioreportDoc() {
+  static const cli::ProgramDoc* const doc = new cli::ProgramDoc(MakeDoc());
+  return *doc;
+}
+
+const char* UsageText() {
+  static const std::string* const text =
+      new std::string(cli::HelpText(BioreportDoc()));
+  return text->c_str();
+}
 
 }  // namespace biosnoop::report

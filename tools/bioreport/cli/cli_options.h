@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli_doc.h"
 #include "filter.h"
 #include "record_reader.h"
 #include "report.h"
@@ -42,7 +43,12 @@ struct CliOptions {
 // Parses argv.  InvalidArgumentError with a one-line message on bad usage.
 absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv);
 
-// The --help text.
+// The reports and every option, with the prose around them: what
+// getopt_long reads, what --help prints and what the man page
+// (build/man/man1/bioreport.1) says.
+const cli::ProgramDoc& BioreportDoc();
+
+// The --help text, made from BioreportDoc().
 const char* UsageText();
 
 }  // namespace biosnoop::report
