@@ -2,10 +2,10 @@
 
 #include <getopt.h>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "cli_numbers.h"
 
 namespace biosnoop::slowdisk {
 namespace {
@@ -42,17 +42,11 @@ std::string OptionName(int code) {
   return absl::StrCat("-", std::string(1, static_cast<char>(code)));
 }
 
+// A whole number from min to max (cli_numbers.h: digits only), as every
+// program of the project reads one.
 absl::StatusOr<uint64_t> ParseNumber(int code, absl::string_view value,
                                      uint64_t min, uint64_t max) {
-  uint64_t n = 0;
-  if (value.empty() ||
-      value.find_first_not_of("0123456789") != absl::string_view::npos ||
-      !absl::SimpleAtoi(value, &n) || n < min || n > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(OptionName(code), ": expected an integer from ", min,
-                     " to ", max, ", got \"", value, "\""));
-  }
-  return n;
+  return cli::ParseNumber(OptionName(code), value, {.min = min, .max = max});
 }
 
 // Flags that mirror control words go through the control syntax, so the

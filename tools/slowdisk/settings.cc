@@ -4,23 +4,23 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli_numbers.h"
 
 namespace biosnoop::slowdisk {
 namespace {
 
+// The control file's numbers follow the command line's rules
+// (cli_numbers.h): the flags are applied through this same syntax.
 absl::StatusOr<uint32_t> ParseDelayMs(absl::string_view key,
                                       absl::string_view value) {
-  uint32_t ms = 0;
-  if (!absl::SimpleAtoi(value, &ms) || ms > kMaxDelayMs ||
-      value.find_first_not_of("0123456789") != absl::string_view::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(key, ": expected milliseconds from 0 to ", kMaxDelayMs,
-                     ", got \"", value, "\""));
-  }
-  return ms;
+  absl::StatusOr<uint64_t> ms = cli::ParseNumber(
+      key, value,
+      {.max = kMaxDelayMs,
+       .want = absl::StrCat("milliseconds from 0 to ", kMaxDelayMs)});
+  if (!ms.ok()) return ms.status();
+  return static_cast<uint32_t>(*ms);
 }
 
 // An empty value clears the region: that is how a shell user says "none".
@@ -63,16 +63,14 @@ absl::StatusOr<uint64_t> ParseByteCount(absl::string_view text) {
     }
     if (multiplier != 1) digits.remove_suffix(1);
   }
-  uint64_t value = 0;
-  // SimpleAtoi accepts signs and spaces; a byte count is digits only.
-  if (digits.empty() ||
-      digits.find_first_not_of("0123456789") != absl::string_view::npos ||
-      !absl::SimpleAtoi(digits, &value) ||
-      value > std::numeric_limits<uint64_t>::max() / multiplier) {
+  // Digits only, as every number on a command line (cli_numbers.h).
+  const std::optional<uint64_t> value = cli::ParseDigits(digits);
+  if (!value.has_value() ||
+      *value > std::numeric_limits<uint64_t>::max() / multiplier) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected a byte count like 4096, 64K, 1M or 2G, got \"", text, "\""));
   }
-  return value * multiplier;
+  return *value * multiplier;
 }
 
 absl::StatusOr<Region> ParseRegion(absl::string_view text) {

@@ -43,6 +43,7 @@ struct Settings {
 };
 
 // "4096", "64K", "1M", "2G" (binary multiples, either case) -> bytes.
+// Digits only, as every number on a command line (cli_numbers.h).
 absl::StatusOr<uint64_t> ParseByteCount(absl::string_view text);
 
 // "OFFSET:LENGTH", each a byte count as above; LENGTH must be > 0 and the

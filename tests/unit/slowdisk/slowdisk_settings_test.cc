@@ -1,5 +1,6 @@
 // Unit tests for slowdisk's control syntax and flags: pure, no privilege.
 
+#include <string>
 #include <vector>
 
 #include "cli.h"
@@ -129,6 +130,59 @@ TEST(SlowDiskCliParseTest, BadUsageNamesTheFlag) {
            {"--error-region=1M:1M x", "/a"}}) {
     EXPECT_FALSE(Parse(bad).ok()) << (bad.empty() ? "(none)" : bad[0]);
   }
+}
+
+// Numbers follow every command line's rules (cpp/common/cli_numbers.h):
+// digits only, too large said with the largest, the flag named.
+TEST(SlowDiskCliParseTest, NumbersAreDigitsOnly) {
+  for (const char* flag : {"--size-mib", "--threads", "--read-delay-ms",
+                           "--write-delay-ms", "--flush-delay-ms"}) {
+    for (const char* bad : {"+5", " 5", "5 ", "0x10", "-1", "", "5ms"}) {
+      const std::string arg = std::string(flag) + "=" + bad;
+      absl::StatusOr<CliOptions> o = Parse({arg.c_str(), "/mnt"});
+      ASSERT_FALSE(o.ok()) << arg;
+      EXPECT_EQ(o.status().message().rfind(std::string(flag) + ": ", 0), 0u)
+          << o.status();
+      EXPECT_NE(o.status().message().find("expected"), absl::string_view::npos)
+          << o.status();
+    }
+    const std::string big = std::string(flag) + "=18446744073709551616";
+    absl::StatusOr<CliOptions> o = Parse({big.c_str(), "/mnt"});
+    ASSERT_FALSE(o.ok()) << big;
+    EXPECT_NE(o.status().message().find("18446744073709551616 is too large: "
+                                        "at most "),
+              absl::string_view::npos)
+        << o.status();
+  }
+  absl::StatusOr<CliOptions> o = Parse({"--threads=1025", "/mnt"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "--threads: 1025 is too large: at most 1024");
+  o = Parse({"-s", "0", "/mnt"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(),
+            "--size-mib: expected a whole number from 1 to 1048576, got \"0\"");
+  o = Parse({"--read-delay-ms=3600001", "/mnt"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(),
+            "--read-delay-ms: 3600001 is too large: at most 3600000");
+  o = Parse({"--read-delay-ms=007", "--threads=010", "/mnt"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->settings.read_delay_ms, 7u);
+  EXPECT_EQ(o->threads, 10u);
+}
+
+TEST(SlowDiskSettingsTest, ControlNumbersAreDigitsOnly) {
+  for (const char* bad :
+       {"read_delay_ms=+5", "read_delay_ms=0x10", "write_delay_ms=5ms",
+        "flush_delay_ms=18446744073709551616", "slow_region=+1:1",
+        "slow_region=0x10:1", "error_region=1:-1"}) {
+    EXPECT_FALSE(ApplyControlText(bad, Settings{}).ok()) << bad;
+  }
+  absl::StatusOr<ControlRequest> r =
+      ApplyControlText("read_delay_ms=4294967296", Settings{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "read_delay_ms: 4294967296 is too large: at most 3600000");
 }
 
 }  // namespace
