@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a scratch prefix: the two programs where the README
-# says, runnable, and the README, the docs it links, schema and examples
-# beside them (the systemd unit names the installed README as its
-# documentation).
+# says, runnable, their man pages where man finds them, and the README, the
+# docs it links, schema and examples beside them (the systemd unit names the
+# installed README as its documentation).
 # Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: install_test.sh BUILD_DIR}
@@ -41,6 +41,24 @@ expect_file share/doc/biosnoop/examples/README.md
 expect_file share/doc/biosnoop/examples/elasticsearch/biosnoop-index-template.json
 for f in filebeat.yml vector.yaml config.alloy fluent-bit.conf fluent-bit-parsers.conf; do
   expect_file "share/doc/biosnoop/examples/shipping/$f"
+done
+# The man pages, where man looks under the prefix, found by name and
+# rendered without a warning.
+for prog in biosnoop bioreport; do
+  expect_file "share/man/man1/$prog.1"
+  page=$prefix/share/man/man1/$prog.1
+  [[ -f $page ]] || continue
+  if [[ $(MANPATH=$prefix/share/man man -w "$prog" 2>&1) != "$page" ]]; then
+    echo "FAIL: MANPATH=$prefix/share/man man -w $prog does not find $page"
+    failed=1
+  fi
+  warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+  if out=$(MANWIDTH=80 man -l "$page" 2>/dev/null) && [[ -z $warnings &&
+        $out == "${prog^^}(1)"* && $out == *--version* ]]; then
+    echo "ok: man -l share/man/man1/$prog.1 renders without warnings"
+  else
+    echo "FAIL: man -l share/man/man1/$prog.1: $warnings"; failed=1
+  fi
 done
 
 unit=$prefix/share/doc/biosnoop/examples/biosnoop.service
