@@ -227,6 +227,34 @@ TEST(OptionsTest, TooLargeNumbersSaySoAndTheLargest) {
             "--min-us: expected a whole number of microseconds, got \"1e9\"");
 }
 
+// Every number and duration follows the rule all the project's command
+// lines share (cpp/common/cli_numbers.h): digits only, a duration in
+// seconds or with units.
+TEST(OptionsTest, NumbersAndDurationsByTheCommonRule) {
+  for (const char* option :
+       {"--min-us", "--pid", "--ringbuf-kib", "--ledger-entries"}) {
+    for (const char* bad : {"+5", " 5", "5 ", "0x10", "-1", "", "10ms"}) {
+      EXPECT_NE(ErrorOf({option, bad}).find(absl::StrCat(option, ": expected")),
+                std::string::npos)
+          << option << " \"" << bad << "\"";
+    }
+    EXPECT_NE(ErrorOf({option, "18446744073709551616"})
+                  .find(absl::StrCat(
+                      option, ": 18446744073709551616 is too large: at most")),
+              std::string::npos)
+        << option;
+  }
+  absl::StatusOr<Options> o = Parse({"--duration", "10ms", "--min-us", "010"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(*o->duration, absl::Milliseconds(10));
+  EXPECT_EQ(o->min_us, 10u) << "decimal, not octal";
+  for (const char* bad : {"+5", " 5", "5 ", "0x10", "-1", "", "10 ms"}) {
+    EXPECT_NE(ErrorOf({"--duration", bad}).find("--duration: expected"),
+              std::string::npos)
+        << bad;
+  }
+}
+
 // --csv and --json are two formats for one report: given both, biosnoop
 // would print one of them; that is bad usage, not a silent choice.
 TEST(OptionsTest, CsvAndJsonTogetherAreBadUsage) {
