@@ -23,6 +23,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include "cli_numbers.h"
 
 namespace {
 
@@ -41,7 +44,18 @@ int main(int argc, char** argv) {
                  "getpid]]\n");
     return 64;
   }
-  const long n = argc >= 3 ? std::atol(argv[2]) : 1000000;
+  long n = 1000000;
+  if (argc >= 3) {
+    // The rule of every other command line (cli_numbers.h).
+    auto v = biosnoop::cli::ParseNumber("N", argv[2],
+                                        {.min = 1, .max = 1'000'000'000});
+    if (!v.ok()) {
+      std::fprintf(stderr, "syscall_cost: %s\n",
+                   std::string(v.status().message()).c_str());
+      return 64;
+    }
+    n = static_cast<long>(*v);
+  }
   const char* only = argc == 4 ? argv[3] : "";
   auto wanted = [only](const char* loop) {
     return *only == 0 || std::strcmp(only, loop) == 0;

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "absl/strings/numbers.h"
+#include "cli_numbers.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
 #include "proto_sink.h"
@@ -34,24 +34,36 @@ int main(int argc, char** argv) {
       {"boot-id", required_argument, nullptr, 'B'},
       {nullptr, 0, nullptr, 0},
   };
+  // Numbers by the rule of every other command line (cli_numbers.h); the
+  // error names the option and the value.
+  auto number = [](const char* option, uint64_t* out) {
+    auto v = biosnoop::cli::ParseNumber(option, optarg, {});
+    if (!v.ok()) {
+      std::fprintf(stderr, "bioreport_gen: %s\n",
+                   std::string(v.status().message()).c_str());
+      return false;
+    }
+    *out = *v;
+    return true;
+  };
   for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:H:B:", kOptions,
                                nullptr)) != -1;) {
     bool ok = true;
     switch (c) {
       case 'n':
-        ok = absl::SimpleAtoi(optarg, &options.events);
+        ok = number("--events", &options.events);
         break;
       case 's':
-        ok = absl::SimpleAtoi(optarg, &options.seed);
+        ok = number("--seed", &options.seed);
         break;
       case 'S':
-        ok = absl::SimpleAtoi(optarg, &options.stats_every);
+        ok = number("--stats-every", &options.stats_every);
         break;
       case 'l':
-        ok = absl::SimpleAtoi(optarg, &options.lost);
+        ok = number("--lost", &options.lost);
         break;
       case 'U':
-        ok = absl::SimpleAtoi(optarg, &options.summary_every);
+        ok = number("--summary-every", &options.summary_every);
         break;
       case 'f':
         format = optarg;
