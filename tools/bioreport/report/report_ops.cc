@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "json_format.h"
+#include "op_layer_json.h"
 #include "report.h"
 #include "text_table.h"
 #include "time_format.h"
@@ -224,31 +225,22 @@ void AppendPercentilesJson(std::vector<uint64_t>* v, std::string* out) {
                   "}");
 }
 
+// A layer of the call: the op record's own object (op_layer_json.h).
 void AppendLayerJson(const v1::OpLayer& l, std::string* out) {
-  absl::StrAppend(out, "{\"wait_us\":", l.wait_us(),
-                  ",\"requests\":", l.requests(), ",\"bytes\":", l.bytes(),
-                  ",\"disks\":[");
-  for (int i = 0; i < l.disks_size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(l.disks(i), out);
-  }
-  absl::StrAppend(out, "],\"queue_us_sum\":", l.queue_us_sum(),
-                  ",\"queue_us_max\":", l.queue_us_max(),
-                  ",\"device_us_sum\":", l.device_us_sum(),
-                  ",\"device_us_max\":", l.device_us_max(),
-                  ",\"dirty_age_us_max\":");
-  if (l.has_dirty_age_us_max()) {
-    absl::StrAppend(out, l.dirty_age_us_max());
-  } else {
-    out->append("null");
-  }
-  out->append(",\"dirty_age_us_min\":");
-  if (l.has_dirty_age_us_min()) {
-    absl::StrAppend(out, l.dirty_age_us_min());
-  } else {
-    out->append("null");
-  }
-  absl::StrAppend(out, ",\"dirty_known\":", l.dirty_known(), "}");
+  const std::vector<std::string> disks(l.disks().begin(), l.disks().end());
+  OpLayerValues v;
+  v.requests = l.requests();
+  v.bytes = l.bytes();
+  v.disks = disks;
+  v.queue_us_sum = l.queue_us_sum();
+  v.queue_us_max = l.queue_us_max();
+  v.device_us_sum = l.device_us_sum();
+  v.device_us_max = l.device_us_max();
+  v.wait_us = l.wait_us();
+  if (l.has_dirty_age_us_max()) v.dirty_age_us_max = l.dirty_age_us_max();
+  if (l.has_dirty_age_us_min()) v.dirty_age_us_min = l.dirty_age_us_min();
+  v.dirty_known = l.dirty_known();
+  AppendOpLayerJson(v, out);
 }
 
 // One call as the JSON forms give it.
