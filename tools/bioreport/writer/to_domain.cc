@@ -1,0 +1,564 @@
+// Records -> domain values (to_domain.h).  Where a field is derived by the
+// domain (latency, other_us, error names), the value is set and then
+// derived again and compared: exact by construction, whatever the rule.
+
+#include "to_domain.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "histogram.h"
+#include "json_format.h"
+#include "record.h"
+
+namespace biosnoop::report {
+namespace {
+
+absl::Status Unrepresentable(absl::string_view field, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("\"", field, "\": ", why, ": no domain value for it"));
+}
+
+// us -> ns, when the ns fit.
+bool NsOf(uint64_t us, uint64_t* ns) {
+  if (us > std::numeric_limits<uint64_t>::max() / 1000) return false;
+  *ns = us * 1000;
+  return true;
+}
+
+absl::Status SetNs(absl::string_view field, uint64_t us, uint64_t* ns) {
+  if (!NsOf(us, ns)) return Unrepresentable(field, "too large in ns");
+  return absl::OkStatus();
+}
+
+// "MAJ:MIN" exactly as biosnoop writes it (StrCat of the two numbers).
+bool ParseDev(absl::string_view dev, uint32_t* major, uint32_t* minor) {
+  const size_t colon = dev.find(':');
+  if (colon == absl::string_view::npos) return false;
+  if (!absl::SimpleAtoi(dev.substr(0, colon), major) ||
+      !absl::SimpleAtoi(dev.substr(colon + 1), minor)) {
+    return false;
+  }
+  // SimpleAtoi takes "+1", " 1", "01": the canonical form only.
+  return absl::StrCat(*major, ":", *minor) == dev;
+}
+
+absl::Status SetDev(absl::string_view field, absl::string_view dev,
+                    uint32_t* major, uint32_t* minor) {
+  if (!ParseDev(dev, major, minor))
+    return Unrepresentable(field, "not MAJ:MIN");
+  return absl::OkStatus();
+}
+
+// The raw comm bytes that `comm` (and `comm_raw`, when set) stand for:
+// the writers write comm_raw exactly when those bytes are not valid
+// UTF-8, and comm as their text.
+absl::Status SetComm(absl::string_view field, const std::string& comm,
+                     const std::string* comm_raw, std::array<char, 16>* out) {
+  const std::string& raw = comm_raw != nullptr ? *comm_raw : comm;
+  if (raw.size() > out->size()) return Unrepresentable(field, "over 16 bytes");
+  if (raw.find('\0') != std::string::npos) {
+    return Unrepresentable(field, "holds a NUL");
+  }
+  if (comm_raw != nullptr) {
+    std::string text;
+    if (!AppendSanitizedUtf8(raw, &text) || text != comm) {
+      return Unrepresentable(field, "comm_raw is not what comm stands for");
+    }
+  } else if (!IsValidUtf8(comm)) {
+    return Unrepresentable(field, "not UTF-8");
+  }
+  out->fill('\0');
+  raw.copy(out->data(), raw.size());
+  return absl::OkStatus();
+}
+
+// Optional strings the domain holds as "" for none.
+absl::Status SetNonEmpty(absl::string_view field, bool has,
+                         const std::string& value, std::string* out) {
+  if (has && value.empty()) return Unrepresentable(field, "set but empty");
+  out->assign(has ? value : std::string());
+  return absl::OkStatus();
+}
+
+// op and rwbs: the Op and flags they name.
+absl::Status SetOpAndFlags(const std::string& op, const std::string& rwbs,
+                           Request* r) {
+  for (int o = 0; o <= static_cast<int>(Op::kOther); ++o) {
+    if (OpName(static_cast<Op>(o)) != op) continue;
+    r->op = static_cast<Op>(o);
+    for (int flags = 0; flags < 32; ++flags) {  // the five kFlag* bits
+      if (Rwbs(r->op, static_cast<uint8_t>(flags)) == rwbs) {
+        r->flags = static_cast<uint8_t>(flags);
+        return absl::OkStatus();
+      }
+    }
+    return Unrepresentable("rwbs", "not a flag string of its op");
+  }
+  return Unrepresentable("op", "not an op name");
+}
+
+absl::Status SetPathKind(const std::string& name, PathKind* kind) {
+  for (PathKind k : {PathKind::kNone, PathKind::kAbsolute,
+                     PathKind::kFsRelative, PathKind::kName}) {
+    if (PathKindName(k) == name) {
+      *kind = k;
+      return absl::OkStatus();
+    }
+  }
+  return Unrepresentable("path_kind", "not a path kind");
+}
+
+// The cgroup keys, as WriteCgroupJson writes them: all four when the id is
+// known, none when it is 0.
+template <typename Msg>
+absl::Status SetCgroup(const Msg& m, uint64_t* id, CgroupLabel* c) {
+  *id = m.cgroup_id();
+  if (m.cgroup_id() == 0) {
+    if (m.has_cgroup() || m.has_container_id() || m.has_pod_uid()) {
+      return Unrepresentable("cgroup", "names with cgroup_id 0");
+    }
+    *c = CgroupLabel{};
+    return absl::OkStatus();
+  }
+  c->known = m.has_cgroup();
+  c->path = m.cgroup();
+  if (absl::Status s = SetNonEmpty("container_id", m.has_container_id(),
+                                   m.container_id(), &c->container_id);
+      !s.ok()) {
+    return s;
+  }
+  return SetNonEmpty("pod_uid", m.has_pod_uid(), m.pod_uid(), &c->pod_uid);
+}
+
+// The names content takes (the enricher's), and the kernel's value of
+// each; "" is kNotLooked.
+struct ContentName {
+  absl::string_view name;
+  Content content;
+};
+constexpr ContentName kContentNames[] = {
+    {"file", Content::kFile},          {"metadata", Content::kBlockDevice},
+    {"device", Content::kBlockDevice}, {"unknown", Content::kUnknown},
+    {"none", Content::kNone},
+};
+
+// content .. dirtier_count (Msg: v1::Event or v1::Stuck, named alike), as
+// WriteAttributionJson writes them: all six when content is named.
+template <typename Msg>
+absl::Status SetAttribution(const Msg& m, Attribution* a,
+                            AttributionLabel* label) {
+  *a = Attribution{};
+  *label = AttributionLabel{};
+  if (m.content().empty()) {
+    if (m.files_size() != 0 || m.file_count() != 0 || m.files_incomplete() ||
+        m.has_dirtied_by() || m.dirtier_count() != 0) {
+      return Unrepresentable("content", "empty with files or a dirtier");
+    }
+    return absl::OkStatus();
+  }
+  for (const ContentName& c : kContentNames) {
+    if (c.name == m.content()) {
+      a->content = c.content;
+      label->content = c.name;  // static: outlives the message
+    }
+  }
+  if (a->content == Content::kNotLooked) {
+    return Unrepresentable("content", "not a content name");
+  }
+  for (const v1::FileRef& f : m.files()) {
+    FileRef& ref = a->files.emplace_back();
+    FileLabel& fl = label->files.emplace_back();
+    fl.path = f.path();
+    if (absl::Status s = SetPathKind(f.path_kind(), &fl.kind); !s.ok()) {
+      return s;
+    }
+    ref.ino = f.inode();
+    if (absl::Status s =
+            SetDev("files.dev", f.dev(), &ref.dev_major, &ref.dev_minor);
+        !s.ok()) {
+      return s;
+    }
+    ref.direct = f.direct();
+  }
+  a->file_count = m.file_count();
+  a->incomplete = m.files_incomplete();
+  if (m.has_dirtied_by()) {
+    const v1::Dirtier& d = m.dirtied_by();
+    Dirtier& dirtier = a->dirtier.emplace();
+    dirtier.pid = d.pid();
+    dirtier.tid = d.tid();
+    if (absl::Status s =
+            SetComm("dirtied_by.comm", d.comm(),
+                    d.has_comm_raw() ? &d.comm_raw() : nullptr, &dirtier.comm);
+        !s.ok()) {
+      return s;
+    }
+    dirtier.cgroup_id = d.cgroup_id();
+    dirtier.op_id = d.op_id();
+    label->dirtier_cgroup.known = d.has_cgroup();
+    label->dirtier_cgroup.path = d.cgroup();
+    label->dirtied_realtime_ns = ToNs(d.dirtied_at());
+  }
+  a->dirtier_count = m.dirtier_count();
+  return absl::OkStatus();
+}
+
+// The fields Event and Stuck share, from timestamp to comm_raw but the
+// durations.
+template <typename Msg>
+absl::Status SetRequest(const Msg& m, int64_t* realtime_ns, std::string* disk,
+                        std::string* partition, std::vector<std::string>* stack,
+                        Request* r) {
+  *realtime_ns = ToNs(m.timestamp());
+  *disk = m.disk();
+  if (absl::Status s =
+          SetNonEmpty("partition", m.has_partition(), m.partition(), partition);
+      !s.ok()) {
+    return s;
+  }
+  stack->assign(m.stack().begin(), m.stack().end());
+  if (absl::Status s = SetDev("dev", m.dev(), &r->major, &r->minor); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = SetOpAndFlags(m.op(), m.rwbs(), r); !s.ok()) return s;
+  r->sector = m.sector();
+  r->bytes = m.bytes();
+  if (m.has_queue_us()) {
+    uint64_t ns = 0;
+    if (absl::Status s = SetNs("queue_us", m.queue_us(), &ns); !s.ok()) {
+      return s;
+    }
+    r->queue_ns = ns;
+  }
+  r->queue_depth = m.queue_depth();
+  r->pid = m.pid();
+  r->tid = m.tid();
+  r->op_id = m.op_id();
+  return SetComm("comm", m.comm(), m.has_comm_raw() ? &m.comm_raw() : nullptr,
+                 &r->comm);
+}
+
+absl::Status SetLayer(absl::string_view name, const v1::OpLayer& m,
+                      OpLayer* l) {
+  l->requests = m.requests();
+  l->bytes = m.bytes();
+  const struct {
+    uint64_t us;
+    uint64_t* ns;
+  } durations[] = {{m.queue_us_sum(), &l->queue_ns_sum},
+                   {m.queue_us_max(), &l->queue_ns_max},
+                   {m.device_us_sum(), &l->device_ns_sum},
+                   {m.device_us_max(), &l->device_ns_max},
+                   {m.wait_us(), &l->wait_ns}};
+  for (const auto& d : durations) {
+    if (!NsOf(d.us, d.ns)) return Unrepresentable(name, "too large in ns");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ToDomainEvent(const v1::Event& m, DomainEvent* out) {
+  *out = DomainEvent{};
+  out->host = m.host();
+  EnrichedEvent& e = out->event;
+  Event& ev = e.event;
+  if (absl::Status s =
+          SetRequest(m, &e.realtime_ns, &e.disk, &e.partition, &e.stack, &ev);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = SetNs("device_us", m.device_us(), &ev.device_ns);
+      !s.ok()) {
+    return s;
+  }
+  // latency_us is device_us, or with -Q the sum in ns of the device and
+  // queue times, truncated: device_us + queue_us, or one more when their
+  // sub-microsecond parts added up to one (500 ns each here).
+  e.include_queue = m.latency_us() != m.device_us();
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  if (e.include_queue && ev.queue_ns.has_value() &&
+      m.latency_us() - m.device_us() == m.queue_us() + 1 &&
+      ev.device_ns <= kMax - 500 && *ev.queue_ns <= kMax - 500) {
+    ev.device_ns += 500;
+    *ev.queue_ns += 500;
+  }
+  if ((e.include_queue &&
+       (!ev.queue_ns.has_value() || ev.device_ns > kMax - *ev.queue_ns)) ||
+      ev.LatencyNs(e.include_queue) / 1000 != m.latency_us()) {
+    return Unrepresentable("latency_us", "neither device_us nor with queue_us");
+  }
+  // The status whose errno and name these are (0: success).
+  bool found = false;
+  for (int status = 0; status <= std::numeric_limits<uint8_t>::max();
+       ++status) {
+    const BlkError error = BlkStatusToError(static_cast<uint8_t>(status));
+    if (error.errno_value == m.error_code() &&
+        m.has_error() == !error.name.empty() && error.name == m.error()) {
+      ev.blk_status = static_cast<uint8_t>(status);
+      found = true;
+      break;
+    }
+  }
+  if (!found) return Unrepresentable("error", "not the name of error_code");
+  e.seq = m.seq();
+  if (absl::Status s = SetCgroup(m, &ev.cgroup_id, &e.cgroup); !s.ok()) {
+    return s;
+  }
+  if (m.completion_context().empty()) {
+    out->completion_context_absent = true;  // ev's stays kUnknown
+  } else {
+    found = false;
+    for (CompletionContext c :
+         {CompletionContext::kUnknown, CompletionContext::kTask,
+          CompletionContext::kSoftirq, CompletionContext::kHardirq}) {
+      if (CompletionContextName(c) == m.completion_context()) {
+        ev.completion_context = c;
+        found = true;
+      }
+    }
+    if (!found) {
+      return Unrepresentable("completion_context", "not a context name");
+    }
+  }
+  if (absl::Status s = SetAttribution(m, &ev.attribution, &e.attribution);
+      !s.ok()) {
+    return s;
+  }
+  ev.attribution.dirtier_op_ids.assign(m.dirtier_op_ids().begin(),
+                                       m.dirtier_op_ids().end());
+  ev.attribution.dirtier_op_count = m.dirtier_op_count();
+  // The generic fields (event_values.h), each in the domain's unit.
+#define BIOSNOOP_TO_DOMAIN_VALUE(value, name, number, divisor, ecs_object, \
+                                 ecs_key)                                  \
+  if (m.has_##name()) {                                                    \
+    if (m.name() > std::numeric_limits<uint64_t>::max() / divisor) {       \
+      return Unrepresentable(#name, "too large in the domain's unit");     \
+    }                                                                      \
+    ev.values.Set(EventValue::value, m.name() * divisor);                  \
+  }
+  BIOSNOOP_EVENT_VALUES(BIOSNOOP_TO_DOMAIN_VALUE)
+#undef BIOSNOOP_TO_DOMAIN_VALUE
+  return absl::OkStatus();
+}
+
+absl::Status ToDomainStuck(const v1::Stuck& m, DomainStuck* out) {
+  *out = DomainStuck{};
+  out->host = m.host();
+  StuckRequest& k = out->stuck;
+  if (absl::Status s = SetRequest(m, &k.realtime_ns, &k.disk, &k.partition,
+                                  &k.stack, &k.request);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = SetNs("inflight_us", m.inflight_us(), &k.inflight_ns);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = SetCgroup(m, &k.request.cgroup_id, &k.cgroup); !s.ok()) {
+    return s;
+  }
+  return SetAttribution(m, &k.attribution, &k.attribution_label);
+}
+
+absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
+  *out = DomainOp{};
+  out->host = m.host();
+  EnrichedOp& o = out->op;
+  FileOp& op = o.op;
+  o.realtime_ns = ToNs(m.timestamp());
+  op.op_id = m.op_id();
+  bool found = false;
+  for (int c = 0; c <= static_cast<int>(Call::kUringFsync); ++c) {
+    if (CallName(static_cast<Call>(c)) == m.call()) {
+      op.call = static_cast<Call>(c);
+      found = true;
+      break;
+    }
+  }
+  if (!found) return Unrepresentable("call", "not a call name");
+  op.pid = m.pid();
+  op.tid = m.tid();
+  if (absl::Status s =
+          SetComm("comm", m.comm(), m.has_comm_raw() ? &m.comm_raw() : nullptr,
+                  &op.comm);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = SetCgroup(m, &op.cgroup_id, &o.cgroup); !s.ok()) {
+    return s;
+  }
+  o.file.path = m.file().path();
+  if (absl::Status s = SetPathKind(m.file().path_kind(), &o.file.kind);
+      !s.ok()) {
+    return s;
+  }
+  op.named = o.file.kind != PathKind::kNone;
+  op.file.ino = m.file().inode();
+  if (absl::Status s = SetDev("file.dev", m.file().dev(), &op.file.dev_major,
+                              &op.file.dev_minor);
+      !s.ok()) {
+    return s;
+  }
+  op.file.direct = m.file().direct();
+  o.disk = m.disk();
+  if (absl::Status s = SetNonEmpty("partition", m.has_partition(),
+                                   m.partition(), &o.partition);
+      !s.ok()) {
+    return s;
+  }
+  if (m.has_offset()) op.offset = m.offset();
+  op.bytes_requested = m.bytes_requested();
+  op.bytes_requested_partial = m.bytes_requested_partial();
+  // bytes_done, error_code and error are the call's result.
+  if (m.error_code() == 0) {
+    if (m.bytes_done() > uint64_t{std::numeric_limits<int64_t>::max()}) {
+      return Unrepresentable("bytes_done", "over the result's range");
+    }
+    op.result = static_cast<int64_t>(m.bytes_done());
+  } else if (m.bytes_done() != 0) {
+    return Unrepresentable("bytes_done", "set with an error");
+  } else {
+    op.result = -int64_t{m.error_code()};
+  }
+  if (op.ErrorCode() != m.error_code()) {
+    return Unrepresentable("error_code", "not an errno");
+  }
+  if (m.has_error() != (op.ErrorCode() != 0) ||
+      (m.has_error() && m.error() != ErrnoName(op.ErrorCode()))) {
+    return Unrepresentable("error", "not the name of error_code");
+  }
+  o.start_realtime_ns = ToNs(m.start_time());
+  op.start_ns = 0;  // only the difference is written
+  if (absl::Status s = SetNs("latency_us", m.latency_us(), &op.end_ns);
+      !s.ok()) {
+    return s;
+  }
+  // The block layer: its disks, and no dirty ages (biosnoop writes none).
+  if (absl::Status s = SetLayer("block", m.block(), &op.block); !s.ok()) {
+    return s;
+  }
+  if (m.block().dirty_known() != 0 || m.block().has_dirty_age_us_max() ||
+      m.block().has_dirty_age_us_min()) {
+    return Unrepresentable("block", "dirty ages");
+  }
+  o.block_disks.assign(m.block().disks().begin(), m.block().disks().end());
+  // The writeback layer: no disks (the kernel side records none), both
+  // ages exactly when dirty_known > 0.
+  const v1::OpLayer& wb = m.writeback();
+  if (absl::Status s = SetLayer("writeback", wb, &op.writeback); !s.ok()) {
+    return s;
+  }
+  if (wb.disks_size() != 0) return Unrepresentable("writeback", "disks");
+  op.dirty_known = wb.dirty_known();
+  const bool ages = wb.dirty_known() > 0;
+  if (wb.has_dirty_age_us_max() != ages || wb.has_dirty_age_us_min() != ages) {
+    return Unrepresentable("writeback", "dirty ages without dirty_known");
+  }
+  if (ages && (!NsOf(wb.dirty_age_us_max(), &op.dirty_age_max_ns) ||
+               !NsOf(wb.dirty_age_us_min(), &op.dirty_age_min_ns))) {
+    return Unrepresentable("writeback", "dirty ages too large in ns");
+  }
+  if (op.OtherUs() != m.other_us()) {
+    return Unrepresentable("other_us", "not latency_us less the waits");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ToDomainSummary(const v1::Summary& m, SummaryRecord* out) {
+  *out = SummaryRecord{};
+  out->realtime_ns = ToNs(m.timestamp());
+  out->interval_s = m.interval_s();
+  out->min_us = m.min_us();
+  for (const v1::SummaryGroup& g : m.groups()) {
+    HistGroup& group = out->groups.emplace_back();
+    group.disk = g.disk();
+    group.op = g.op();
+    group.data.count = g.count();
+    group.data.bytes = g.bytes();
+    group.data.slow = g.slow();
+    group.data.errors = g.errors();
+    // The writer leaves trailing zero buckets out.
+    const struct {
+      const char* name;
+      const google::protobuf::RepeatedField<uint64_t>& from;
+      std::array<uint64_t, kHistBuckets>& to;
+    } histograms[] = {
+        {"latency_us_log2", g.latency_us_log2(), group.data.latency},
+        {"size_log2", g.size_log2(), group.data.size}};
+    for (const auto& h : histograms) {
+      if (h.from.size() > kHistBuckets) {
+        return Unrepresentable(h.name, "too many buckets");
+      }
+      if (!h.from.empty() && h.from[h.from.size() - 1] == 0) {
+        return Unrepresentable(h.name, "trailing zero buckets");
+      }
+      std::copy(h.from.begin(), h.from.end(), h.to.begin());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ToDomainHeader(const v1::StreamHeader& m, StreamInfo* out) {
+  *out = StreamInfo{};
+  out->host = m.host();
+  out->boot_id = m.boot_id();
+  out->start_realtime_ns = ToNs(m.start_time());
+  out->biosnoop_version = m.biosnoop_version();
+  out->kernel_release = m.kernel_release();
+  out->min_us = m.min_us();
+  out->queued = m.queued();
+  out->disk_filter = m.disk_filter();
+  out->pid_filter = m.pid_filter();
+  out->comm_filter = m.comm_filter();
+  out->op_filter = m.op_filter();
+  out->ringbuf_kib = m.ringbuf_kib();
+  out->stuck_after_us = m.stuck_after_us();
+  out->run_id = m.run_id();
+  out->cgroup_filter = m.cgroup_filter();
+  out->ops = m.ops();
+  // Written with ops only: a threshold without them would be lost.
+  if (!m.ops() && m.op_min_us() != 0) {
+    return Unrepresentable("op_min_us", "without ops");
+  }
+  out->op_min_us = m.op_min_us();
+  out->kernel_lacks.assign(m.kernel_lacks().begin(), m.kernel_lacks().end());
+  return absl::OkStatus();
+}
+
+absl::Status ToDomainStats(const v1::Stats& m, StatsSnapshot* out) {
+  *out = StatsSnapshot{};
+  out->realtime_ns = ToNs(m.timestamp());
+  out->elapsed_s = m.elapsed_s();
+  out->completions = m.completions();
+  out->emitted = m.emitted();
+  out->lost = m.lost();
+  out->orphans = m.orphans();
+  out->below_threshold = m.below_threshold();
+  out->filtered = m.filtered();
+  out->decode_errors = m.decode_errors();
+  out->expired = m.expired();
+  out->written = m.written();
+  out->dropped = m.dropped();
+  out->final = m.final();
+  out->missed = m.missed();
+  out->unfinished = m.unfinished();
+  out->run_id = m.run_id();
+  // Each pair or triple is written whole when one of it is not 0: exact.
+  out->ledger_misses = m.ledger_misses();
+  out->ledger_replaced = m.ledger_replaced();
+  out->ops_lost = m.ops_lost();
+  out->ops_written = m.ops_written();
+  out->ops_untracked = m.ops_untracked();
+  return absl::OkStatus();
+}
+
+}  // namespace biosnoop::report

@@ -1,0 +1,96 @@
+#pragma once
+
+// The records bioreport reads (biosnoop.v1 messages, record.h) as the
+// domain values biosnoop's own writers take (cpp/event), so that bioreport
+// writes a record with cpp/format's functions, as biosnoop would have
+// written it: one function per record kind.
+//
+// The contract, for each function: it returns OK when its output is exact,
+// that is when biosnoop's writer (json_format.h, proto_format.h), given
+// the output, writes a record that reads back as the same message, every
+// field of it; else InvalidArgumentError naming the first field the domain
+// types cannot hold, with the output unspecified (record_writer.h then
+// writes the message by its schema, schema_json.h).  Every record biosnoop
+// writes is exact, and so is every record of the streams of its earlier
+// versions.
+//
+// Lossless: every field; durations, which the domain keeps in ns and the
+// record in us, become us * 1000 (the writers' truncating / 1000 gives the
+// same integer back); "MAJ:MIN" devices as their two numbers; comm and
+// comm_raw as the raw bytes they stand for; error_code and error as the
+// status (blk_status_t; an op's result) they name; an event's latency_us
+// as its device and queue time and whether one includes the other (-Q).
+//
+// Cannot be represented (biosnoop never writes them; another program or a
+// hand-edited stream may):
+//   - a name the domain keeps as a choice, outside that choice: op and
+//     rwbs (an Op and flags, OpName and Rwbs), completion_context
+//     (CompletionContextName, or ""), content ("file", "metadata",
+//     "device", "unknown", "none", or ""), a file's path_kind
+//     (PathKindName), an op's call (CallName), error (the name of
+//     error_code: BlkStatusToError's, an op's ErrnoName);
+//   - a dev not in the form "MAJ:MIN" (decimal, each a uint32, no leading
+//     zeros), as biosnoop writes it;
+//   - comm (or a dirtier's) of more than 16 bytes or with a NUL; comm_raw
+//     when it is valid UTF-8 or comm is not its text (AppendSanitizedUtf8);
+//   - latency_us other than device_us, or device_us + queue_us (or one
+//     more: biosnoop adds the ns, whose sub-microsecond parts may add up);
+//   - an optional string that is set but empty (partition, container_id,
+//     pod_uid): the domain's "" is none;
+//   - cgroup, container_id or pod_uid with cgroup_id 0 (none is written
+//     then); content "" with a file, a file_count, files_incomplete, a
+//     dirtier or a dirtier_count (none is written then);
+//   - an op's bytes_done with an error, error_code above 4095 or below 0,
+//     other_us other than latency_us - both layers' wait_us (at least 0),
+//     a block layer with dirty_known or dirty ages, a writeback layer with
+//     disks, dirty ages other than both set exactly when dirty_known > 0;
+//   - a summary's histogram with trailing zero buckets or more than
+//     kHistBuckets;
+//   - a header's op_min_us without ops;
+//   - a duration whose ns do not fit in a uint64.
+// Timestamps are the readers' (validated: their ns fit in an int64).
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "biosnoop.pb.h"
+#include "event.h"
+#include "file_op.h"
+#include "stream_info.h"
+#include "stuck_request.h"
+
+namespace biosnoop::report {
+
+// An event as AppendEventJson() takes it.
+struct DomainEvent {
+  EnrichedEvent event;
+  absl::string_view host;  // the message's host (it must outlive this)
+  // The event came from a stream from before completion_context (the
+  // message's is ""): the domain has no such value, so the event holds
+  // kUnknown, which the writer must not write (record_writer.cc takes the
+  // key out of the line).
+  bool completion_context_absent = false;
+};
+
+// A stuck record as AppendStuckJson() takes it.
+struct DomainStuck {
+  StuckRequest stuck;
+  absl::string_view host;  // the message's host
+};
+
+// An op record as AppendOpJson() takes it.
+struct DomainOp {
+  EnrichedOp op;
+  absl::string_view host;  // the message's host
+};
+
+absl::Status ToDomainEvent(const v1::Event& m, DomainEvent* out);
+absl::Status ToDomainStuck(const v1::Stuck& m, DomainStuck* out);
+absl::Status ToDomainOp(const v1::Op& m, DomainOp* out);
+absl::Status ToDomainSummary(const v1::Summary& m, SummaryRecord* out);
+// The header but its format_version (AppendHeaderJson takes it apart).
+absl::Status ToDomainHeader(const v1::StreamHeader& m, StreamInfo* out);
+absl::Status ToDomainStats(const v1::Stats& m, StatsSnapshot* out);
+
+}  // namespace biosnoop::report
