@@ -12,17 +12,14 @@
 
 namespace biosnoop::report {
 
-// Appends one JSON line ("type" first, then the fields in schema order;
-// optional fields that are unset are null, comm_raw is omitted when unset,
-// as biosnoop does; a summary's histograms with exactly the buckets the
-// record holds).  The fields --ops added to other records are written only
-// when set, so that streams without them convert back unchanged: op_id (an
-// event's, a stuck record's, a dirtier's) when not 0, an event's
-// dirtier_op_ids when not empty and dirtier_op_count when not 0, a
-// header's ops and
-// op_min_us when either is, a stats record's ops_lost, ops_written and
-// ops_untracked when any is; a header's kernel_lacks when not empty, and
-// an event's or stuck record's stack when not empty (after partition).
+// Appends one JSON line: the record turned into biosnoop's domain value
+// (to_domain.h) and written by biosnoop's own writer (json_format.h), so
+// exactly as biosnoop writes it ("type" first, then the fields in schema
+// order, with biosnoop's rules for what is null and what is left out);
+// an event from a stream older than completion_context without it, as
+// that stream had it.  A record biosnoop's types cannot hold (to_domain.h
+// lists what; biosnoop never writes one) is written by its schema instead
+// (schema_json.h), which reads back the same all the same.
 void AppendRecordJson(const ParsedRecord& rec, std::string* out);
 
 // Appends the record as a length-delimited biosnoop.v1.Record.
