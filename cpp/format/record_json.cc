@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "json_format.h"
 #include "json_write.h"
+#include "op_layer_json.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -257,42 +258,6 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
   }
   out->append("]}\n");
 }
-
-namespace {
-
-// One OpLayer object: its requests, the disks they went to, their times,
-// and how long the call waited for them; the dirty ages null when the
-// ledger knew none of its requests' pages.
-void AppendOpLayerJson(const OpLayer& l, absl::Span<const std::string> disks,
-                       uint32_t dirty_known, uint64_t dirty_age_max_ns,
-                       uint64_t dirty_age_min_ns, std::string* out) {
-  out->append("{\"requests\":");
-  char buf[20];
-  out->append(buf, static_cast<size_t>(WriteUint(l.requests, buf) - buf));
-  AppendUintField("bytes", l.bytes, out);
-  AppendKey("disks", out);
-  out->push_back('[');
-  for (size_t i = 0; i < disks.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(disks[i], out);
-  }
-  out->push_back(']');
-  AppendUintField("queue_us_sum", l.queue_ns_sum / 1000, out);
-  AppendUintField("queue_us_max", l.queue_ns_max / 1000, out);
-  AppendUintField("device_us_sum", l.device_ns_sum / 1000, out);
-  AppendUintField("device_us_max", l.device_ns_max / 1000, out);
-  AppendUintField("wait_us", l.wait_ns / 1000, out);
-  if (dirty_known > 0) {
-    AppendUintField("dirty_age_us_max", dirty_age_max_ns / 1000, out);
-    AppendUintField("dirty_age_us_min", dirty_age_min_ns / 1000, out);
-  } else {
-    out->append(",\"dirty_age_us_max\":null,\"dirty_age_us_min\":null");
-  }
-  AppendUintField("dirty_known", dirty_known, out);
-  out->push_back('}');
-}
-
-}  // namespace
 
 void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   const FileOp& op = o.op;
