@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "exit_codes.h"
 #include "signals.h"
+#include "status_macros.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -38,14 +39,15 @@ absl::StatusOr<RunOutput> OpenRunOutput(const Options& options,
     return absl::CancelledError(
         absl::StrCat(file.status().message(), "; nothing was traced"));
   }
-  if (!file.ok()) return WithExitCode(file.status(), kExitCantCreate);
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> opened, std::move(file),
+                   WithExitCode(_, kExitCantCreate));
   // A stop (signal, --duration) must end the run even when the reader
   // has stopped reading.
-  (*file)->GiveUpWhenStopping(&StopRequested);
+  opened->GiveUpWhenStopping(&StopRequested);
   const absl::Duration waited =
       wait_start_ns == 0 ? absl::ZeroDuration()
                          : absl::Nanoseconds(MonotonicNs() - wait_start_ns);
-  return RunOutput{std::move(*file), waited};
+  return RunOutput{std::move(opened), waited};
 }
 
 std::optional<absl::Duration> DurationLeft(const Options& options,

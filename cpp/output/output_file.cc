@@ -96,12 +96,11 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
         "-", framing, STDOUT_FILENO, /*owns_fd=*/false, is_regular));
   }
   std::string p(path);
-  absl::StatusOr<OpenedOutput> opened = OpenOutputPath(p);
-  if (!opened.ok()) return opened.status();
-  const bool is_regular = opened->is_regular();
-  const bool created = opened->created();
+  ASSIGN_OR_RETURN(OpenedOutput opened, OpenOutputPath(p));
+  const bool is_regular = opened.is_regular();
+  const bool created = opened.created();
   auto file = std::unique_ptr<OutputFile>(new OutputFile(
-      std::move(p), framing, opened->Release(), /*owns_fd=*/true, is_regular));
+      std::move(p), framing, opened.Release(), /*owns_fd=*/true, is_regular));
   file->created_ = created;
   return file;
 }
@@ -353,9 +352,8 @@ absl::Status OutputFile::TrimPartialRecord(size_t partial_bytes) {
 absl::Status OutputFile::Reopen() {
   absl::Status flushed = Flush();  // these records belong in the rotated file
   if (!owns_fd_) return flushed;
-  absl::StatusOr<OpenedOutput> opened = OpenOutputPath(path_, "reopen");
-  if (!opened.ok()) return opened.status();
-  absl::Status adopted = Adopt(std::move(*opened));
+  ASSIGN_OR_RETURN(OpenedOutput opened, OpenOutputPath(path_, "reopen"));
+  absl::Status adopted = Adopt(std::move(opened));
   return flushed.ok() ? adopted : flushed;
 }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "status_macros.h"
+
 namespace biosnoop::report {
 namespace {
 
@@ -71,12 +73,11 @@ absl::StatusOr<Heatmap> BuildHeatmap(const HeatmapBinner& binner,
     first = 1;
     last = 0;  // nothing, unless --since and --until give the range
   }
-  absl::StatusOr<HeatmapColumns> columns = ChooseColumns(
-      first, last, options.since_ns, options.until_ns, options.max_columns,
-      options.fixed_width_ns, binner.granule_ns());
-  if (!columns.ok()) return columns.status();
   Heatmap map;
-  map.columns = *columns;
+  ASSIGN_OR_RETURN(map.columns,
+                   ChooseColumns(first, last, options.since_ns,
+                                 options.until_ns, options.max_columns,
+                                 options.fixed_width_ns, binner.granule_ns()));
   const int ncols = map.columns.columns;
 
   std::map<PanelKey, HeatmapPanelData> panels;

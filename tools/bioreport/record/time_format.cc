@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
+#include "status_macros.h"
 #include "wall_clock.h"
 
 namespace biosnoop::report {
@@ -105,9 +106,8 @@ absl::StatusOr<int64_t> ParseSuffix(absl::string_view text, int64_t seconds) {
 }  // namespace
 
 absl::StatusOr<int64_t> ParseRfc3339(absl::string_view text) {
-  absl::StatusOr<int64_t> seconds = ParseDateTime(text);
-  if (!seconds.ok()) return seconds.status();
-  return ParseSuffix(text, *seconds);
+  ASSIGN_OR_RETURN(const int64_t seconds, ParseDateTime(text));
+  return ParseSuffix(text, seconds);
 }
 
 absl::StatusOr<int64_t> Rfc3339Parser::Parse(absl::string_view text) {
@@ -116,11 +116,10 @@ absl::StatusOr<int64_t> Rfc3339Parser::Parse(absl::string_view text) {
       (text[10] == 'T' || text[10] == 't' || text[10] == ' ')) {
     return ParseSuffix(text, cached_seconds_);
   }
-  absl::StatusOr<int64_t> seconds = ParseDateTime(text);
-  if (!seconds.ok()) return seconds.status();
+  ASSIGN_OR_RETURN(const int64_t seconds, ParseDateTime(text));
   cached_prefix_.assign(text.data(), 19);
-  cached_seconds_ = *seconds;
-  return ParseSuffix(text, *seconds);
+  cached_seconds_ = seconds;
+  return ParseSuffix(text, seconds);
 }
 
 absl::StatusOr<int64_t> TimestampToNs(const google::protobuf::Timestamp& ts) {
