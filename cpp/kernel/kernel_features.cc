@@ -7,8 +7,9 @@
 
 #include <optional>
 
+#include "hook_table.h"
 #include "kernel_btf.h"
-#include "probe.h"
+#include "probe_config.h"
 
 namespace biosnoop {
 namespace {
@@ -139,13 +140,9 @@ std::vector<KernelLack> AdaptToKernel(const KernelFeatures& f,
                      "call's file with bpf_probe_read_kernel (same result, "
                      "slower)"});
   }
-  // The _sqe program reads without the kfunc; the _req one needs it
-  // (probe.cc), which every kernel that has _req has.
-  const bool uring =
-      f.uring_complete &&
-      (f.uring_submit == "io_uring_submit_sqe" ||
-       (f.uring_submit == "io_uring_submit_req" && f.rdonly_cast));
-  if (config->ops && !uring) {
+  // The _sqe program reads without the kfunc; the _req one needs it,
+  // which every kernel that has _req has.
+  if (config->ops && !UringHooksFit(f)) {
     lacks.push_back({"io_uring",
                      "no io_uring tracepoints: --ops does not follow io_uring "
                      "requests"});

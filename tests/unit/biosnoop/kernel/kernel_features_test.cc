@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "probe.h"
+#include "probe_config.h"
 
 namespace biosnoop {
 namespace {
