@@ -128,7 +128,7 @@ absl::Status EventStream::Started(RunState& run) {
   }
   run.Keep(sink_->WriteHeader(info_));
   stuck_.emplace(
-      probe, run.config,
+      probe.inflight(), run.config,
       static_cast<uint64_t>(absl::ToInt64Nanoseconds(options_.stuck_after)));
   last_flush_ = run.start_ns;
   stats_every_ns_ = EveryNs(options_.stats_interval);

@@ -73,7 +73,7 @@ absl::Status Runner::Start() {
   // What the records cannot show: I/O the kernel never delivered,
   // requests that never completed (both modes).
   run_.upkeep.emplace(
-      *run_.probe,
+      run_.probe->inflight(),
       static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age)),
       run_.start_ns);
   partition_.emplace(run_.config);

@@ -16,7 +16,7 @@ absl::Status StuckWatch::Look(uint64_t now_ns, Enricher& enricher) {
     StuckRequest& s = found_.emplace_back(DecodeStuck(v, now_ns));
     // Its files: a walk that fails or does not add up leaves the record
     // without them (as a discarded walk does), never stops the run.
-    absl::StatusOr<std::string> files = probe_.StuckFiles(v.rq, v.issue_ns);
+    absl::StatusOr<std::string> files = table_.StuckFiles(v.rq, v.issue_ns);
     if (files.ok() && !files->empty()) {
       (void)DecodeStuckFiles(files->data(), files->size(), &s);
     }

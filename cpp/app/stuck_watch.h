@@ -3,7 +3,7 @@
 // The stuck records of the event stream: once a second the kernel layer's
 // look at the in-flight table (kernel/stuck_requests.h) finds the requests
 // newly stuck; each is decoded (event/decoder.h: DecodeStuck), its files
-// read while it is still in flight (Probe::StuckFiles), named
+// read while it is still in flight (InflightTable::StuckFiles), named
 // (Enricher::EnrichStuck) and written (Sink::WriteStuck), once.
 
 #include <cstdint>
@@ -11,7 +11,8 @@
 
 #include "absl/status/status.h"
 #include "enricher.h"
-#include "probe.h"
+#include "inflight_table.h"
+#include "probe_config.h"
 #include "sink.h"
 #include "stuck_request.h"
 #include "stuck_requests.h"
@@ -20,10 +21,10 @@ namespace biosnoop {
 
 class StuckWatch {
  public:
-  // after_ns 0: never looks.  `probe` and `config` outlive this (see
+  // after_ns 0: never looks.  `table` and `config` outlive this (see
   // StuckFinder).
-  StuckWatch(Probe& probe, const ProbeConfig& config, uint64_t after_ns)
-      : probe_(probe), finder_(probe, config, after_ns) {}
+  StuckWatch(InflightTable& table, const ProbeConfig& config, uint64_t after_ns)
+      : table_(table), finder_(table, config, after_ns) {}
 
   // Finds the requests newly stuck at now_ns, named, for WriteFound().
   // Errors are the in-flight table's.
@@ -36,7 +37,7 @@ class StuckWatch {
   uint64_t reported() const { return reported_; }
 
  private:
-  Probe& probe_;
+  InflightTable& table_;
   StuckFinder finder_;
   std::vector<StuckRequest> found_;
   uint64_t reported_ = 0;

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "probe.h"
+#include "probe_config.h"
 
 struct biosnoop_bpf;
 

@@ -71,7 +71,7 @@ constexpr HookRow kHooks[] = {
      A::kAtLoad},
     {"handle_uring_complete_fields", "io_uring_complete", S::kOps,
      UringHooksFit, "handle_uring_complete", A::kAtLoad},
-    // A stuck request's walk (Probe::StuckFiles), run on demand.
+    // A stuck request's walk (InflightTable::StuckFiles), run on demand.
     {"attr_stuck", nullptr, S::kFiles, nullptr, nullptr, A::kNever},
 };
 

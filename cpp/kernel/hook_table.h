@@ -4,8 +4,8 @@
 // table: a row per program, naming its tracepoint, the run setting it
 // serves, what the kernel must offer for it, and the program it stands in
 // for on kernels that lack that one's tracepoint or argument types
-// (docs/kernels.md).  Pure: no libbpf; the loader applies the choice to
-// the skeleton by program name.
+// (docs/kernels.md).  Pure: no libbpf; the loader (loaded_program.h)
+// applies the choice to the skeleton by program name.
 
 #include <string>
 #include <vector>

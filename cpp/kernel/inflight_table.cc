@@ -1,19 +1,23 @@
-// The Probe's look at and upkeep of the kernel's in-flight table: the
-// slot array and its overflow map read, scanned and pruned (probe.h).
+// The in-flight table read, scanned and pruned (inflight_table.h).
+
+#include "inflight_table.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <vector>
 
 #include "biosnoop_skeleton.h"
 #include "libbpf_status.h"
-#include "missed_completions.h"
-#include "probe.h"
 #include "status_macros.h"
 
 namespace biosnoop {
@@ -28,16 +32,61 @@ bool IsStale(const biosnoop_inflight_val& val, uint64_t now_ns,
 
 }  // namespace
 
-absl::StatusOr<uint64_t> Probe::ExpireInflight(uint64_t now_ns,
-                                               uint64_t max_age_ns) {
-  return ScanInflight(now_ns, max_age_ns, /*remove=*/true);
+std::unique_ptr<InflightTable> InflightTable::Open(biosnoop_bpf* skel,
+                                                   uint32_t dev) {
+  std::unique_ptr<InflightTable> table(new InflightTable(skel));
+  // The kernel's count of completed flushes, per disk, from now on
+  // compared with the flushes the programs see complete (UnseenFlushes).
+  // Read once they are attached: a flush that completes in between is
+  // seen and counted by both.
+  std::vector<uint32_t> disks;
+  if (dev != 0) {
+    disks.push_back(dev);
+  } else {
+    std::error_code ec;
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/sys/block", ec)) {
+      std::ifstream dev_file(entry.path() / "dev");
+      uint32_t major = 0, minor = 0;
+      char colon = 0;
+      if (dev_file >> major >> colon >> minor && colon == ':') {
+        disks.push_back((major << 20) | minor);
+      }
+    }
+  }
+  for (uint32_t d : disks) {
+    if (std::optional<uint64_t> done = DiskFlushesDone(d)) {
+      table->flush_baseline_[d] = *done;
+    }
+  }
+
+  // The slot array's values start page-aligned in the mapping, one every
+  // sizeof(biosnoop_inflight_val) bytes (a multiple of 8, as the kernel
+  // lays array values out).
+  static_assert(sizeof(biosnoop_inflight_val) % 8 == 0);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes =
+      (sizeof(biosnoop_inflight_val) * BIOSNOOP_SLOTS + page - 1) / page * page;
+  void* view = mmap(nullptr, bytes, PROT_READ, MAP_SHARED,
+                    bpf_map__fd(skel->maps.slots), 0);
+  if (view != MAP_FAILED) {
+    table->slots_view_ = static_cast<const biosnoop_inflight_val*>(view);
+    table->slots_view_bytes_ = bytes;
+  }
+  return table;
 }
 
-absl::StatusOr<uint64_t> Probe::CountUnfinished(uint64_t now_ns,
-                                                uint64_t min_age_ns) {
+InflightTable::~InflightTable() {
+  if (slots_view_ != nullptr) {
+    munmap(const_cast<biosnoop_inflight_val*>(slots_view_), slots_view_bytes_);
+  }
+}
+
+absl::StatusOr<uint64_t> InflightTable::CountUnfinished(
+    uint64_t now_ns, uint64_t min_age_ns) const {
   uint64_t n = 0;
-  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
-                                      bool /*in_slot*/, uint32_t /*slot*/) {
+  RETURN_IF_ERROR(ForEach([&](const biosnoop_inflight_val& val,
+                              bool /*in_slot*/, uint32_t /*slot*/) {
     // Until issue, flags hold only the preflush (bpf on_submit).
     if (val.issue_ns == 0 && (val.flags & BIOSNOOP_FLAG_PREFLUSH)) return;
     const uint64_t since = val.issue_ns != 0 ? val.issue_ns : val.submit_ns;
@@ -46,7 +95,7 @@ absl::StatusOr<uint64_t> Probe::CountUnfinished(uint64_t now_ns,
   return n;
 }
 
-uint64_t Probe::UnseenFlushes(uint32_t dev) const {
+uint64_t InflightTable::UnseenFlushes(uint32_t dev) const {
   uint64_t seen = 0;
   bpf_map_lookup_elem(bpf_map__fd(skel_->maps.flushes_done), &dev, &seen);
   const std::optional<uint64_t> done = DiskFlushesDone(dev);
@@ -58,7 +107,7 @@ uint64_t Probe::UnseenFlushes(uint32_t dev) const {
   return since > seen ? since - seen : 0;
 }
 
-absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
+absl::Status InflightTable::ForEach(const Visitor& visit) const {
   // The slot array, read in batches.
   int slots_fd = bpf_map__fd(skel_->maps.slots);
   constexpr uint32_t kBatch = 1024;
@@ -87,7 +136,7 @@ absl::Status Probe::ForEachInflight(const InflightVisitor& visit) const {
   return absl::OkStatus();
 }
 
-void Probe::ForEachOverflow(const InflightVisitor& visit) const {
+void InflightTable::ForEachOverflow(const Visitor& visit) const {
   int fd = bpf_map__fd(skel_->maps.inflight);
   uint64_t key = 0, next = 0;
   uint64_t* prev = nullptr;
@@ -101,23 +150,22 @@ void Probe::ForEachOverflow(const InflightVisitor& visit) const {
   }
 }
 
-absl::StatusOr<uint64_t> Probe::ScanInflight(uint64_t now_ns,
-                                             uint64_t max_age_ns, bool remove) {
+absl::StatusOr<uint64_t> InflightTable::Expire(uint64_t now_ns,
+                                               uint64_t max_age_ns) {
   std::vector<InflightEntry> stale;
-  RETURN_IF_ERROR(ForEachInflight(
+  RETURN_IF_ERROR(ForEach(
       [&](const biosnoop_inflight_val& val, bool in_slot, uint32_t slot) {
         if (!IsStale(val, now_ns, max_age_ns)) return;
         stale.push_back({val.dev, val.rq, val.issue_ns, false, in_slot, slot});
       }));
-  if (!remove) return stale.size();
-  return RemoveInflight(stale);
+  return Remove(stale);
 }
 
-absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
+absl::StatusOr<std::vector<InflightEntry>> InflightTable::ReadIssued(
     const absl::flat_hash_set<uint32_t>& devs) const {
   std::vector<InflightEntry> out;
-  RETURN_IF_ERROR(ForEachInflight([&](const biosnoop_inflight_val& val,
-                                      bool in_slot, uint32_t slot) {
+  RETURN_IF_ERROR(ForEach([&](const biosnoop_inflight_val& val, bool in_slot,
+                              uint32_t slot) {
     // Reads and writes, which the kernel's in-flight count covers, and
     // flushes, which it leaves out (passthrough commands may be outside it
     // too: never judged).
@@ -131,8 +179,8 @@ absl::StatusOr<std::vector<InflightEntry>> Probe::ReadIssuedInflight(
   return out;
 }
 
-absl::StatusOr<std::vector<biosnoop_inflight_val>> Probe::ReadIssuedBefore(
-    uint64_t issued_before_ns) const {
+absl::StatusOr<std::vector<biosnoop_inflight_val>>
+InflightTable::ReadIssuedBefore(uint64_t issued_before_ns) const {
   std::vector<biosnoop_inflight_val> out;
   auto keep = [&](const biosnoop_inflight_val& val, bool /*in_slot*/,
                   uint32_t /*slot*/) {
@@ -142,7 +190,7 @@ absl::StatusOr<std::vector<biosnoop_inflight_val>> Probe::ReadIssuedBefore(
     }
   };
   if (slots_view_ == nullptr) {
-    RETURN_IF_ERROR(ForEachInflight(keep));
+    RETURN_IF_ERROR(ForEach(keep));
     return out;
   }
   // The programs write entries while we read: the mapping only picks the
@@ -165,7 +213,36 @@ absl::StatusOr<std::vector<biosnoop_inflight_val>> Probe::ReadIssuedBefore(
   return out;
 }
 
-absl::StatusOr<uint64_t> Probe::RemoveInflight(
+absl::StatusOr<std::string> InflightTable::StuckFiles(uint64_t rq,
+                                                      uint64_t issue_ns) {
+  // Not loaded without files (hook_table.h).
+  if (!bpf_program__autoload(skel_->progs.attr_stuck)) return std::string();
+  uint64_t args[2] = {rq, issue_ns};
+  LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+              .ctx_size_in = sizeof(args));
+  if (int err = bpf_prog_test_run_opts(bpf_program__fd(skel_->progs.attr_stuck),
+                                       &opts)) {
+    return ErrnoStatus(err, "run the stuck request's file walk");
+  }
+  if (opts.retval != 1) return std::string();
+  const bpf_map* map = skel_->maps.stuck_buf;
+  stuck_buf_.resize(bpf_map__value_size(map));
+  const uint32_t zero = 0;
+  if (bpf_map__lookup_elem(map, &zero, sizeof(zero), stuck_buf_.data(),
+                           stuck_buf_.size(), 0) != 0) {
+    return ErrnoStatus(errno, "read the stuck request's files");
+  }
+  // As the kernel writes a record: the event (its size covering the
+  // rest), the attribution, its names.
+  biosnoop_event ev;
+  std::memcpy(&ev, stuck_buf_.data(), sizeof(ev));
+  if (ev.size <= sizeof(ev) || ev.size > stuck_buf_.size()) {
+    return std::string();
+  }
+  return std::string(stuck_buf_.data() + sizeof(ev), ev.size - sizeof(ev));
+}
+
+absl::StatusOr<uint64_t> InflightTable::Remove(
     const std::vector<InflightEntry>& entries) {
   // An entry is removed only while it still holds the same request: a
   // slot is freed by writing it back zeroed (the kernel claims slots only
@@ -193,7 +270,7 @@ absl::StatusOr<uint64_t> Probe::RemoveInflight(
   return removed;
 }
 
-absl::StatusOr<std::vector<uint32_t>> Probe::DevsWithInflight() const {
+absl::StatusOr<std::vector<uint32_t>> InflightTable::DevsWithInflight() const {
   std::vector<uint32_t> devs;
   // The whole slot array in one call: this runs every second.
   int fd = bpf_map__fd(skel_->maps.depth_slots);
@@ -225,7 +302,7 @@ absl::StatusOr<std::vector<uint32_t>> Probe::DevsWithInflight() const {
   return devs;
 }
 
-absl::Status Probe::ResetDepth(uint32_t dev) {
+absl::Status InflightTable::ResetDepth(uint32_t dev) {
   int fd = bpf_map__fd(skel_->maps.depth_slots);
   uint32_t idx = biosnoop_depth_slot_index(dev);
   biosnoop_depth_slot s{};

@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "inflight_table.h"
 #include "missed_completions.h"
-#include "probe.h"
 
 namespace biosnoop {
 
@@ -35,8 +35,8 @@ inline constexpr uint64_t kExpireEveryNs = 30000000000;  // 30 s
 
 class InflightUpkeep {
  public:
-  // `probe` outlives this; times are CLOCK_MONOTONIC ns.
-  InflightUpkeep(Probe& probe, uint64_t max_age_ns, uint64_t start_ns);
+  // `table` outlives this; times are CLOCK_MONOTONIC ns.
+  InflightUpkeep(InflightTable& table, uint64_t max_age_ns, uint64_t start_ns);
 
   // From the poll loop: each check when it is due.
   absl::Status Run(uint64_t now_ns);
@@ -53,7 +53,7 @@ class InflightUpkeep {
  private:
   absl::Status FindMissedCompletions();
 
-  Probe& probe_;
+  InflightTable& table_;
   MissedCompletionFinder finder_;
   const uint64_t max_age_ns_;
   const uint64_t expire_every_ns_;

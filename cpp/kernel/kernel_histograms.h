@@ -1,8 +1,8 @@
 #pragma once
 
-// The kernel's histograms as Probe::ReadHistograms() returns them: each
-// key's per-CPU struct biosnoop_hist summed, still in the ABI's layout
-// (BIOSNOOP_HIST_BUCKETS log2 buckets).  The domain histograms
+// The kernel's histograms as ReadHistograms() (kernel_counts.h) returns
+// them: each key's per-CPU struct biosnoop_hist summed, still in the ABI's
+// layout (BIOSNOOP_HIST_BUCKETS log2 buckets).  The domain histograms
 // (event/histogram.h) are made from these by event/hist_decoder.h.
 
 #include <cstdint>

@@ -74,7 +74,7 @@ std::optional<bool> DiskIdle(uint32_t dev,
 // stat's 16th field, Linux 5.5+), counted by the block layer whatever
 // biosnoop saw; nullopt when it cannot be read.  The kernel's `inflight`
 // leaves flushes out, so this is what tells a flush whose completion never
-// reached biosnoop from one that hangs (Probe::UnseenFlushes).
+// reached biosnoop from one that hangs (InflightTable::UnseenFlushes).
 std::optional<uint64_t> DiskFlushesDone(uint32_t dev,
                                         const std::string& sysfs_root = "/sys");
 

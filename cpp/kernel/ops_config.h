@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "probe.h"
+#include "probe_config.h"
 
 struct biosnoop_bpf;
 

@@ -55,10 +55,10 @@ absl::StatusOr<std::vector<biosnoop_inflight_val>> StuckFinder::Look(
     return std::vector<biosnoop_inflight_val>();
   // The table is looked over whole (1.2 MB): not on a machine with no
   // request on a device, which is most seconds of most hosts.
-  ASSIGN_OR_RETURN(std::vector<uint32_t> busy, probe_.DevsWithInflight());
+  ASSIGN_OR_RETURN(std::vector<uint32_t> busy, table_.DevsWithInflight());
   if (busy.empty()) return std::vector<biosnoop_inflight_val>();
   ASSIGN_OR_RETURN(std::vector<biosnoop_inflight_val> issued,
-                   probe_.ReadIssuedBefore(now_ns - after_ns_));
+                   table_.ReadIssuedBefore(now_ns - after_ns_));
   // Which of them are on the device.  A read or write on a disk the kernel
   // says is idle holds nothing: the entry is a completion biosnoop missed,
   // which the missed-completion finder will remove; unknown (no
@@ -82,7 +82,7 @@ absl::StatusOr<std::vector<biosnoop_inflight_val>> StuckFinder::Look(
   }
   for (auto& [dev, held] : flushes) {
     const std::vector<InflightEntry> missed =
-        PresumedMissedFlushes(held, probe_.UnseenFlushes(dev));
+        PresumedMissedFlushes(held, table_.UnseenFlushes(dev));
     for (const InflightEntry& e : held) {
       bool was_missed = false;
       for (const InflightEntry& m : missed) was_missed |= m.slot == e.slot;

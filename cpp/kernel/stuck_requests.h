@@ -13,7 +13,7 @@
 // is a completion biosnoop missed, see missed_completions.h, not a hang).
 // A flush request is never in `inflight`: it is reported unless the
 // kernel's count of completed flushes says biosnoop missed its completion
-// (Probe::UnseenFlushes).
+// (InflightTable::UnseenFlushes).
 
 #include <cstdint>
 #include <string>
@@ -24,7 +24,8 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "biosnoop_abi.h"
-#include "probe.h"
+#include "inflight_table.h"
+#include "probe_config.h"
 
 namespace biosnoop {
 
@@ -55,11 +56,11 @@ class StuckTracker {
 // The periodic look at the table.
 class StuckFinder {
  public:
-  // after_ns 0: never looks.  `probe` and `config` outlive this; `config`
+  // after_ns 0: never looks.  `table` and `config` outlive this; `config`
   // is read at each look (a followed partition's sectors change in it).
-  StuckFinder(Probe& probe, const ProbeConfig& config, uint64_t after_ns,
-              std::string sysfs_root = "/sys")
-      : probe_(probe),
+  StuckFinder(InflightTable& table, const ProbeConfig& config,
+              uint64_t after_ns, std::string sysfs_root = "/sys")
+      : table_(table),
         config_(config),
         tracker_(after_ns),
         after_ns_(after_ns),
@@ -70,7 +71,7 @@ class StuckFinder {
   absl::StatusOr<std::vector<biosnoop_inflight_val>> Look(uint64_t now_ns);
 
  private:
-  Probe& probe_;
+  InflightTable& table_;
   const ProbeConfig& config_;
   StuckTracker tracker_;
   uint64_t after_ns_;
