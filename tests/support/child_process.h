@@ -13,7 +13,11 @@
 // - A wait that only looks (WaitExit, WaitForOutput, Running) never kills
 //   and never fails the test: the caller says what it awaited.
 // - A child still running when its Child goes is killed and reaped:
-//   nothing a test starts outlives it.
+//   nothing a test starts outlives it.  Only the child is killed: a
+//   program that starts processes of its own (fio's jobs, a shell's
+//   commands) leaves them running, holding what they inherited (ctest
+//   waits for the test's stdout to close): run them as threads (fio
+//   --thread) or exec them (sh -c 'exec ...').
 // - What the child writes to a captured descriptor (ChildSetup::Capture)
 //   is read while the test waits for it, so a child that writes a lot
 //   does not block on a full pipe while the test waits.
@@ -135,7 +139,11 @@ class Child {
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
 
-  bool started() const { return pid_ > 0; }
+  // Whether it started (a function's failed Prepare is known only once
+  // it has ended); it may have ended since.
+  bool started() const {
+    return result_.pid > 0 && result_.end != ChildResult::End::kNotStarted;
+  }
   // Its pid while it runs and after (-1 if it never started).
   pid_t pid() const { return result_.pid; }
   // Whether it has not ended yet (reaps it if it has).

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -512,12 +511,12 @@ TEST(SlowDiskCliTest, FlagsSetInitialSettingsAndSignalsUnmount) {
     const std::string dir = tmpl;
     const std::string mnt = dir + "/mnt";
     ASSERT_EQ(mkdir(mnt.c_str(), 0755), 0);
-    pid_t pid = StartSlowDiskDaemon(
+    Child daemon = StartSlowDiskDaemon(
         {"--size-mib=8", "--read-delay-ms=7", "--write-delay-ms=8",
          "--flush-delay-ms=9", "--slow-region=1M:4K", "--error-region=2M:8K"},
         mnt, dir + "/log");
-    ASSERT_GT(pid, 0);
-    absl::Status mounted = WaitSlowDiskMounted(&pid, mnt);
+    ASSERT_TRUE(daemon.started()) << daemon.result().Describe();
+    absl::Status mounted = WaitSlowDiskMounted(daemon, mnt);
     EXPECT_TRUE(mounted.ok()) << mounted << "\n" << ReadText(dir + "/log");
     if (mounted.ok()) {
       std::string text = ReadText(mnt + "/control");
@@ -531,13 +530,7 @@ TEST(SlowDiskCliTest, FlagsSetInitialSettingsAndSignalsUnmount) {
       ASSERT_EQ(stat((mnt + "/disk.img").c_str(), &st), 0);
       EXPECT_EQ(st.st_size, 8 << 20);
     }
-    if (pid > 0) {
-      kill(pid, sig);
-      int status = 0;
-      ASSERT_EQ(waitpid(pid, &status, 0), pid);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-          << "signal " << sig << ": status " << status;
-    }
+    EXPECT_TRUE(ExitedWith(daemon.Stop(sig), 0)) << "signal " << sig;
     EXPECT_FALSE(IsMounted(mnt)) << "signal " << sig;
     if (IsMounted(mnt)) umount2(mnt.c_str(), MNT_DETACH);
     unlink((dir + "/log").c_str());

@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "cgroup_names.h"
 
 namespace biosnoop::testing {
@@ -62,26 +63,34 @@ bool Cgroups::Make(const std::string& rel) {
   return true;
 }
 
+ChildSetup InCgroup(const Cgroups& cg, const std::string& rel) {
+  const std::string procs = cg.mount() + rel + "/cgroup.procs";
+  return ChildSetup().Prepare("joining cgroup " + rel, [procs] {
+    const int fd = open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    const bool moved = write(fd, "0\n", 2) == 2;  // "0": this task
+    const int error = moved ? 0 : errno;
+    close(fd);
+    return error;
+  });
+}
+
 pid_t RunChildIn(const Cgroups* cg, const std::string& rel, const char* comm,
                  const std::function<int()>& body) {
-  const std::string procs =
-      cg != nullptr && !rel.empty() ? cg->mount() + rel + "/cgroup.procs" : "";
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    if (!procs.empty()) {
-      const int fd = open(procs.c_str(), O_WRONLY);
-      if (fd < 0 || write(fd, "0\n", 2) != 2) _exit(126);  // "0": this task
-      close(fd);
-    }
-    prctl(PR_SET_NAME, comm, 0, 0, 0);
-    _exit(body());
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? pid : -1;
+  ChildSetup setup =
+      cg != nullptr && !rel.empty() ? InCgroup(*cg, rel) : ChildSetup();
+  const std::string name = comm;
+  setup.Named(absl::StrCat("child \"", absl::CEscape(name), "\""));
+  Child child = Child::Function(
+      [&] {
+        prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);
+        return body();
+      },
+      std::move(setup));
+  const ChildResult& r = child.Wait();
+  if (r.Exited(0)) return r.pid;
+  std::fprintf(stderr, "RunChildIn: %s\n", r.Describe().c_str());
+  return -1;
 }
 
 }  // namespace biosnoop::testing

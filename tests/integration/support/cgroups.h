@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "harness.h"
 
 namespace biosnoop::testing {
@@ -52,12 +53,17 @@ class Cgroups {
     }                                                              \
   } while (0)
 
+// A child's setup (child_process.h) that moves the child into the cgroup
+// `rel` of `cg` before it runs its program or function.
+ChildSetup InCgroup(const Cgroups& cg, const std::string& rel);
+
 // Runs `body` in a child process that first moves itself into the cgroup
 // `rel` of `cg` (none when `rel` is empty) and names itself `comm`; waits
-// for it.  `body` runs after fork() in a process that may have threads:
-// it must only make system calls (buffers and paths prepared beforehand)
-// and returns the child's exit code.  Returns the child's pid when it
-// exited with 0, else -1.
+// for it (bounded: Child::Wait).  `body` runs after fork() in a process
+// that may have threads: it must only make system calls (buffers and
+// paths prepared beforehand) and returns the child's exit code.  Returns
+// the child's pid when it exited with 0, else -1 (and says why on
+// stderr).
 pid_t RunChildIn(const Cgroups* cg, const std::string& rel, const char* comm,
                  const std::function<int()>& body);
 

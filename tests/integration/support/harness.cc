@@ -2,11 +2,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,44 +21,15 @@
 #include "absl/strings/strip.h"
 #include "bpf/bpf.h"
 
-extern char** environ;
-
 namespace biosnoop::testing {
 namespace {
 
-pid_t Spawn(const std::vector<std::string>& argv, const char* out_path,
-            const char* err_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (out_path != nullptr) {
-    posix_spawn_file_actions_addopen(&fa, 1, out_path,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  } else {
-    posix_spawn_file_actions_adddup2(&fa, 2, 1);
-  }
-  if (err_path != nullptr) {
-    posix_spawn_file_actions_addopen(&fa, 2, err_path,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  }
-  std::vector<char*> args;
-  for (const std::string& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) {
-    pid = -1;
-  }
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
-}
+// stdin /dev/null, stdout and stderr to the test's stderr.
+ChildSetup QuietSetup() { return ChildSetup().Null(0).Dup(1, 2); }
 
-int WaitExit(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// The exit status of a child that exited, -1 if it did not.
+int ExitCode(const ChildResult& r) {
+  return r.end == ChildResult::End::kExited ? r.code : -1;
 }
 
 }  // namespace
@@ -89,22 +58,13 @@ bool InCi() {
 }
 
 int RunCommand(const std::vector<std::string>& argv) {
-  pid_t pid = Spawn(argv, nullptr, nullptr);
-  if (pid < 0) return -1;
-  return WaitExit(pid);
+  return ExitCode(RunProgram(argv, QuietSetup()));
 }
 
 std::optional<std::string> CommandOutput(const std::vector<std::string>& argv) {
-  char tmpl[] = "/tmp/biosnoop-cmd-XXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd < 0) return std::nullopt;
-  close(fd);
-  pid_t pid = Spawn(argv, tmpl, nullptr);
-  int rc = pid < 0 ? -1 : WaitExit(pid);
-  std::string out = ReadFile(tmpl);
-  unlink(tmpl);
-  if (rc != 0) return std::nullopt;
-  return std::string(absl::StripAsciiWhitespace(out));
+  const ChildResult r = RunProgram(argv, ChildSetup().Null(0).Capture(1));
+  if (!r.Exited(0)) return std::nullopt;
+  return std::string(absl::StripAsciiWhitespace(r.output));
 }
 
 void ResetQueueSettings(const std::string& disk) {
@@ -180,51 +140,47 @@ Biosnoop::Biosnoop(std::vector<std::string> args,
   std::vector<std::string> argv = std::move(wrapper);
   argv.insert(argv.end(), {BIOSNOOP_BIN, "-v"});
   argv.insert(argv.end(), args.begin(), args.end());
-  pid_ = Spawn(argv, (dir_ + "/out").c_str(), (dir_ + "/err").c_str());
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_TRUNC;
+  child_ = Child::Program(argv, ChildSetup()
+                                    .Null(0)
+                                    .Open(1, dir_ + "/out", kCreate)
+                                    .Open(2, dir_ + "/err", kCreate));
 }
 
 Biosnoop::~Biosnoop() {
-  if (pid_ > 0 && !exited_) {
-    kill(pid_, SIGKILL);
-    WaitExit(pid_);
-  }
+  child_.Kill();  // before its files go
   if (!dir_.empty()) RunCommand({"rm", "-rf", dir_});
 }
 
 bool Biosnoop::WaitAttached(int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 20) {
-    if (Stderr().find("biosnoop: attached") != std::string::npos) return true;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      exited_ = true;
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
+  const bool attached = WaitUntil(
+      [&] {
+        return Stderr().find("biosnoop: attached") != std::string::npos ||
+               !Running();
+      },
+      timeout_ms);
+  return attached && Stderr().find("biosnoop: attached") != std::string::npos;
 }
 
 int Biosnoop::Wait(int timeout_ms) {
-  for (int waited = 0; !exited_ && waited < timeout_ms; waited += 10) {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      exited_ = true;
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return exited_ ? status_ : -2;
+  if (!child_.WaitExit(absl::Milliseconds(timeout_ms))) return -2;
+  return ExitCode(child_.result());
 }
 
 int Biosnoop::Stop(int sig, int timeout_ms) {
-  if (!exited_) kill(pid_, sig);
+  if (Running()) kill(child_.pid(), sig);
   return Wait(timeout_ms);
 }
 
 std::string Biosnoop::Stdout() const { return ReadFile(dir_ + "/out"); }
-std::string Biosnoop::Stderr() const { return ReadFile(dir_ + "/err"); }
+std::string Biosnoop::Stderr() const {
+  std::string err = ReadFile(dir_ + "/err");
+  // A start that failed (exec's error) leaves the file empty: say why.
+  if (child_.result().end == ChildResult::End::kNotStarted) {
+    err += child_.result().Describe() + "\n";
+  }
+  return err;
+}
 
 std::vector<nlohmann::json> Biosnoop::Events() const {
   return RecordsOfType("event");
@@ -266,20 +222,10 @@ std::vector<nlohmann::json> Biosnoop::Records() const {
     }
     return seen >= count;
   };
-  const bool ok = WaitUntil(
-      [&] {
-        if (enough()) return true;
-        int status = 0;
-        if (!exited_ && waitpid(pid_, &status, WNOHANG) == pid_) {
-          exited_ = true;
-          status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        }
-        return exited_;
-      },
-      timeout_ms);
+  const bool ok = WaitUntil([&] { return enough() || !Running(); }, timeout_ms);
   if (ok && enough()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
-         << "waited " << (exited_ ? "until biosnoop exited" : "in vain")
+         << "waited " << (!Running() ? "until biosnoop exited" : "in vain")
          << " (bound " << timeout_ms << " ms) for " << count << " \"" << type
          << "\" record(s)" << (match ? " of the kind awaited" : "")
          << "; found " << seen << "\nstdout:\n"
@@ -290,21 +236,13 @@ std::vector<nlohmann::json> Biosnoop::Records() const {
 ::testing::AssertionResult Biosnoop::WaitForStderr(const std::string& text,
                                                    int timeout_ms) {
   const bool ok = WaitUntil(
-      [&] {
-        if (Stderr().find(text) != std::string::npos) return true;
-        int status = 0;
-        if (!exited_ && waitpid(pid_, &status, WNOHANG) == pid_) {
-          exited_ = true;
-          status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        }
-        return exited_;
-      },
+      [&] { return Stderr().find(text) != std::string::npos || !Running(); },
       timeout_ms);
   if (ok && Stderr().find(text) != std::string::npos) {
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure()
-         << "waited " << (exited_ ? "until biosnoop exited" : "in vain")
+         << "waited " << (!Running() ? "until biosnoop exited" : "in vain")
          << " (bound " << timeout_ms << " ms) for \"" << text
          << "\" on stderr:\n"
          << Stderr();
@@ -391,9 +329,10 @@ Workload DirectDd(const std::string& dev, bool read, int bs, int count,
     argv.insert(argv.end(), {"if=/dev/zero", "of=" + dev, "oflag=direct",
                              "seek=" + std::to_string(skip_blocks)});
   }
+  Child dd = Child::Program(argv, QuietSetup());
   Workload w;
-  w.pid = Spawn(argv, nullptr, nullptr);
-  if (w.pid > 0) w.exit_code = WaitExit(w.pid);
+  w.pid = dd.pid();
+  w.exit_code = ExitCode(dd.Wait());
   return w;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -35,9 +36,12 @@ namespace biosnoop::testing {
 bool IsRoot();
 bool InCi();
 
-// Runs argv, returns the exit status (or -1); stdout/stderr to stderr.
+// Runs argv (stdin /dev/null, stdout and stderr to the test's stderr);
+// returns its exit status, or -1 when it did not start or was killed.
+// Bounded as Child::Wait (kChildBound): past it, killed and a failure.
 int RunCommand(const std::vector<std::string>& argv);
-// Runs argv and returns its stdout (trimmed), or nullopt when it fails.
+// Runs argv as RunCommand does and returns its stdout (trimmed), or
+// nullopt when it does not exit with 0.
 std::optional<std::string> CommandOutput(const std::vector<std::string>& argv);
 
 // A directory under /tmp, removed with what it holds when it goes.
@@ -95,11 +99,13 @@ class Biosnoop {
 
   // Waits until biosnoop says it attached (-v is added by the constructor).
   bool WaitAttached(int timeout_ms = 15000);
-  // Sends sig and waits for exit; returns the exit code, -1 on a signal death.
+  // Sends sig and waits for exit; returns the exit code, -1 on a signal
+  // death, -2 when it still runs after timeout_ms (it is killed when this
+  // goes).
   int Stop(int sig = SIGINT, int timeout_ms = 20000);
-  // Waits for the child to exit by itself.
+  // Waits for the child to exit by itself (same results).
   int Wait(int timeout_ms = 20000);
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
 
   std::string Stdout() const;
   std::string Stderr() const;
@@ -125,10 +131,11 @@ class Biosnoop {
                                            int timeout_ms = 60000);
 
  private:
+  // Whether it still runs; false once it has exited (reaped).
+  bool Running() { return child_.Running(); }
+
   std::string dir_;
-  pid_t pid_ = -1;
-  int status_ = 0;
-  bool exited_ = false;
+  Child child_;
 };
 
 struct Workload {

@@ -4,11 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,13 +43,6 @@ void SleepMs(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-// The exit status of a reaped child, for messages.
-std::string DescribeStatus(int status) {
-  if (WIFEXITED(status)) return absl::StrCat("exit ", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return absl::StrCat("signal ", WTERMSIG(status));
-  return absl::StrCat("status ", status);
-}
-
 }  // namespace
 
 std::string SlowDiskBinary() {
@@ -68,60 +58,41 @@ std::string SlowDiskBinary() {
 #endif
 }
 
-pid_t StartSlowDiskDaemon(const std::vector<std::string>& flags,
+Child StartSlowDiskDaemon(const std::vector<std::string>& flags,
                           const std::string& mountpoint,
                           const std::string& log_path) {
-  // Everything the child needs is built before fork(): after it, only
-  // async-signal-safe calls.
-  std::string bin = SlowDiskBinary();
-  std::vector<std::string> args = {bin};
-  args.insert(args.end(), flags.begin(), flags.end());
-  args.push_back(mountpoint);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t parent = getpid();
-
-  pid_t pid = fork();
-  if (pid != 0) return pid;  // parent, or -1
-  // A test binary that dies (crash, SIGKILL) must not leave a daemon
-  // behind: SIGTERM makes it unmount and exit.
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != parent) _exit(127);
-  int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int null = open("/dev/null", O_RDONLY);
-  if (log < 0 || null < 0) _exit(127);
-  dup2(null, 0);
-  dup2(log, 1);
-  dup2(log, 2);
+  std::vector<std::string> argv = {SlowDiskBinary()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.push_back(mountpoint);
+  const int log =
+      open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   // An inherited descriptor of another loop device would keep that device
   // busy for as long as this daemon lives, and its losetup -d would only
-  // schedule the detach.
-  syscall(SYS_close_range, 3U, ~0U, 0U);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  execv(argv[0], argv.data());
-  _exit(127);
+  // schedule the detach: none is inherited.  A test binary that dies
+  // (crash, SIGKILL) must not leave a daemon behind: SIGTERM makes it
+  // unmount and exit.
+  Child daemon = Child::Program(
+      argv,
+      ChildSetup().Null(0).Dup(1, log).Dup(2, log).CloseOthers().DeathSignal(
+          SIGTERM));
+  if (log >= 0) close(log);
+  return daemon;
 }
 
-absl::Status WaitSlowDiskMounted(pid_t* pid, const std::string& mountpoint,
+absl::Status WaitSlowDiskMounted(Child& daemon, const std::string& mountpoint,
                                  int timeout_ms) {
   std::string control = mountpoint + "/control";
   std::string parent = mountpoint + "/..";
-  for (int waited = 0; waited < timeout_ms; waited += 10) {
-    int status = 0;
-    if (*pid > 0 && waitpid(*pid, &status, WNOHANG) == *pid) {
-      *pid = -1;
-      return absl::UnavailableError(absl::StrCat(
-          "slowdisk exited before mounting (", DescribeStatus(status), ")"));
-    }
+  auto mounted = [&] {
     struct stat c, p;
-    if (stat(control.c_str(), &c) == 0 && stat(parent.c_str(), &p) == 0 &&
-        c.st_dev != p.st_dev) {
-      return absl::OkStatus();
-    }
-    SleepMs(10);
+    return stat(control.c_str(), &c) == 0 && stat(parent.c_str(), &p) == 0 &&
+           c.st_dev != p.st_dev;
+  };
+  WaitUntil([&] { return mounted() || !daemon.Running(); }, timeout_ms);
+  if (mounted()) return absl::OkStatus();
+  if (!daemon.Running()) {
+    return absl::UnavailableError(
+        absl::StrCat("slowdisk did not mount: ", daemon.result().Describe()));
   }
   return absl::DeadlineExceededError(absl::StrCat(
       "slowdisk did not mount ", mountpoint, " within ", timeout_ms, " ms"));
@@ -165,12 +136,13 @@ absl::Status SlowDisk::Setup() {
         absl::StrCat("slowdisk binary not found at ", bin,
                      " (build the slowdisk target, or set SLOWDISK_BIN)"));
   }
-  pid_ = StartSlowDiskDaemon({absl::StrCat("--size-mib=", options_.size_mib)},
-                             mountpoint_, dir_ + "/slowdisk.log");
-  if (pid_ < 0) {
-    return absl::InternalError(absl::StrCat("fork: ", strerror(errno)));
+  daemon_ =
+      StartSlowDiskDaemon({absl::StrCat("--size-mib=", options_.size_mib)},
+                          mountpoint_, dir_ + "/slowdisk.log");
+  if (!daemon_.started()) {
+    return absl::InternalError(daemon_.result().Describe());
   }
-  RETURN_IF_ERROR(WaitSlowDiskMounted(&pid_, mountpoint_));
+  RETURN_IF_ERROR(WaitSlowDiskMounted(daemon_, mountpoint_));
 
   if (options_.partitioned) RETURN_IF_ERROR(WritePartitionTable());
   // --direct-io=on: the loop device then submits async O_DIRECT I/O to
@@ -404,28 +376,21 @@ void SlowDisk::DetachLoop() {
 }
 
 void SlowDisk::StopDaemon() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  int status = 0;
-  bool exited = false;
-  for (int waited = 0; waited < kStopTimeoutMs; waited += 10) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      exited = true;
-      break;
+  if (!daemon_.Running()) {
+    if (daemon_.started() && !daemon_.result().Exited(0)) {
+      ADD_FAILURE() << "SlowDisk teardown: " << daemon_.result().Describe()
+                    << "\n"
+                    << DaemonLog();
     }
-    SleepMs(10);
+    return;
   }
-  if (!exited) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
-    ADD_FAILURE() << "SlowDisk teardown: slowdisk ignored SIGTERM for "
-                  << kStopTimeoutMs << " ms; killed";
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    ADD_FAILURE() << "SlowDisk teardown: slowdisk ended with "
-                  << DescribeStatus(status) << "\n"
+  // Past the bound: killed, and a failure that says so.
+  const ChildResult& r =
+      daemon_.Stop(SIGTERM, absl::Milliseconds(kStopTimeoutMs));
+  if (r.end != ChildResult::End::kKilledAtBound && !r.Exited(0)) {
+    ADD_FAILURE() << "SlowDisk teardown: " << r.Describe() << "\n"
                   << DaemonLog();
   }
-  pid_ = -1;
 }
 
 void SlowDisk::Unmount() {

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "child_process.h"
 
 namespace biosnoop::testing {
 
@@ -59,17 +60,18 @@ struct SlowDiskCounters {
 std::string SlowDiskBinary();
 
 // Starts the slowdisk binary serving `mountpoint` with `flags`, stdout and
-// stderr to log_path.  The daemon gets SIGTERM (and unmounts) if the
-// calling thread exits first.  Returns its pid, or -1.
-pid_t StartSlowDiskDaemon(const std::vector<std::string>& flags,
+// stderr to log_path, no other descriptor inherited.  The daemon gets
+// SIGTERM (and unmounts) if the calling thread exits first.  Check
+// started() (result() says why not).
+Child StartSlowDiskDaemon(const std::vector<std::string>& flags,
                           const std::string& mountpoint,
                           const std::string& log_path);
 
 // Waits until `mountpoint` is served (its `control` exists on another
 // file system than its parent).  An error with the reason when the daemon
-// exited first (then it is reaped and *pid becomes -1) or timeout_ms
-// passed.
-absl::Status WaitSlowDiskMounted(pid_t* pid, const std::string& mountpoint,
+// exited first (then it is reaped: daemon.result() says how) or
+// timeout_ms passed.
+absl::Status WaitSlowDiskMounted(Child& daemon, const std::string& mountpoint,
                                  int timeout_ms = 10000);
 
 // True when `mountpoint` is listed in /proc/mounts.
@@ -104,7 +106,7 @@ class SlowDisk {
   const std::string& mountpoint() const { return mountpoint_; }
   std::string image_path() const;    // <mountpoint>/disk.img
   std::string control_path() const;  // <mountpoint>/control
-  pid_t daemon_pid() const { return pid_; }
+  pid_t daemon_pid() const { return daemon_.pid(); }
   std::string DaemonLog() const;
 
  private:
@@ -122,7 +124,7 @@ class SlowDisk {
   std::string error_;
   std::string dir_;         // mkdtemp directory holding mnt/ and the log
   std::string mountpoint_;  // dir_/mnt
-  pid_t pid_ = -1;
+  Child daemon_;
   std::string loop_path_;
   std::vector<std::string> made_nodes_;  // partition nodes we mknod'ed
 };
