@@ -11,8 +11,6 @@
 
 #include <fcntl.h>
 #include <png.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,14 +22,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "child_process.h"
 #include "event.h"
 #include "gtest/gtest.h"
 #include "heatmap_svg.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
 #include "stream_info.h"
-
-extern char** environ;
 
 namespace biosnoop::report {
 namespace {
@@ -102,25 +99,16 @@ void WriteStream(const std::string& path, const std::vector<Event>& events) {
   ASSERT_TRUE(sink.Flush().ok());
 }
 
-// Runs argv with stdout and stderr to `log`; returns the exit status.
+// Runs argv with stdout and stderr to `log`; returns the exit status (-1
+// when it did not start or was killed).
 int RunProcess(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<char*> argv;
-  std::vector<std::string> storage = args;
-  for (std::string& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int rc =
-      posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int fd =
+      open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  const biosnoop::testing::ChildResult r = biosnoop::testing::RunProgram(
+      args, biosnoop::testing::ChildSetup().Dup(1, fd).Dup(2, fd));
+  close(fd);
+  return r.end == biosnoop::testing::ChildResult::End::kExited ? r.code : -1;
 }
 
 std::string ReadAll(const std::string& path) {

@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cgroups.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
@@ -187,23 +187,14 @@ TEST_F(CgroupTest, ContainerAndPodIdsFromContainerShapedCgroups) {
   }
 }
 
-// Forks a dd reading one block of `dev` at block `skip` with O_DIRECT in
-// cgroup `rel`; its pid, or -1.  The child only makes system calls.
-pid_t StartReaderIn(const Cgroups& cg, const std::string& rel,
+// Starts a dd reading one block of `dev` at block `skip` with O_DIRECT in
+// cgroup `rel`.
+Child StartReaderIn(const Cgroups& cg, const std::string& rel,
                     const std::string& dev, int skip) {
-  const std::string procs = cg.mount() + rel + "/cgroup.procs";
-  const std::string in = "if=" + dev;
-  const std::string at = "skip=" + std::to_string(skip);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = open(procs.c_str(), O_WRONLY);
-    if (fd < 0 || write(fd, "0\n", 2) != 2) _exit(126);  // "0": this task
-    close(fd);
-    execlp("dd", "dd", in.c_str(), "of=/dev/null", "iflag=direct",
-           "status=none", "bs=4096", "count=1", at.c_str(), nullptr);
-    _exit(127);
-  }
-  return pid;
+  return Child::Program(
+      {"dd", "if=" + dev, "of=/dev/null", "iflag=direct", "status=none",
+       "bs=4096", "count=1", "skip=" + std::to_string(skip)},
+      InCgroup(cg, rel));
 }
 
 // Moves task `pid` into cgroup `rel`.
@@ -223,7 +214,7 @@ class MovedReaderTest : public CgroupTest {
                     const std::string& to) {
     ASSERT_TRUE(disk_->Set("read_delay_ms=2500").ok());
     reader_ = StartReaderIn(cg, from, disk_->loop_path(), 3000);
-    ASSERT_GT(reader_, 0);
+    ASSERT_TRUE(reader_.started()) << reader_.result().Describe();
     ASSERT_TRUE(WaitUntil(
         [&] {
           absl::StatusOr<SlowDiskCounters> c = disk_->Counters();
@@ -231,16 +222,12 @@ class MovedReaderTest : public CgroupTest {
         },
         10000))
         << "the read never reached the disk";
-    ASSERT_TRUE(MoveTo(cg, to, reader_));
+    ASSERT_TRUE(MoveTo(cg, to, reader_.pid()));
   }
   void TearDown() override {
-    if (reader_ > 0) {
-      int status = 0;
-      EXPECT_EQ(waitpid(reader_, &status, 0), reader_);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-    }
+    if (reader_.started()) EXPECT_TRUE(ExitedWith(reader_.Wait(), 0));
   }
-  pid_t reader_ = -1;
+  Child reader_;
 };
 
 // The task's /proc/<tid>/cgroup names its new cgroup: the one the I/O

@@ -9,9 +9,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,11 +25,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
-
-extern char** environ;
 
 namespace biosnoop::testing {
 namespace {
@@ -122,22 +119,6 @@ int Connect(int port, int timeout_ms = 100) {
   return fd;
 }
 
-// `command` through sh, its stdout and stderr; *status its exit status.
-std::string Shell(const std::string& command, int* status) {
-  std::string out;
-  std::FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  const int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
-}
-
 // A Prometheus server (Debian's `prometheus`) on a free loopback port
 // with its own config and storage in a temporary directory, scraping
 // 127.0.0.1:target_port every second; stopped when this goes.
@@ -159,33 +140,19 @@ class Prometheus {
         "prometheus", "--config.file=" + config,
         "--storage.tsdb.path=" + dir_.path() + "/data",
         "--web.listen-address=127.0.0.1:" + std::to_string(port_)};
-    std::vector<char*> args;
-    for (const std::string& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log_path().c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    if (posix_spawnp(&pid_, "prometheus", &fa, nullptr, args.data(), environ) !=
-        0) {
-      pid_ = -1;
-    }
-    posix_spawn_file_actions_destroy(&fa);
+    const int log = open(log_path().c_str(),
+                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    server_ = Child::Program(
+        argv, ChildSetup().Null(STDIN_FILENO).Dup(1, log).Dup(2, log));
+    if (log >= 0) close(log);
   }
 
+  // SIGTERM; past 20 s killed, and a failure.
   ~Prometheus() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    if (!WaitUntil([this] { return waitpid(pid_, nullptr, WNOHANG) == pid_; },
-                   20000)) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
+    if (server_.Running()) server_.Stop(SIGTERM, absl::Seconds(20));
   }
 
-  bool started() const { return pid_ > 0; }
+  bool started() const { return server_.started(); }
   std::string log_path() const { return dir_.path() + "/prometheus.log"; }
   std::string Log() const { return ReadFile(log_path()); }
 
@@ -229,7 +196,7 @@ class Prometheus {
  private:
   TempDir dir_;
   int port_ = 0;
-  pid_t pid_ = -1;
+  Child server_;
 };
 
 TEST(Metrics, PromtoolAcceptsARealScrape) {
@@ -261,9 +228,11 @@ TEST(Metrics, PromtoolAcceptsARealScrape) {
   TempDir dir;
   const std::string path = dir.path() + "/scrape.txt";
   std::ofstream(path) << text;
-  int status = 0;
-  const std::string said = Shell("promtool check metrics < " + path, &status);
-  EXPECT_EQ(status, 0) << said << "\n" << text;
+  const ChildResult checked =
+      RunProgram({"promtool", "check", "metrics"},
+                 ChildSetup().Open(0, path, O_RDONLY).Capture(1).Capture(2));
+  const std::string& said = checked.output;
+  EXPECT_TRUE(ExitedWith(checked, 0)) << text;
   EXPECT_EQ(said, "") << "promtool's lint:\n" << said;
 
   // The 20 ms reads in the bucket that holds 20 ms, none below it.

@@ -12,7 +12,6 @@
 // on every completion.
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <map>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "bpf/bpf.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "session.h"
@@ -105,33 +105,31 @@ TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice disk(8);
   ASSERT_TRUE(disk.ok());
-  int result[2];
-  ASSERT_EQ(pipe(result), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(result[0]);
-    ProbeConfig config;
-    absl::StatusOr<std::unique_ptr<Probe>> probe =
-        OpenProbe(config, /*consumer=*/nullptr, stderr, 0);
-    char verdict = 'o';
-    if (!probe.ok()) {
-      verdict = 'p';
-    } else if ((*probe)->rescue_attached()) {
-      verdict = 'e';  // attached too early
-    } else if (absl::Status s = (*probe)->AttachRescue(); !s.ok()) {
-      fprintf(stderr, "AttachRescue: %s\n", s.ToString().c_str());
-      verdict = 'a';
-    }
-    (void)!write(result[1], &verdict, 1);
-    pause();  // until the parent kills it; keeps the links
-    _exit(0);
-  }
-  close(result[1]);
-  char verdict = 0;
-  const bool got = read(result[0], &verdict, 1) == 1;
-  close(result[0]);
-  std::vector<LinkedProgram> complete = OnComplete(child);
+  // The child says its verdict on its stdout, then keeps the links until
+  // the test kills it.
+  Child child = Child::Function(
+      [] {
+        ProbeConfig config;
+        absl::StatusOr<std::unique_ptr<Probe>> probe =
+            OpenProbe(config, /*consumer=*/nullptr, stderr, 0);
+        char verdict[] = "o\n";
+        if (!probe.ok()) {
+          verdict[0] = 'p';
+        } else if ((*probe)->rescue_attached()) {
+          verdict[0] = 'e';  // attached too early
+        } else if (absl::Status s = (*probe)->AttachRescue(); !s.ok()) {
+          fprintf(stderr, "AttachRescue: %s\n", s.ToString().c_str());
+          verdict[0] = 'a';
+        }
+        (void)!write(STDOUT_FILENO, verdict, 2);
+        for (;;) pause();
+        return 0;
+      },
+      ChildSetup().Capture(STDOUT_FILENO).Named("the late rescue's prober"));
+  ASSERT_TRUE(child.started()) << child.result().Describe();
+  const bool got = child.WaitForOutput("\n", kChildBound);
+  const char verdict = got ? child.output()[0] : 0;
+  std::vector<LinkedProgram> complete = OnComplete(child.pid());
   int stats_fd = -1;
   int64_t before = -1, after = -1, primary_before = -1, primary_after = -1;
   if (got && verdict == 'o' && complete.size() == 2) {
@@ -143,10 +141,9 @@ TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
     primary_after = ProgramRunCount(complete[0].prog_id);
     if (stats_fd >= 0) close(stats_fd);
   }
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
+  child.Kill();
 
-  ASSERT_TRUE(got);
+  ASSERT_TRUE(got) << child.result().Describe();
   ASSERT_EQ(verdict, 'o') << "p: open failed, e: rescue attached at open, "
                              "a: attaching without privilege failed";
   ASSERT_EQ(complete.size(), 2u) << Describe(complete);
