@@ -7,9 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,6 +21,8 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cgroups.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
@@ -166,18 +166,18 @@ std::vector<json> AllRecords(const std::string& path) {
 
 // Waits until `b`'s stderr holds `text` `times` times.
 bool WaitForStderr(const Biosnoop& b, const std::string& text, int times,
-                   int timeout_ms = 10000) {
-  for (int waited = 0; waited < timeout_ms; waited += 20) {
-    const std::string err = b.Stderr();
-    int found = 0;
-    for (size_t at = err.find(text); at != std::string::npos;
-         at = err.find(text, at + 1)) {
-      ++found;
-    }
-    if (found >= times) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
+                   int timeout_ms = 60000) {
+  return WaitUntil(
+      [&] {
+        const std::string err = b.Stderr();
+        int found = 0;
+        for (size_t at = err.find(text); at != std::string::npos;
+             at = err.find(text, at + 1)) {
+          ++found;
+        }
+        return found >= times;
+      },
+      timeout_ms);
 }
 
 // stdout appended to a file (systemd's StandardOutput=append:, or `>>`)
@@ -197,11 +197,7 @@ TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // Waits until `log` holds `n` events (biosnoop flushes every 10 ms).
   auto wait_events = [&](size_t n) {
-    for (int waited = 0; waited < 10000; waited += 20) {
-      if (ParseLines(log).size() >= n) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return WaitUntil([&] { return ParseLines(log).size() >= n; });
   };
   constexpr int kReads = 40;
   Workload before = DirectDd(loop.loop_path(), true, 4096, kReads, 0);
@@ -211,9 +207,10 @@ TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
   ASSERT_EQ(RunCommand({"cp", log, log + ".1"}), 0);
   ASSERT_EQ(truncate(log.c_str(), 0), 0);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
-  for (int waited = 0; waited < 10000 && ReadFile(log).empty(); waited += 20) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  // The header and stats record SIGHUP writes into the cut file.
+  ASSERT_TRUE(WaitUntil([&] { return !ReadFile(log).empty(); }))
+      << "SIGHUP wrote nothing into the cut " << log << "\n"
+      << b.Stderr();
   Workload after = DirectDd(loop.loop_path(), true, 4096, kReads, kReads);
   ASSERT_EQ(after.exit_code, 0);
   ASSERT_TRUE(wait_events(kReads)) << ReadFile(log);
@@ -425,58 +422,32 @@ TEST(Operations, FailedReopenInHistogramModeKeepsTheFinalHistogram) {
 }
 
 // biosnoop (with -v) writing its stdout into a pipe whose read end is
-// returned in *read_fd and which nobody reads; stderr to err_path.
-pid_t SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
+// returned in *read_fd and which nobody reads; stderr to err_path, or
+// with none, into the pipe too (`biosnoop 2>&1 | reader`).
+Child SpawnIntoPipe(const std::vector<std::string>& args, int* read_fd,
                     const std::string& err_path) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  if (pipe2(fds, O_CLOEXEC) != 0) return Child();
   std::vector<std::string> argv = {BIOSNOOP_BIN, "-v"};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // No err_path: stderr into the pipe too (`biosnoop 2>&1 | reader`).
-    const int err = err_path.empty() ? fds[1]
-                                     : open(err_path.c_str(),
-                                            O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int in = open("/dev/null", O_RDONLY);
-    if (err < 0 || in < 0 || dup2(fds[1], 1) < 0 || dup2(err, 2) < 0 ||
-        dup2(in, 0) < 0) {
-      _exit(127);
-    }
-    execv(cargv[0], cargv.data());
-    _exit(127);
+  ChildSetup setup = ChildSetup().Null(0).Dup(1, fds[1]);
+  if (err_path.empty()) {
+    setup.Dup(2, fds[1]);
+  } else {
+    setup.Open(2, err_path, O_WRONLY | O_CREAT | O_TRUNC);
   }
+  Child child = Child::Program(argv, std::move(setup));
   close(fds[1]);
   *read_fd = fds[0];
-  return pid;
+  return child;
 }
 
 // Whether the file at `path` holds `what` within `timeout_ms`.
 bool FileSays(const std::string& path, const std::string& what,
               int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 10) {
-    if (ReadFile(path).find(what) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
-
-// The exit code, -1 for a death by signal, -2 after timeout_ms (then the
-// process is killed).
-int WaitOrKill(pid_t pid, int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 10) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return -2;
+  return WaitUntil(
+      [&] { return ReadFile(path).find(what) != std::string::npos; },
+      timeout_ms);
 }
 
 // `biosnoop | sleep 600`: a reader that takes nothing blocks biosnoop's
@@ -500,14 +471,17 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
       args.insert(args.end(), {"--duration", std::to_string(kDurationS)});
     }
     int reader = -1;
-    const auto started = std::chrono::steady_clock::now();
-    const pid_t pid = SpawnIntoPipe(args, &reader, err_path);
-    ASSERT_GT(pid, 0);
+    Child b = SpawnIntoPipe(args, &reader, err_path);
+    ASSERT_TRUE(b.started()) << b.result().Describe();
+    const pid_t pid = b.pid();
     if (!FileSays(err_path, "biosnoop: attached", 15000)) {
-      WaitOrKill(pid, 0);
+      b.Kill();
       close(reader);
       FAIL() << ReadFile(err_path);
     }
+    // --duration counts from the attach, a little before the test sees it
+    // (however long the attach took on a busy machine).
+    const auto attached = std::chrono::steady_clock::now();
     // ~330 bytes an event: 2000 are far more than the pipe (64 KiB) and
     // biosnoop's buffer (64 KiB) hold.
     ASSERT_EQ(DirectDd(loop.path(), true, 4096, 2000).exit_code, 0);
@@ -516,12 +490,13 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
         WaitUntil([&] { return ThreadsBlockedOnPipe(pid) >= 1; }, 20000))
         << "biosnoop never blocked writing to the pipe\n"
         << ReadFile(err_path);
-    auto stop_at = started + std::chrono::seconds(kDurationS);
+    auto stop_at = attached + std::chrono::seconds(kDurationS);
     if (!by_duration) {
       ASSERT_EQ(kill(pid, SIGTERM), 0);
       stop_at = std::chrono::steady_clock::now();
     }
-    const int rc = WaitOrKill(pid, 20000);
+    // Killed and a failure past 20 s.
+    const ChildResult& ended = b.Wait(absl::Seconds(20));
     const auto took = std::chrono::steady_clock::now() - stop_at;
     const std::string err = ReadFile(err_path);
     std::string out;
@@ -529,8 +504,7 @@ TEST(Operations, StalledReaderDoesNotHoldOffAStop) {
     for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;)
       out.append(buf, n);
     close(reader);
-    ASSERT_NE(rc, -2) << "still blocked 20 s after the stop\n" << err;
-    EXPECT_EQ(rc, 74) << err;
+    EXPECT_TRUE(ExitedWith(ended, 74)) << err;
     EXPECT_LT(took, std::chrono::seconds(6)) << err;
     EXPECT_NE(err.find("stalled"), std::string::npos) << err;
 
@@ -571,15 +545,15 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
   TempDir dir;
   const std::string err_path = dir.path() + "/err";
   int reader = -1;
-  const pid_t pid =
+  Child b =
       SpawnIntoPipe({"--min-us", "0", "-d", loop.name(), "--ringbuf-kib", "64"},
                     &reader, err_path);
-  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(b.started()) << b.result().Describe();
   auto wait_for = [&err_path](const std::string& what, int timeout_ms) {
     return FileSays(err_path, what, timeout_ms);
   };
   if (!wait_for("biosnoop: attached", 15000)) {
-    WaitOrKill(pid, 0);
+    b.Kill();
     close(reader);
     FAIL() << ReadFile(err_path);
   }
@@ -598,8 +572,7 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
       out.append(buf, n);
   });
   const bool said_moving = wait_for("went through again", 8000);
-  kill(pid, SIGINT);
-  const int rc = WaitOrKill(pid, 20000);
+  const ChildResult ended = b.Stop(SIGINT, absl::Seconds(20));
   drain.join();
   close(reader);
   const std::string err = ReadFile(err_path);
@@ -612,7 +585,7 @@ TEST(Operations, ABlockedOutputAndItsLossAreSaidWhileItLasts) {
             std::string::npos)
       << while_blocked;
   ASSERT_TRUE(said_moving) << err;
-  EXPECT_EQ(rc, 0) << err;
+  EXPECT_TRUE(ExitedWith(ended, 0)) << err;
   EXPECT_EQ(err.find("Raise --ringbuf-kib"), std::string::npos) << err;
 
   std::map<std::string, double> s = ParseSummary(err);
@@ -643,9 +616,10 @@ TEST(Operations, StderrOnTheStalledPipeDoesNotHoldOffAStop) {
   LoopDevice loop(64);
   ASSERT_TRUE(loop.ok());
   int reader = -1;
-  const pid_t pid = SpawnIntoPipe({"--min-us", "0", "-d", loop.name()}, &reader,
-                                  /*err_path=*/"");
-  ASSERT_GT(pid, 0);
+  Child b = SpawnIntoPipe({"--min-us", "0", "-d", loop.name()}, &reader,
+                          /*err_path=*/"");
+  ASSERT_TRUE(b.started()) << b.result().Describe();
+  const pid_t pid = b.pid();
   // Read until -v's "attached" line, then never again.
   std::string out;
   char buf[65536];
@@ -660,7 +634,7 @@ TEST(Operations, StderrOnTheStalledPipeDoesNotHoldOffAStop) {
     }
   }
   if (out.find("biosnoop: attached") == std::string::npos) {
-    WaitOrKill(pid, 0);
+    b.Kill();
     close(reader);
     FAIL() << out;
   }
@@ -669,14 +643,13 @@ TEST(Operations, StderrOnTheStalledPipeDoesNotHoldOffAStop) {
   // at the stop (the stall, the summary line) then meet the same pipe.
   ASSERT_TRUE(WaitUntil([&] { return ThreadsBlockedOnPipe(pid) >= 1; }, 20000))
       << "biosnoop never blocked writing to the pipe";
-  ASSERT_EQ(kill(pid, SIGTERM), 0);
   const auto stop_at = std::chrono::steady_clock::now();
-  const int rc = WaitOrKill(pid, 20000);
+  // Killed and a failure past 20 s.
+  const ChildResult& ended = b.Stop(SIGTERM, absl::Seconds(20));
   const auto took = std::chrono::steady_clock::now() - stop_at;
   for (ssize_t n; (n = read(reader, buf, sizeof(buf))) > 0;) out.append(buf, n);
   close(reader);
-  ASSERT_NE(rc, -2) << "still blocked 20 s after the stop";
-  EXPECT_EQ(rc, 74);
+  EXPECT_TRUE(ExitedWith(ended, 74));
   // The output's grace, then stderr's: 2 s each.
   EXPECT_LT(took, std::chrono::seconds(10));
   // What did reach the pipe: the -v lines, the header, events.
@@ -751,22 +724,21 @@ TEST(Operations, FileSizeLimitIsAnOutputErrorWithWholeLines) {
 // A process name made of every kind of trouble.
 constexpr char kHostileComm[] = "\"q\\\n\x01\x7f\xff\xfe\xc3x";
 
+// `count` 4 KiB direct reads of `dev` by a child named `comm`; its pid, or
+// -1.
 pid_t ReadWithComm(const std::string& dev, const char* comm, int count) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_NAME, comm, 0, 0, 0);
-    int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
-    if (fd < 0) _exit(2);
-    void* buf = nullptr;
-    if (posix_memalign(&buf, 4096, 4096) != 0) _exit(3);
+  void* buf = nullptr;
+  if (posix_memalign(&buf, 4096, 4096) != 0) return -1;
+  const pid_t pid = RunChildIn(nullptr, "", comm, [&] {
+    const int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
+    if (fd < 0) return 2;
     for (int i = 0; i < count; ++i) {
-      if (pread(fd, buf, 4096, static_cast<off_t>(i) * 4096) != 4096) _exit(4);
+      if (pread(fd, buf, 4096, static_cast<off_t>(i) * 4096) != 4096) return 4;
     }
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? pid : -1;
+    return 0;
+  });
+  free(buf);
+  return pid;
 }
 
 TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
