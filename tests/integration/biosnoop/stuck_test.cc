@@ -4,11 +4,6 @@
 // completes; reads faster than --stuck-after, --stuck-after 0 and the
 // filters report nothing.
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -17,11 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
-
-extern char** environ;
 
 namespace biosnoop::testing {
 namespace {
@@ -29,35 +23,44 @@ namespace {
 using nlohmann::json;
 
 // dd reading one 4 KiB block at `block` with O_DIRECT, not waited for.
-pid_t StartDirectRead(const std::string& dev, int block) {
-  std::vector<std::string> args = {"dd",
-                                   "if=" + dev,
-                                   "of=/dev/null",
-                                   "iflag=direct",
-                                   "bs=4096",
-                                   "count=1",
-                                   "skip=" + std::to_string(block),
-                                   "status=none"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawnp(&pid, "dd", nullptr, nullptr, argv.data(), environ) != 0) {
-    return -1;
+Child StartDirectRead(const std::string& dev, int block) {
+  return Child::Program({"dd", "if=" + dev, "of=/dev/null", "iflag=direct",
+                         "bs=4096", "count=1", "skip=" + std::to_string(block),
+                         "status=none"});
+}
+
+// The records after the last one `is_it` accepts (all of them if none).
+std::vector<json> After(const std::vector<json>& records,
+                        const std::function<bool(const json&)>& is_it) {
+  std::vector<json> out;
+  for (const json& r : records) {
+    if (is_it(r)) {
+      out.clear();
+    } else {
+      out.push_back(r);
+    }
   }
-  return pid;
+  return out;
 }
 
-// Still running (not exited) now.
-bool Running(pid_t pid) {
-  int status = 0;
-  return waitpid(pid, &status, WNOHANG) == 0;
-}
-
-int Reap(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// Waits until `b` has looked at its in-flight table after the last record
+// `is_it` accepts: two stats records after it (run with --stats-interval
+// 1), at least a second apart, and the once-a-second look comes before the
+// stats in each step of the run, so one came between them.
+::testing::AssertionResult WaitForALookAfter(
+    Biosnoop& b, const std::function<bool(const json&)>& is_it) {
+  const bool looked = WaitUntil([&] {
+    size_t stats = 0;
+    for (const json& r : After(b.Records(), is_it)) {
+      stats += r.value("type", "") == "stats";
+    }
+    return stats >= 2;
+  });
+  if (looked) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "awaited two stats records after the record looked for (a look "
+            "at the in-flight table after it):\n"
+         << b.Stdout() << b.Stderr();
 }
 
 std::vector<json> OfPid(const std::vector<json>& records, pid_t pid) {
@@ -73,13 +76,14 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
   constexpr int kDelayMs = 4000;
   SlowDisk slow({.size_mib = 16, .read_delay_ms = kDelayMs});
   ASSERT_TRUE(slow.ok()) << slow.error();
-  Biosnoop b(
-      {"--min-us", "10000", "--stuck-after", "1s", "-d", slow.loop_name()});
+  Biosnoop b({"--min-us", "10000", "--stuck-after", "1s", "--stats-interval",
+              "1", "-d", slow.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
   const auto started = std::chrono::steady_clock::now();
-  const pid_t dd = StartDirectRead(slow.loop_path(), 100);
-  ASSERT_GT(dd, 0);
+  Child read = StartDirectRead(slow.loop_path(), 100);
+  ASSERT_TRUE(read.started()) << read.result().Describe();
+  const pid_t dd = read.pid();
   // The record must come while dd still waits for its read: within the
   // second after it is 1 s old (the table is looked at once a second),
   // long before the disk answers.
@@ -89,7 +93,7 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
          std::chrono::milliseconds(kDelayMs)) {
     stuck = OfPid(b.RecordsOfType("stuck"), dd);
     if (!stuck.empty()) {
-      dd_running_when_seen = Running(dd);
+      dd_running_when_seen = read.Running();
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -112,10 +116,15 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
   EXPECT_GE(inflight_us, 1000000u);
   EXPECT_LT(inflight_us, static_cast<uint64_t>(kDelayMs) * 1000);
 
-  ASSERT_EQ(Reap(dd), 0);
+  ASSERT_TRUE(ExitedWith(read.Wait(), 0));
   // Its completion is an event as well, and the stuck record stays the
-  // only one: the next looks find it in flight, already reported.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // only one: the next looks find it in flight, already reported, and a
+  // look after the completion finds nothing.
+  auto its_event = [dd](const json& r) {
+    return r.value("type", "") == "event" && r.value("pid", 0) == dd;
+  };
+  ASSERT_TRUE(b.WaitForRecords("event", 1, its_event));
+  ASSERT_TRUE(WaitForALookAfter(b, its_event));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   const std::vector<json> events = OfPid(b.Events(), dd);
   ASSERT_EQ(events.size(), 1u) << b.Stdout();
@@ -151,18 +160,9 @@ TEST(Stuck, AHangingReadIsReportedWhileItHangs) {
 // dd writing one 4 KiB block at block 0 with O_DIRECT and then fsync: the
 // write, then a cache flush (the block layer's flush request), not waited
 // for.
-pid_t StartWriteAndFsync(const std::string& dev) {
-  std::vector<std::string> args = {"dd",           "if=/dev/zero", "of=" + dev,
-                                   "oflag=direct", "conv=fsync",   "bs=4096",
-                                   "count=1",      "status=none"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawnp(&pid, "dd", nullptr, nullptr, argv.data(), environ) != 0) {
-    return -1;
-  }
-  return pid;
+Child StartWriteAndFsync(const std::string& dev) {
+  return Child::Program({"dd", "if=/dev/zero", "of=" + dev, "oflag=direct",
+                         "conv=fsync", "bs=4096", "count=1", "status=none"});
 }
 
 std::vector<json> OfOp(const std::vector<json>& records,
@@ -187,14 +187,14 @@ TEST(Stuck, AHangingFlushIsReportedWhileItHangsAndCountedOnce) {
   Biosnoop b({"--stuck-after", "1s", "-d", slow.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
-  const pid_t dd = StartWriteAndFsync(slow.loop_path());
-  ASSERT_GT(dd, 0);
+  Child dd = StartWriteAndFsync(slow.loop_path());
+  ASSERT_TRUE(dd.started()) << dd.result().Describe();
   std::vector<json> stuck;
   bool dd_running_when_seen = false;
-  while (Running(dd)) {
+  while (dd.Running()) {
     stuck = OfOp(b.RecordsOfType("stuck"), "flush");
     if (!stuck.empty()) {
-      dd_running_when_seen = Running(dd);
+      dd_running_when_seen = dd.Running();
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -221,7 +221,7 @@ TEST(Stuck, AHangingFlushIsReportedWhileItHangsAndCountedOnce) {
   std::map<std::string, double> summary = b.Summary();
   EXPECT_EQ(summary["unfinished"], 1) << b.Stderr();
   EXPECT_EQ(summary["missed"], 0) << b.Stderr();
-  ASSERT_EQ(Reap(dd), 0);
+  EXPECT_TRUE(ExitedWith(dd.Wait(), 0));
 }
 
 // Nothing is stuck for a read answered before --stuck-after, nor with
@@ -240,10 +240,17 @@ TEST(Stuck, FasterReadsTheOffSwitchAndFiltersReportNothing) {
   for (Biosnoop* b : {&longer, &off, &other_pid, &other_op, &watching}) {
     ASSERT_TRUE(b->WaitAttached()) << b->Stderr();
   }
-  const pid_t dd = StartDirectRead(slow.loop_path(), 7);
-  ASSERT_GT(dd, 0);
-  ASSERT_EQ(Reap(dd), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  Child read = StartDirectRead(slow.loop_path(), 7);
+  ASSERT_TRUE(ExitedWith(read.Wait(), 0));
+  const pid_t dd = read.pid();
+  // Every run that logs the read has written its event (and `watching`
+  // its stuck record, made while the read was in flight); the others were
+  // attached for the read's whole life, which is over.
+  auto of_dd = [dd](const json& r) { return r.value("pid", 0) == dd; };
+  for (Biosnoop* b : {&longer, &off, &watching}) {
+    ASSERT_TRUE(b->WaitForRecords("event", 1, of_dd));
+  }
+  ASSERT_TRUE(watching.WaitForRecords("stuck", 1, of_dd));
   for (Biosnoop* b : {&longer, &off, &other_pid, &other_op, &watching}) {
     ASSERT_EQ(b->Stop(), 0) << b->Stderr();
   }
