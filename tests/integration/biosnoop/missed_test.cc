@@ -365,7 +365,10 @@ void SlowRequestIsNotTakenForMissed(bool iostats) {
 
 // A read still in flight on a slow disk when biosnoop stops is neither a
 // completion nor missed: it is counted as unfinished, in both modes.
-void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args) {
+// `args` make the run write `periodic` records, `every` apart.
+void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args,
+                                    const std::string& periodic,
+                                    absl::Duration every) {
   SlowDisk slow({.read_delay_ms = 4000});
   ASSERT_TRUE(slow.ok()) << slow.error();
   args.insert(args.end(), {"-d", slow.loop_name()});
@@ -373,15 +376,20 @@ void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   g_biosnoop_pid = b.pid();
   std::thread read([&] { DirectDd(slow.loop_path(), true, 4096, 1); });
-  // Issued well over a second before the stop, completed well after it:
-  // once the disk counts it in flight, 1.3 s more (of its 4 s).
+  // Issued over a second before the stop (biosnoop counts those), and
+  // completed after it (at 4 s).  Once the disk counts it in flight, the
+  // run's own periodic records prove its clock has gone a second further:
+  // consecutive ones are `every` apart at least, so the n-th after this
+  // moment comes at least (n - 1) * `every` later.
   const std::string inflight = "/sys/block/" + slow.loop_name() + "/inflight";
   EXPECT_TRUE(WaitUntil([&] {
     unsigned reads = 0;
     std::ifstream(inflight) >> reads;
     return reads > 0;
   })) << "the read never reached the disk";
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  const size_t before = b.RecordsOfType(periodic).size();
+  const size_t after = 1 + absl::Ceil(absl::Seconds(1), every) / every;
+  EXPECT_TRUE(b.WaitForRecords(periodic, before + after));
   const int status = b.Stop();
   read.join();
   ASSERT_EQ(status, 0) << b.Stderr();
@@ -393,12 +401,14 @@ void ReadInFlightAtExitIsUnfinished(std::vector<std::string> args) {
 
 TEST(Missed, AReadInFlightAtExitIsUnfinished) {
   BIOSNOOP_REQUIRE_ROOT();
-  ReadInFlightAtExitIsUnfinished({"--min-us", "0"});
+  ReadInFlightAtExitIsUnfinished({"--min-us", "0", "--stats-interval", "250ms"},
+                                 "stats", absl::Milliseconds(250));
 }
 
 TEST(Missed, HistogramModeCountsAReadInFlightAtExitAsUnfinished) {
   BIOSNOOP_REQUIRE_ROOT();
-  ReadInFlightAtExitIsUnfinished({"--hist", "--json"});
+  ReadInFlightAtExitIsUnfinished({"--hist", "--json", "--interval", "250ms"},
+                                 "histogram", absl::Milliseconds(250));
 }
 
 TEST(Missed, ASlowRequestInFlightIsNotTakenForMissed) {
