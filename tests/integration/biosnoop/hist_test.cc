@@ -18,8 +18,11 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "biosnoop_abi.h"
+#include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
 #include "slowdisk_fixture.h"
@@ -323,7 +326,17 @@ TEST(Hist, TextAndCsvAtEveryInterval) {
     }
     EXPECT_EQ(reports, 3u) << text;
     EXPECT_NE(text.find("usecs"), std::string::npos);
-    EXPECT_NE(text.find("all I/O: 50 I/Os"), std::string::npos) << text;
+    // All 50 reads, in one report or (when dd ran across the end of an
+    // interval) two.
+    uint64_t ios = 0;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      uint64_t n = 0;
+      if (absl::ConsumePrefix(&line, "all I/O: ") &&
+          absl::SimpleAtoi(line.substr(0, line.find(' ')), &n)) {
+        ios += n;
+      }
+    }
+    EXPECT_EQ(ios, 50u) << text;
   }
 }
 
@@ -347,8 +360,11 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
   Biosnoop b({"--hist", "--csv", "-D", "--interval", "1", "-d", loop.name(),
               "-o", csv});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  std::this_thread::sleep_for(
-      std::chrono::milliseconds(1300));  // an empty interval
+  // An empty interval: its report is the column line alone.
+  ASSERT_TRUE(WaitUntil([&] { return !Lines(csv).empty(); }))
+      << "awaited the first interval's report in " << csv << "\n"
+      << b.Stderr();
+  ASSERT_EQ(Lines(csv).size(), 1u) << "the first interval was not empty";
   ASSERT_EQ(DirectDd(loop.path(), true, 4096, 40).exit_code, 0);
   // The interval's report of those reads is in the file before it is
   // rotated; after SIGHUP, the new file is there before the next reads.
@@ -398,30 +414,38 @@ TEST(Hist, LastReportAndExitCountersAgreeUnderLoad) {
     std::ifstream(stat) >> n;
     return n;
   };
+  // Waits until the disk has completed `n` more reads: the load runs.
+  auto reads_go_on = [&](uint64_t n) {
+    const uint64_t from = reads();
+    return WaitUntil([&] { return reads() >= from + n; });
+  };
   for (const char* stop : {"SIGINT", "SIGTERM", "--duration"}) {
-    // The I/O runs before biosnoop starts and after it stops.
-    std::thread fio([&loop] {
-      RunCommand({"fio", "--name=busy", "--filename=" + loop.path(),
-                  "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio",
-                  "--iodepth=16", "--time_based", "--runtime=4",
-                  "--output=/dev/null"});
-    });
-    const uint64_t before = reads();
-    for (int i = 0; i < 500 && reads() < before + 1000; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    SCOPED_TRACE(stop);
+    // The I/O runs before biosnoop starts and after it stops: until the
+    // test stops it (fio ends a time-based run early on SIGINT).  Its job
+    // a thread, not a process of its own, so that a kill (a failed
+    // assertion) ends it all.
+    Child fio = Child::Program(
+        {"fio", "--name=busy", "--filename=" + loop.path(), "--rw=randread",
+         "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=16",
+         "--thread", "--time_based", "--runtime=120", "--output=/dev/null"},
+        ChildSetup().Null(0).Dup(1, 2));
+    ASSERT_TRUE(reads_go_on(1000)) << "fio's reads did not start";
     std::vector<std::string> args = {"--hist", "--json", "-d", loop.name()};
     if (std::string(stop) == "--duration") {
       args.insert(args.end(), {"--duration", "1"});
     }
     Biosnoop b(args);
     ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // Completions while it runs.
+    ASSERT_TRUE(reads_go_on(1000)) << "no load while biosnoop ran";
     int code = -1;
     if (std::string(stop) == "SIGINT") code = b.Stop(SIGINT);
     if (std::string(stop) == "SIGTERM") code = b.Stop(SIGTERM);
     if (std::string(stop) == "--duration") code = b.Wait(10000);
-    fio.join();
+    // And after it stopped.
+    EXPECT_TRUE(reads_go_on(1000)) << "the load ended before biosnoop did";
+    fio.Stop(SIGINT);  // (it then exits with 128)
     ASSERT_EQ(code, 0) << stop << ": " << b.Stderr();
     json report = OnlyReport(b);
     const json* all = Find(report, "", "");
