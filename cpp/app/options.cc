@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "cli_numbers.h"
+#include "status_macros.h"
 
 namespace biosnoop {
 namespace {
@@ -366,10 +367,10 @@ absl::StatusOr<uint32_t> ParsePowerOfTwo(int code, absl::string_view value,
                                          uint32_t min, uint32_t max) {
   const std::string want =
       absl::StrCat("a power of two from ", min, " to ", max);
-  absl::StatusOr<uint64_t> v = ParseUnsigned(code, value, max, want, min);
-  if (!v.ok()) return v.status();
-  if ((*v & (*v - 1)) != 0) return BadValue(code, value, want);
-  return static_cast<uint32_t>(*v);
+  ASSIGN_OR_RETURN(const uint64_t v,
+                   ParseUnsigned(code, value, max, want, min));
+  if ((v & (v - 1)) != 0) return BadValue(code, value, want);
+  return static_cast<uint32_t>(v);
 }
 
 // The filters select one disk, process, name or operation.  Given twice
@@ -426,11 +427,10 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     }
     switch (c) {
       case kOptMinUs: {
-        auto v =
+        ASSIGN_OR_RETURN(
+            opts.min_us,
             ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
-                          "a whole number of microseconds");
-        if (!v.ok()) return v.status();
-        opts.min_us = *v;
+                          "a whole number of microseconds"));
         break;
       }
       case 'd':
@@ -439,10 +439,10 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case 'p': {
         // PID_MAX_LIMIT is 4194304 (2^22).
-        auto v = ParseUnsigned(c, arg, 4194304, "a process id (1-4194304)",
-                               /*min=*/1);
-        if (!v.ok()) return v.status();
-        opts.pid = static_cast<uint32_t>(*v);
+        ASSIGN_OR_RETURN(const uint64_t pid,
+                         ParseUnsigned(c, arg, 4194304,
+                                       "a process id (1-4194304)", /*min=*/1));
+        opts.pid = static_cast<uint32_t>(pid);
         break;
       }
       case kOptComm:
@@ -478,21 +478,17 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.output = std::string(arg);
         break;
       case kOptDuration: {
-        auto d = ParseDurationValue(c, arg);
-        if (!d.ok()) return d.status();
-        opts.duration = *d;
+        ASSIGN_OR_RETURN(opts.duration, ParseDurationValue(c, arg));
         break;
       }
       case kOptMaxInflightAge: {
-        auto d = ParseDurationValue(c, arg, {.min = absl::Seconds(1)});
-        if (!d.ok()) return d.status();
-        opts.max_inflight_age = *d;
+        ASSIGN_OR_RETURN(opts.max_inflight_age,
+                         ParseDurationValue(c, arg, {.min = absl::Seconds(1)}));
         break;
       }
       case kOptRingbufKib: {
-        auto v = ParsePowerOfTwo(c, arg, 4, 1u << 20);
-        if (!v.ok()) return v.status();
-        opts.ringbuf_kib = *v;
+        ASSIGN_OR_RETURN(opts.ringbuf_kib,
+                         ParsePowerOfTwo(c, arg, 4, 1u << 20));
         break;
       }
       case kOptHist:
@@ -513,17 +509,15 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         opts.ops = true;
         break;
       case kOptOpMinUs: {
-        auto v =
+        ASSIGN_OR_RETURN(
+            op_min_us,
             ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
-                          "a whole number of microseconds");
-        if (!v.ok()) return v.status();
-        op_min_us = *v;
+                          "a whole number of microseconds"));
         break;
       }
       case kOptLedgerEntries: {
-        auto v = ParsePowerOfTwo(c, arg, 1024, 1u << 24);
-        if (!v.ok()) return v.status();
-        opts.ledger_entries = *v;
+        ASSIGN_OR_RETURN(opts.ledger_entries,
+                         ParsePowerOfTwo(c, arg, 1024, 1u << 24));
         break;
       }
       case kOptRescue:
@@ -536,9 +530,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         }
         break;
       case kOptInterval: {
-        auto d = ParseDurationValue(c, arg);
-        if (!d.ok()) return d.status();
-        opts.interval = *d;
+        ASSIGN_OR_RETURN(opts.interval, ParseDurationValue(c, arg));
         break;
       }
       case 'D':
@@ -578,26 +570,24 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         break;
       case kOptStatsInterval: {
         stream_option_given = true;
-        auto d = ParseDurationValue(c, arg, {.zero_is_off = true});
-        if (!d.ok()) return d.status();
-        opts.stats_interval = *d;
+        ASSIGN_OR_RETURN(opts.stats_interval,
+                         ParseDurationValue(c, arg, {.zero_is_off = true}));
         break;
       }
       case kOptStuckAfter: {
         stream_option_given = true;
         // The table is looked at once a second: a finer value would only
         // pretend to a precision it does not have.
-        auto d = ParseDurationValue(
-            c, arg, {.zero_is_off = true, .min = absl::Seconds(1)});
-        if (!d.ok()) return d.status();
-        opts.stuck_after = *d;
+        ASSIGN_OR_RETURN(
+            opts.stuck_after,
+            ParseDurationValue(c, arg,
+                               {.zero_is_off = true, .min = absl::Seconds(1)}));
         break;
       }
       case kOptSummaryInterval: {
         stream_option_given = true;
-        auto d = ParseDurationValue(c, arg, {.zero_is_off = true});
-        if (!d.ok()) return d.status();
-        opts.summary_interval = *d;
+        ASSIGN_OR_RETURN(opts.summary_interval,
+                         ParseDurationValue(c, arg, {.zero_is_off = true}));
         break;
       }
       case kOptMetricsListen: {

@@ -6,6 +6,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "cli_numbers.h"
+#include "status_macros.h"
 
 namespace biosnoop::slowdisk {
 namespace {
@@ -86,9 +87,7 @@ absl::StatusOr<CliOptions> ParseCli(int argc, char* const argv[]) {
     switch (c) {
       case 's': {
         // 1 TiB: far beyond any test, still a sane mmap reservation.
-        absl::StatusOr<uint64_t> n = ParseNumber(c, value, 1, 1 << 20);
-        if (!n.ok()) return n.status();
-        o.size_mib = *n;
+        ASSIGN_OR_RETURN(o.size_mib, ParseNumber(c, value, 1, 1 << 20));
         break;
       }
       case kOptReadDelay:
@@ -107,9 +106,8 @@ absl::StatusOr<CliOptions> ParseCli(int argc, char* const argv[]) {
         status = ApplyAsControl(c, "error_region", value, &o.settings);
         break;
       case kOptThreads: {
-        absl::StatusOr<uint64_t> n = ParseNumber(c, value, 1, 1024);
-        if (!n.ok()) return n.status();
-        o.threads = static_cast<unsigned>(*n);
+        ASSIGN_OR_RETURN(const uint64_t n, ParseNumber(c, value, 1, 1024));
+        o.threads = static_cast<unsigned>(n);
         break;
       }
       case kOptDebug:

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "status_macros.h"
 
 namespace biosnoop::slowdisk {
 
@@ -106,10 +107,10 @@ std::string Disk::ControlText() const {
 
 absl::Status Disk::ApplyControl(absl::string_view text) {
   std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<ControlRequest> request = ApplyControlText(text, settings_);
-  if (!request.ok()) return request.status();
-  settings_ = request->settings;
-  if (request->reset_counters) {
+  ASSIGN_OR_RETURN(const ControlRequest request,
+                   ApplyControlText(text, settings_));
+  settings_ = request.settings;
+  if (request.reset_counters) {
     for (std::atomic<uint64_t>* c : {&reads_, &writes_, &flushes_, &errors_,
                                      &read_bytes_, &write_bytes_}) {
       c->store(0);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli_numbers.h"
+#include "status_macros.h"
 
 namespace biosnoop::slowdisk {
 namespace {
@@ -15,24 +16,23 @@ namespace {
 // (cli_numbers.h): the flags are applied through this same syntax.
 absl::StatusOr<uint32_t> ParseDelayMs(absl::string_view key,
                                       absl::string_view value) {
-  absl::StatusOr<uint64_t> ms = cli::ParseNumber(
-      key, value,
-      {.max = kMaxDelayMs,
-       .want = absl::StrCat("milliseconds from 0 to ", kMaxDelayMs)});
-  if (!ms.ok()) return ms.status();
-  return static_cast<uint32_t>(*ms);
+  ASSIGN_OR_RETURN(
+      const uint64_t ms,
+      cli::ParseNumber(
+          key, value,
+          {.max = kMaxDelayMs,
+           .want = absl::StrCat("milliseconds from 0 to ", kMaxDelayMs)}));
+  return static_cast<uint32_t>(ms);
 }
 
 // An empty value clears the region: that is how a shell user says "none".
 absl::StatusOr<std::optional<Region>> ParseOptionalRegion(
     absl::string_view key, absl::string_view value) {
   if (value.empty()) return std::optional<Region>();
-  absl::StatusOr<Region> region = ParseRegion(value);
-  if (!region.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(key, ": ", region.status().message()));
-  }
-  return std::optional<Region>(*region);
+  ASSIGN_OR_RETURN(
+      const Region region, ParseRegion(value),
+      absl::InvalidArgumentError(absl::StrCat(key, ": ", _.message())));
+  return std::optional<Region>(region);
 }
 
 }  // namespace
@@ -79,19 +79,17 @@ absl::StatusOr<Region> ParseRegion(absl::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected OFFSET:LENGTH, got \"", text, "\""));
   }
-  absl::StatusOr<uint64_t> offset = ParseByteCount(parts[0]);
-  if (!offset.ok()) return offset.status();
-  absl::StatusOr<uint64_t> length = ParseByteCount(parts[1]);
-  if (!length.ok()) return length.status();
-  if (*length == 0) {
+  ASSIGN_OR_RETURN(const uint64_t offset, ParseByteCount(parts[0]));
+  ASSIGN_OR_RETURN(const uint64_t length, ParseByteCount(parts[1]));
+  if (length == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("region length must be > 0, got \"", text, "\""));
   }
-  if (*offset > std::numeric_limits<uint64_t>::max() - *length) {
+  if (offset > std::numeric_limits<uint64_t>::max() - length) {
     return absl::InvalidArgumentError(
         absl::StrCat("region ends past 2^64: \"", text, "\""));
   }
-  return Region{*offset, *length};
+  return Region{offset, length};
 }
 
 std::string FormatRegion(const std::optional<Region>& region) {
@@ -118,16 +116,14 @@ absl::StatusOr<ControlRequest> ApplyControlText(absl::string_view text,
     absl::string_view value = word.substr(eq + 1);
     if (key == "read_delay_ms" || key == "write_delay_ms" ||
         key == "flush_delay_ms") {
-      absl::StatusOr<uint32_t> ms = ParseDelayMs(key, value);
-      if (!ms.ok()) return ms.status();
+      ASSIGN_OR_RETURN(const uint32_t ms, ParseDelayMs(key, value));
       (key == "read_delay_ms"    ? s.read_delay_ms
        : key == "write_delay_ms" ? s.write_delay_ms
-                                 : s.flush_delay_ms) = *ms;
+                                 : s.flush_delay_ms) = ms;
     } else if (key == "slow_region" || key == "error_region") {
-      absl::StatusOr<std::optional<Region>> region =
-          ParseOptionalRegion(key, value);
-      if (!region.ok()) return region.status();
-      (key == "slow_region" ? s.slow_region : s.error_region) = *region;
+      ASSIGN_OR_RETURN(std::optional<Region> region,
+                       ParseOptionalRegion(key, value));
+      (key == "slow_region" ? s.slow_region : s.error_region) = region;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown setting \"", key,

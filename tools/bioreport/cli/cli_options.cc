@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "cli_numbers.h"
 #include "heatmap_bins.h"
+#include "status_macros.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
@@ -290,10 +291,10 @@ bool IsReport(absl::string_view s) {
 // seconds, else numbers with units: 500ms, 1m30s, 2h), from 1 us.
 absl::StatusOr<int64_t> ParseBucket(absl::string_view name,
                                     absl::string_view arg) {
-  absl::StatusOr<absl::Duration> d =
-      cli::ParseDuration(name, arg, {.min = absl::Microseconds(1)});
-  if (!d.ok()) return d.status();
-  return absl::ToInt64Nanoseconds(*d);
+  ASSIGN_OR_RETURN(
+      const absl::Duration d,
+      cli::ParseDuration(name, arg, {.min = absl::Microseconds(1)}));
+  return absl::ToInt64Nanoseconds(d);
 }
 
 absl::Status Usage(absl::string_view message) {
@@ -340,13 +341,12 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     // A whole number from min to max (cli_numbers.h: digits only).
     auto number = [&](uint64_t min, uint64_t max,
                       uint64_t* out) -> absl::Status {
-      absl::StatusOr<uint64_t> v = cli::ParseNumber(
-          name, arg,
-          {.min = min,
-           .max = max,
-           .want = absl::StrCat("a number from ", min, " to ", max)});
-      if (!v.ok()) return v.status();
-      *out = *v;
+      ASSIGN_OR_RETURN(
+          *out, cli::ParseNumber(name, arg,
+                                 {.min = min,
+                                  .max = max,
+                                  .want = absl::StrCat("a number from ", min,
+                                                       " to ", max)}));
       return absl::OkStatus();
     };
     // An empty filter value is bad usage, as it is for biosnoop: "" would
@@ -383,10 +383,9 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     switch (c) {
       case kSince:
       case kUntil: {
-        absl::StatusOr<int64_t> t = ParseRfc3339(arg);
-        if (!t.ok())
-          return Usage(absl::StrCat(name, ": ", t.status().message()));
-        (c == kSince ? o.filter.since_ns : o.filter.until_ns) = *t;
+        ASSIGN_OR_RETURN(const int64_t t, ParseRfc3339(arg),
+                         Usage(absl::StrCat(name, ": ", _.message())));
+        (c == kSince ? o.filter.since_ns : o.filter.until_ns) = t;
         break;
       }
       case 'd':
@@ -517,9 +516,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         if (o.heatmap_columns != 0 || o.heatmap_bucket_ns != 0) {
           return Usage("--columns and --bucket: give one of them, once");
         }
-        absl::StatusOr<int64_t> ns = ParseBucket(name, arg);
-        if (!ns.ok()) return ns.status();
-        o.heatmap_bucket_ns = *ns;
+        ASSIGN_OR_RETURN(o.heatmap_bucket_ns, ParseBucket(name, arg));
         break;
       }
       case kOf:

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "status_macros.h"
 
 namespace biosnoop::report {
 namespace {
@@ -109,9 +110,9 @@ class GzipSource : public ByteSource {
     z_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
     while (z_.avail_out > 0) {
       if (z_.avail_in == 0) {
-        absl::StatusOr<size_t> got = inner_->Read(in_.data(), in_.size());
-        if (!got.ok()) return got.status();
-        if (*got == 0) {
+        ASSIGN_OR_RETURN(const size_t got,
+                         inner_->Read(in_.data(), in_.size()));
+        if (got == 0) {
           if (in_member_) {
             note_ =
                 absl::StrCat("gzip data ends mid-stream at compressed byte ",
@@ -121,7 +122,7 @@ class GzipSource : public ByteSource {
           break;
         }
         z_.next_in = reinterpret_cast<Bytef*>(in_.data());
-        z_.avail_in = static_cast<uInt>(*got);
+        z_.avail_in = static_cast<uInt>(got);
       }
       if (!in_member_ && members_ > 0) {
         while (z_.avail_in > 0 && *z_.next_in == 0) {
@@ -187,10 +188,10 @@ absl::StatusOr<std::unique_ptr<ByteSource>> Sniff(
   std::string prefix(2, '\0');
   size_t have = 0;
   while (have < 2) {
-    absl::StatusOr<size_t> got = raw->Read(prefix.data() + have, 2 - have);
-    if (!got.ok()) return got.status();
-    if (*got == 0) break;
-    have += *got;
+    ASSIGN_OR_RETURN(const size_t got,
+                     raw->Read(prefix.data() + have, 2 - have));
+    if (got == 0) break;
+    have += got;
   }
   prefix.resize(have);
   const bool gzip = have == 2 &&

@@ -20,6 +20,7 @@
 #include "jsonl_schema.h"
 #include "proto_format.h"
 #include "record_parsers.h"
+#include "status_macros.h"
 
 namespace biosnoop::report {
 namespace jsonl {
@@ -698,12 +699,11 @@ absl::StatusOr<RecordKind> ScanForKind(absl::string_view line,
       if (is_type) {
         absl::string_view name;
         if (absl::Status s = lex.String(scratch, &name); !s.ok()) return s;
-        absl::StatusOr<RecordKind> k = KindFromName(name);
-        if (!k.ok()) return k.status();
-        if (kind.has_value() && *kind != *k) {
+        ASSIGN_OR_RETURN(const RecordKind k, KindFromName(name));
+        if (kind.has_value() && *kind != k) {
           return absl::InvalidArgumentError("two different \"type\" values");
         }
-        kind = *k;
+        kind = k;
       } else if (absl::Status s = lex.SkipValue(); !s.ok()) {
         return s;
       }
@@ -746,9 +746,7 @@ absl::Status JsonRecordParser::Parse(absl::string_view line,
   } else if (line.substr(0, 13) == "{\"type\":\"op\",") {
     kind = RecordKind::kOp;
   } else {
-    absl::StatusOr<RecordKind> k = ScanForKind(line, &key_scratch_);
-    if (!k.ok()) return k.status();
-    kind = *k;
+    ASSIGN_OR_RETURN(kind, ScanForKind(line, &key_scratch_));
   }
   ResetForKind(kind, rec);
 

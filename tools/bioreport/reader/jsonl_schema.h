@@ -21,6 +21,7 @@
 #include "json_lexer.h"
 #include "proto_format.h"
 #include "record.h"
+#include "status_macros.h"
 #include "time_format.h"
 
 namespace biosnoop::report::jsonl {
@@ -140,9 +141,8 @@ class ValueReader {
   absl::Status Time(google::protobuf::Timestamp* ts) {
     absl::string_view text;
     if (absl::Status s = lex_.String(&scratch_, &text); !s.ok()) return s;
-    absl::StatusOr<int64_t> ns = times_.Parse(text);
-    if (!ns.ok()) return ns.status();
-    SetTimestamp(*ns, ts);
+    ASSIGN_OR_RETURN(const int64_t ns, times_.Parse(text));
+    SetTimestamp(ns, ts);
     return absl::OkStatus();
   }
 

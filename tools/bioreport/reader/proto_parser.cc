@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "record_parsers.h"
+#include "status_macros.h"
 #include "stream_info.h"
 
 namespace biosnoop::report {
@@ -29,11 +30,9 @@ absl::Status CheckTimestamp(const char* record, const char* field,
     return absl::InvalidArgumentError(
         absl::StrCat(record, " without a ", field, " (its time is the epoch)"));
   }
-  absl::StatusOr<int64_t> ns = TimestampToNs(t);
-  if (!ns.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": ", ns.status().message()));
-  }
+  ASSIGN_OR_RETURN(
+      [[maybe_unused]] const int64_t ns, TimestampToNs(t),
+      absl::InvalidArgumentError(absl::StrCat(field, ": ", _.message())));
   return absl::OkStatus();
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "status_macros.h"
 
 namespace biosnoop::report {
 namespace {
@@ -102,10 +103,9 @@ RecordReader::RecordReader(std::string name, std::unique_ptr<ByteSource> source,
 
 absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(
     absl::string_view path, ReaderOptions options) {
-  absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenInput(path);
-  if (!source.ok()) return source.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenInput(path));
   return std::make_unique<RecordReader>(
-      path == "-" ? "stdin" : std::string(path), std::move(*source),
+      path == "-" ? "stdin" : std::string(path), std::move(source),
       std::move(options));
 }
 
@@ -119,10 +119,9 @@ absl::Status RecordReader::Fill() {
   }
   if (buf_.empty()) buf_.resize(kChunk);
   if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
-  absl::StatusOr<size_t> got =
-      source_->Read(buf_.data() + end_, buf_.size() - end_);
-  if (!got.ok()) return got.status();
-  if (*got == 0) {
+  ASSIGN_OR_RETURN(const size_t got,
+                   source_->Read(buf_.data() + end_, buf_.size() - end_));
+  if (got == 0) {
     eof_ = true;
     const std::string note = source_->EndNote();
     if (!note.empty()) {
@@ -131,7 +130,7 @@ absl::Status RecordReader::Fill() {
       return Problem(absl::StrCat(name_, ": ", note));
     }
   }
-  end_ += *got;
+  end_ += got;
   return absl::OkStatus();
 }
 
@@ -151,9 +150,8 @@ absl::Status RecordReader::Detect() {
   const absl::string_view head(buf_.data() + begin_, end_ - begin_);
   format_ = DetectFormat(head);
   if (format_ == StreamFormat::kUnknown) {
-    absl::StatusOr<bool> partial = StartsWithPartialLine();
-    if (!partial.ok()) return partial.status();
-    if (*partial) {
+    ASSIGN_OR_RETURN(const bool partial, StartsWithPartialLine());
+    if (partial) {
       format_ = StreamFormat::kJsonLines;
       partial_first_line_ = true;
     }
@@ -274,9 +272,8 @@ absl::StatusOr<bool> RecordReader::Next(ParsedRecord* rec) {
 absl::StatusOr<bool> RecordReader::NextLine(ParsedRecord* rec) {
   for (;;) {
     if (!skipping_long_line_) {
-      absl::StatusOr<bool> skipped = SkipNuls();
-      if (!skipped.ok()) return skipped.status();
-      if (*skipped) continue;
+      ASSIGN_OR_RETURN(const bool skipped, SkipNuls());
+      if (skipped) continue;
     }
     const char* start = buf_.data() + begin_;
     const size_t avail = end_ - begin_;
@@ -355,9 +352,8 @@ absl::StatusOr<bool> RecordReader::NextMessage(ParsedRecord* rec) {
   for (;;) {
     // A zero length would be an empty Record, which biosnoop never writes:
     // NUL bytes where a record starts are a hole.
-    absl::StatusOr<bool> skipped = SkipNuls();
-    if (!skipped.ok()) return skipped.status();
-    if (*skipped) continue;
+    ASSIGN_OR_RETURN(const bool skipped, SkipNuls());
+    if (skipped) continue;
     const absl::string_view avail(buf_.data() + begin_, end_ - begin_);
     if (avail.empty() && eof_) {
       finished_ = true;

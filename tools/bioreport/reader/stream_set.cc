@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "status_macros.h"
 
 namespace biosnoop::report {
 namespace {
@@ -47,13 +48,12 @@ bool Rereadable(const std::string& path) {
 // start time is the run's), and a file SIGHUP opened has a stats record
 // of the reopening time right after it.  Opening errors are returned.
 absl::StatusOr<std::optional<int64_t>> FirstTime(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<RecordReader>> reader =
-      RecordReader::Open(path, ReaderOptions{});
-  if (!reader.ok()) return reader.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader,
+                   RecordReader::Open(path, ReaderOptions{}));
   std::optional<int64_t> header_time;
   ParsedRecord rec;
   for (;;) {
-    absl::StatusOr<bool> got = (*reader)->Next(&rec);
+    absl::StatusOr<bool> got = reader->Next(&rec);
     if (!got.ok() || !*got) return header_time;
     if (rec.kind != RecordKind::kHeader) return RecordTime(rec);
     if (!header_time.has_value()) header_time = RecordTime(rec);
@@ -78,9 +78,7 @@ absl::StatusOr<StreamSet> StreamSet::Open(std::vector<std::string> paths,
         return absl::InvalidArgumentError("stdin (-) named more than once");
       }
     } else if (Rereadable(paths[i])) {
-      absl::StatusOr<std::optional<int64_t>> t = FirstTime(paths[i]);
-      if (!t.ok()) return t.status();
-      first = *t;
+      ASSIGN_OR_RETURN(first, FirstTime(paths[i]));
     }
     items.push_back({first, i, std::move(paths[i])});
   }
@@ -101,15 +99,13 @@ absl::Status StreamSet::ForEach(
     const std::function<absl::Status(const ParsedRecord&)>& visit) {
   ParsedRecord rec;
   for (const std::string& path : paths_) {
-    absl::StatusOr<std::unique_ptr<RecordReader>> reader =
-        RecordReader::Open(path, options_);
-    if (!reader.ok()) return reader.status();
-    RecordReader& r = **reader;
+    ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader,
+                     RecordReader::Open(path, options_));
+    RecordReader& r = *reader;
     start_input(r);
     for (;;) {
-      absl::StatusOr<bool> got = r.Next(&rec);
-      if (!got.ok()) return got.status();
-      if (!*got) break;
+      ASSIGN_OR_RETURN(const bool got, r.Next(&rec));
+      if (!got) break;
       if (absl::Status s = visit(rec); !s.ok()) return s;
     }
     if (r.format() == StreamFormat::kJsonLines) saw_jsonl_ = true;
