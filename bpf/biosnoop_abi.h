@@ -186,8 +186,8 @@ static inline __u32 biosnoop_ledger_slot(__u64 file, __u64 index, __u32 mask) {
  * completion, keyed by the request's address (struct request is
  * preallocated per queue and owned by one I/O from allocation until it is
  * freed after completion).  User space reads it to find completions the
- * kernel never showed us (Probe::FindMissedCompletions) and to expire
- * entries (Probe::ExpireInflight).  BIOSNOOP_SLOTS entries live in an
+ * kernel never showed us (InflightUpkeep::FindMissedCompletions) and to
+ * expire entries (InflightTable::Expire).  BIOSNOOP_SLOTS entries live in an
  * array indexed by a hash of the address (no allocation, no lock: claimed
  * with compare-and-swap on rq); an address whose slot holds another live
  * request goes to an overflow hash map of BIOSNOOP_INFLIGHT_MAX entries,

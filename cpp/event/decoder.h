@@ -79,8 +79,8 @@ void CopyRequestFields(const Raw& raw, Request* e) {
 // wall-clock time are the enricher's.
 StuckRequest DecodeStuck(const biosnoop_inflight_val& entry, uint64_t found_ns);
 
-// A stuck request's files (Probe::StuckFiles: struct biosnoop_attr and
-// its names, as in a record) into s->attribution; `size` 0: not looked.
+// A stuck request's files (InflightTable::StuckFiles: struct biosnoop_attr
+// and its names, as in a record) into s->attribution; `size` 0: not looked.
 // Errors: InvalidArgument when they do not add up (s->attribution is then
 // not looked).
 absl::Status DecodeStuckFiles(const void* data, size_t size, StuckRequest* s);

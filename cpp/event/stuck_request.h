@@ -26,8 +26,9 @@ struct StuckRequest {
   // As EnrichedEvent::stack: the devices stacked on the partition (or,
   // with none, the disk).
   std::vector<std::string> stack;
-  // What its pages hold, read while it is in flight (Probe::StuckFiles);
-  // content kNotLooked with files off or when the walk was discarded.
+  // What its pages hold, read while it is in flight
+  // (InflightTable::StuckFiles); content kNotLooked with files off or when
+  // the walk was discarded.
   Attribution attribution;
   AttributionLabel attribution_label;  // as EnrichedEvent::attribution
 };
