@@ -67,6 +67,8 @@ absl::string_view CompletionContextName(CompletionContext c) {
       return "softirq";
     case CompletionContext::kHardirq:
       return "hardirq";
+    case CompletionContext::kAbsent:
+      return "";
     case CompletionContext::kUnknown:
       break;
   }

@@ -67,9 +67,13 @@ enum class CompletionContext : uint8_t {
   kTask = 1,
   kSoftirq = 2,
   kHardirq = 3,
+  // Not said at all: a record of a stream from before the field, read back
+  // (bioreport).  Never the kernel's (the decoder maps what it does not
+  // know to kUnknown); the event writers leave the field out.
+  kAbsent = 255,
 };
 
-// "unknown", "task", "softirq", "hardirq".
+// "unknown", "task", "softirq", "hardirq"; "" for kAbsent.
 absl::string_view CompletionContextName(CompletionContext c);
 
 // What a request's first page holds, as the kernel side saw it; same

@@ -326,7 +326,10 @@ void AppendEventEcs(const EnrichedEvent& e, absl::string_view host,
   w.Close();
   w.Int("error_code", error.errno_value);
   CgroupFields(w, e.cgroup, ev.cgroup_id);
-  w.String("completion_context", CompletionContextName(ev.completion_context));
+  if (ev.completion_context != CompletionContext::kAbsent) {
+    w.String("completion_context",
+             CompletionContextName(ev.completion_context));
+  }
   AttributionFields(w, e.event.attribution, e.attribution);
   OpIdFields(w, ev.op_id, ev.attribution);
   GenericValues(w, ev.values, "");

@@ -272,9 +272,11 @@ char* WriteEventJson(const EnrichedEvent& e, const JsonHost& host, char* p) {
   p = WriteLiteral(",\"seq\":", p);
   p = WriteUint(e.seq, p);
   p = WriteCgroupJson(e.cgroup, ev.cgroup_id, p);
-  p = WriteLiteral(",\"completion_context\":\"", p);
-  p = WriteRaw(CompletionContextName(ev.completion_context), p);
-  *p++ = '"';
+  if (ev.completion_context != CompletionContext::kAbsent) {
+    p = WriteLiteral(",\"completion_context\":\"", p);
+    p = WriteRaw(CompletionContextName(ev.completion_context), p);
+    *p++ = '"';
+  }
   p = WriteAttributionJson(ev.attribution, e.attribution, p);
   p = WriteRequestOpIdJson(ev.op_id, p);
   p = WriteDirtierOpIdsJson(ev.attribution, p);

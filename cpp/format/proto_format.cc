@@ -172,6 +172,7 @@ void FillEventProto(const EnrichedEvent& e, absl::string_view host,
   }
   msg->set_seq(e.seq);
   FillCgroupFields(e.cgroup, ev.cgroup_id, msg);
+  // kAbsent's name is "", proto3's default: not serialized.
   const absl::string_view context =
       CompletionContextName(ev.completion_context);
   msg->mutable_completion_context()->assign(context.data(), context.size());

@@ -534,6 +534,7 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
   if (!c.container_id.empty())
     w.OptStr(Ev::kContainerIdFieldNumber, c.container_id);
   if (!c.pod_uid.empty()) w.OptStr(Ev::kPodUidFieldNumber, c.pod_uid);
+  // kAbsent's name is "": left out, as proto3 leaves out its default.
   w.Str(Ev::kCompletionContextFieldNumber,
         CompletionContextName(ev.completion_context));
   if (ev.attribution.content != Content::kNotLooked) {

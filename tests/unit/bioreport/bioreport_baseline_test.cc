@@ -133,7 +133,7 @@ TEST(BioreportBaselineTest, WindowWiderThanInt64NanosecondsIsMeasuredRight) {
     ParsedRecord rec;
     rec.kind = RecordKind::kSummary;
     rec.summary = MakeSummary(end_s, 60, 10000);
-    AppendRecordJson(rec, &data);
+    EXPECT_TRUE(AppendRecordJson(rec, &data).ok());
   }
   test_util::WriteFile(dir.Path("s.jsonl"), data);
   CliResult r = RunCli({"baseline", dir.Path("s.jsonl")});
@@ -155,7 +155,7 @@ TEST(BioreportBaselineTest, AbsurdIntervalIsACorruptRecord) {
     ParsedRecord rec;
     rec.kind = RecordKind::kSummary;
     rec.summary = MakeSummary(1795239900, interval_s, 10000);
-    AppendRecordJson(rec, &data);
+    EXPECT_TRUE(AppendRecordJson(rec, &data).ok());
   }
   test_util::WriteFile(dir.Path("s.jsonl"), data);
   const CliResult r = RunCli({"baseline", "--json", dir.Path("s.jsonl")});
@@ -184,7 +184,7 @@ TEST(BioreportBaselineTest, SumsBeyond64BitsAreExact) {
     g->set_bytes(std::numeric_limits<uint64_t>::max());
     g->set_slow(std::numeric_limits<uint64_t>::max() - 1);
     g->set_latency_us_log2(6, std::numeric_limits<uint64_t>::max() - 1);
-    AppendRecordJson(rec, &data);
+    EXPECT_TRUE(AppendRecordJson(rec, &data).ok());
   }
   test_util::WriteFile(dir.Path("s.jsonl"), data);
   CliResult r = RunCli({"baseline", "--csv", dir.Path("s.jsonl")});
@@ -325,7 +325,7 @@ TEST(BioreportBaselineTest, SeveralThresholdsGetAColumnAndNoTotal) {
     rec.kind = RecordKind::kSummary;
     rec.summary = MakeSummary(end, 60, min_us);
     rec.summary.mutable_groups()->DeleteSubrange(1, 3);  // sda read only
-    AppendRecordJson(rec, &data);
+    EXPECT_TRUE(AppendRecordJson(rec, &data).ok());
   }
   test_util::WriteFile(dir.Path("s.jsonl"), data);
   const CliResult r = RunCli({"baseline", dir.Path("s.jsonl")});

@@ -9,6 +9,7 @@
 //   --gtest_filter='*BioreportGolden*'
 // then review the diff.
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -126,6 +127,59 @@ TEST(BioreportGoldenConvert, BiosnoopsOwnStreamConvertsLosslessly) {
                                  dir.Path("back.jsonl"), dir.Path("out.pb")});
   ASSERT_EQ(back.code, 0) << back.err;
   EXPECT_EQ(ReadFile(dir.Path("back.jsonl")), ReadFile(jsonl));
+}
+
+// Every golden stream, converted to either format, is byte for byte that
+// format's golden: bioreport writes each record as biosnoop did (events.*
+// from an earlier version, without completion_context, stay without).
+TEST(BioreportGoldenConvert, EveryGoldenConvertsByteIdentically) {
+  test_util::TempDir dir;
+  const struct {
+    const char* jsonl;
+    const char* pb;
+  } kGoldens[] = {{"events.jsonl", "events.pb"},
+                  {"stream/stream.jsonl", "stream/stream.pb"}};
+  for (const auto& g : kGoldens) {
+    for (const char* from : {g.jsonl, g.pb}) {
+      for (const char* to : {"jsonl", "proto"}) {
+        SCOPED_TRACE(std::string(from) + " to " + to);
+        const std::string out = dir.Path("out");
+        std::remove(out.c_str());
+        const CliResult r =
+            RunCli({"convert", "--to", to, "-o", out, GoldenPath(from)});
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(
+            ReadFile(out),
+            ReadFile(GoldenPath(std::string(to) == "jsonl" ? g.jsonl : g.pb)));
+      }
+    }
+  }
+}
+
+// A record biosnoop could not have written is refused: one line naming the
+// input, the record and the field, exit 65 as for other bad data.
+TEST(BioreportGoldenConvert, RecordBiosnoopCannotWriteIsRefused) {
+  test_util::TempDir dir;
+  std::vector<std::string> lines = test_util::GoldenLines();
+  const std::string key = R"("op":")";
+  const size_t at = lines[2].find(key);  // the third record, an event
+  ASSERT_NE(at, std::string::npos) << lines[2];
+  const size_t end = lines[2].find('"', at + key.size());
+  lines[2].replace(at + key.size(), end - at - key.size(), "s6");
+  std::string data;
+  for (const std::string& l : lines) data += l + "\n";
+  const std::string in = dir.Path("bad.jsonl");
+  test_util::WriteFile(in, data);
+  const CliResult r =
+      RunCli({"convert", "--to", "jsonl", "-o", dir.Path("out"), in});
+  EXPECT_EQ(r.code, 65);
+  EXPECT_EQ(r.err, "bioreport: " + in +
+                       ": record 3 (event): op \"s6\" is not an operation "
+                       "biosnoop writes\n");
+  // To protobuf the record is its own bytes: nothing to refuse.
+  const CliResult pb =
+      RunCli({"convert", "--to", "proto", "-o", dir.Path("out.pb"), in});
+  EXPECT_EQ(pb.code, 0) << pb.err;
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ absl::Status ParseLine(const std::string& line, ParsedRecord* rec) {
 
 std::string ToJson(const ParsedRecord& rec) {
   std::string out;
-  AppendRecordJson(rec, &out);
+  EXPECT_TRUE(AppendRecordJson(rec, &out).ok());
   return out;
 }
 

@@ -3,18 +3,26 @@
 
 #include "convert.h"
 
+#include <cstdint>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "record_writer.h"
 
 namespace biosnoop::report {
 
 absl::Status Convert(StreamSet* inputs, const Filter& filter, StreamFormat to,
                      OutputFile* out, ConvertCounts* counts) {
-  std::string buffer;  // reused: one record at a time
+  std::string buffer;   // reused: one record at a time
+  std::string input;    // the input's name, for a refused record
+  uint64_t record = 0;  // the record's number in it, from 1
   absl::Status status = inputs->ForEach(
-      [](const RecordReader&) {},
+      [&](const RecordReader& reader) {
+        input = reader.name();
+        record = 0;
+      },
       [&](const ParsedRecord& rec) -> absl::Status {
+        ++record;
         if (rec.kind == RecordKind::kEvent) {
           if (!filter.Matches(rec.event, ToNs(rec.event.timestamp()))) {
             return absl::OkStatus();
@@ -35,7 +43,12 @@ absl::Status Convert(StreamSet* inputs, const Filter& filter, StreamFormat to,
         if (to == StreamFormat::kProtobuf) {
           AppendRecordProto(rec, &buffer);
         } else {
-          AppendRecordJson(rec, &buffer);
+          // A record biosnoop could not have written: refused, named
+          // as the readers name a bad record.
+          if (absl::Status s = AppendRecordJson(rec, &buffer); !s.ok()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(input, ": record ", record, " ", s.message()));
+          }
         }
         ++counts->records;
         return out->Append(buffer);

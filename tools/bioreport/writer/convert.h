@@ -23,7 +23,10 @@ struct ConvertCounts {
 
 // `to` is kJsonLines or kProtobuf, and `out` must have the matching
 // framing.  Errors are the readers' and the output's (CancelledError when
-// the reader of a pipe went away).
+// the reader of a pipe went away); to JSON, InvalidArgumentError for a
+// record biosnoop could not have written ("NAME: record 3 (event): op
+// \"s6\" is not an operation biosnoop writes"; record_writer.h), the
+// records before it written.
 absl::Status Convert(StreamSet* inputs, const Filter& filter, StreamFormat to,
                      OutputFile* out, ConvertCounts* counts);
 

@@ -1,97 +1,83 @@
 // Records back to bytes: JSON through biosnoop's own writers
 // (json_format.h), from the domain values to_domain.h makes, so that what
-// bioreport writes cannot drift from what biosnoop writes; protobuf as the
-// one-member Record's bytes, framed by hand.
+// bioreport writes cannot drift from what biosnoop writes (a record they
+// cannot write is refused: bioreport has no JSON writer of its own);
+// protobuf as the one-member Record's bytes, framed by hand.
 
 #include "record_writer.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "json_format.h"
-#include "schema_json.h"
 #include "stream_info.h"
 #include "to_domain.h"
 
 namespace biosnoop::report {
 namespace {
 
-// What biosnoop's writer says for a context it could not read, and what a
-// stream from before the key did not say at all.  Unique in a line: a
-// '"' inside a string value is always escaped, so ',"' is only ever the
-// start of a key.
-constexpr absl::string_view kUnknownContext =
-    ",\"completion_context\":\"unknown\"";
-
-void AppendEventRecordJson(const v1::Event& m, std::string* out) {
-  DomainEvent e;
-  if (!ToDomainEvent(m, &e).ok()) {
-    AppendSchemaJson(RecordKindName(RecordKind::kEvent), m, out);
-    return;
-  }
-  const size_t start = out->size();
-  AppendEventJson(e.event, e.host, out);
-  if (e.completion_context_absent) {
-    const size_t at =
-        out->find(kUnknownContext.data(), start, kUnknownContext.size());
-    if (at != std::string::npos) out->erase(at, kUnknownContext.size());
-  }
+// `status` (a to_domain.h refusal) as the record's: "(event): ...".
+absl::Status Refused(RecordKind kind, const absl::Status& status) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("(", RecordKindName(kind), "): ", status.message()));
 }
 
 }  // namespace
 
-void AppendRecordJson(const ParsedRecord& rec, std::string* out) {
+absl::Status AppendRecordJson(const ParsedRecord& rec, std::string* out) {
   switch (rec.kind) {
-    case RecordKind::kEvent:
-      AppendEventRecordJson(rec.event, out);
-      return;
+    case RecordKind::kEvent: {
+      DomainEvent e;
+      if (absl::Status s = ToDomainEvent(rec.event, &e); !s.ok()) {
+        return Refused(rec.kind, s);
+      }
+      AppendEventJson(e.event, e.host, out);
+      return absl::OkStatus();
+    }
     case RecordKind::kHeader: {
       StreamInfo info;
-      if (ToDomainHeader(rec.header, &info).ok()) {
-        AppendHeaderJson(info, rec.header.format_version(), out);
-      } else {
-        AppendSchemaJson(RecordKindName(rec.kind), rec.header, out);
+      if (absl::Status s = ToDomainHeader(rec.header, &info); !s.ok()) {
+        return Refused(rec.kind, s);
       }
-      return;
+      AppendHeaderJson(info, rec.header.format_version(), out);
+      return absl::OkStatus();
     }
     case RecordKind::kStats: {
       StatsSnapshot stats;
-      if (ToDomainStats(rec.stats, &stats).ok()) {
-        AppendStatsJson(stats, out);
-      } else {
-        AppendSchemaJson(RecordKindName(rec.kind), rec.stats, out);
+      if (absl::Status s = ToDomainStats(rec.stats, &stats); !s.ok()) {
+        return Refused(rec.kind, s);
       }
-      return;
+      AppendStatsJson(stats, out);
+      return absl::OkStatus();
     }
     case RecordKind::kSummary: {
       SummaryRecord summary;
-      if (ToDomainSummary(rec.summary, &summary).ok()) {
-        AppendSummaryJson(summary, out);
-      } else {
-        AppendSchemaJson(RecordKindName(rec.kind), rec.summary, out);
+      if (absl::Status s = ToDomainSummary(rec.summary, &summary); !s.ok()) {
+        return Refused(rec.kind, s);
       }
-      return;
+      AppendSummaryJson(summary, out);
+      return absl::OkStatus();
     }
     case RecordKind::kStuck: {
       DomainStuck k;
-      if (ToDomainStuck(rec.stuck, &k).ok()) {
-        AppendStuckJson(k.stuck, JsonHost(k.host), out);
-      } else {
-        AppendSchemaJson(RecordKindName(rec.kind), rec.stuck, out);
+      if (absl::Status s = ToDomainStuck(rec.stuck, &k); !s.ok()) {
+        return Refused(rec.kind, s);
       }
-      return;
+      AppendStuckJson(k.stuck, JsonHost(k.host), out);
+      return absl::OkStatus();
     }
     case RecordKind::kOp: {
       DomainOp o;
-      if (ToDomainOp(rec.op, &o).ok()) {
-        AppendOpJson(o.op, JsonHost(o.host), out);
-      } else {
-        AppendSchemaJson(RecordKindName(rec.kind), rec.op, out);
+      if (absl::Status s = ToDomainOp(rec.op, &o); !s.ok()) {
+        return Refused(rec.kind, s);
       }
-      return;
+      AppendOpJson(o.op, JsonHost(o.host), out);
+      return absl::OkStatus();
     }
   }
+  return absl::InternalError("no such record kind");
 }
 
 void AppendRecordProto(const ParsedRecord& rec, std::string* out) {

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "record.h"
 
 namespace biosnoop::report {
@@ -17,10 +18,11 @@ namespace biosnoop::report {
 // exactly as biosnoop writes it ("type" first, then the fields in schema
 // order, with biosnoop's rules for what is null and what is left out);
 // an event from a stream older than completion_context without it, as
-// that stream had it.  A record biosnoop's types cannot hold (to_domain.h
-// lists what; biosnoop never writes one) is written by its schema instead
-// (schema_json.h), which reads back the same all the same.
-void AppendRecordJson(const ParsedRecord& rec, std::string* out);
+// that stream had it.  A record biosnoop could not have written
+// (to_domain.h lists what) is refused: InvalidArgumentError
+// "(KIND): FIELD ..." ("(event): op \"s6\" is not an operation biosnoop
+// writes"), and nothing is appended.
+absl::Status AppendRecordJson(const ParsedRecord& rec, std::string* out);
 
 // Appends the record as a length-delimited biosnoop.v1.Record.
 void AppendRecordProto(const ParsedRecord& rec, std::string* out);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "histogram.h"
@@ -21,9 +22,16 @@
 namespace biosnoop::report {
 namespace {
 
+// The refusal: "FIELD WHY", WHY saying what biosnoop would have written.
 absl::Status Unrepresentable(absl::string_view field, absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("\"", field, "\": ", why, ": no domain value for it"));
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", why));
+}
+
+// A string value as a refusal quotes it: escaped, and cut short.
+std::string Quoted(absl::string_view v) {
+  constexpr size_t kMax = 40;
+  return absl::StrCat("\"", absl::CHexEscape(v.substr(0, kMax)),
+                      v.size() > kMax ? "...\"" : "\"");
 }
 
 // us -> ns, when the ns fit.
@@ -34,7 +42,9 @@ bool NsOf(uint64_t us, uint64_t* ns) {
 }
 
 absl::Status SetNs(absl::string_view field, uint64_t us, uint64_t* ns) {
-  if (!NsOf(us, ns)) return Unrepresentable(field, "too large in ns");
+  if (!NsOf(us, ns)) {
+    return Unrepresentable(field, absl::StrCat(us, " is too large in ns"));
+  }
   return absl::OkStatus();
 }
 
@@ -53,7 +63,10 @@ bool ParseDev(absl::string_view dev, uint32_t* major, uint32_t* minor) {
 absl::Status SetDev(absl::string_view field, absl::string_view dev,
                     uint32_t* major, uint32_t* minor) {
   if (!ParseDev(dev, major, minor))
-    return Unrepresentable(field, "not MAJ:MIN");
+    return Unrepresentable(field,
+                           absl::StrCat(Quoted(dev),
+                                        " is not MAJ:MIN as biosnoop writes "
+                                        "a device"));
   return absl::OkStatus();
 }
 
@@ -63,29 +76,35 @@ absl::Status SetDev(absl::string_view field, absl::string_view dev,
 absl::Status SetComm(absl::string_view field, const std::string& comm,
                      const std::string* comm_raw, std::array<char, 16>* out) {
   const std::string& raw = comm_raw != nullptr ? *comm_raw : comm;
-  if (raw.size() > out->size()) return Unrepresentable(field, "over 16 bytes");
+  if (raw.size() > out->size()) {
+    return Unrepresentable(
+        field, absl::StrCat(Quoted(raw), " is over the kernel's 16 bytes"));
+  }
   if (raw.find('\0') != std::string::npos) {
-    return Unrepresentable(field, "holds a NUL");
+    return Unrepresentable(field,
+                           absl::StrCat(Quoted(raw), " holds a NUL byte"));
   }
   if (comm_raw != nullptr) {
     std::string text;
     if (!AppendSanitizedUtf8(raw, &text) || text != comm) {
-      return Unrepresentable(field, "comm_raw is not what comm stands for");
+      return Unrepresentable(
+          field, absl::StrCat(Quoted(comm), " is not the text of comm_raw ",
+                              Quoted(raw),
+                              " (or comm_raw is UTF-8, which "
+                              "biosnoop writes as comm alone)"));
     }
   } else if (!IsValidUtf8(comm)) {
-    return Unrepresentable(field, "not UTF-8");
+    return Unrepresentable(field, absl::StrCat(Quoted(comm), " is not UTF-8"));
   }
   out->fill('\0');
   raw.copy(out->data(), raw.size());
   return absl::OkStatus();
 }
 
-// Optional strings the domain holds as "" for none.
-absl::Status SetNonEmpty(absl::string_view field, bool has,
-                         const std::string& value, std::string* out) {
-  if (has && value.empty()) return Unrepresentable(field, "set but empty");
+// Optional strings the domain holds as "" for none: set but empty names
+// nothing, the same as unset (normalised: written as none).
+void SetNonEmpty(bool has, const std::string& value, std::string* out) {
   out->assign(has ? value : std::string());
-  return absl::OkStatus();
 }
 
 // op and rwbs: the Op and flags they name.
@@ -100,9 +119,14 @@ absl::Status SetOpAndFlags(const std::string& op, const std::string& rwbs,
         return absl::OkStatus();
       }
     }
-    return Unrepresentable("rwbs", "not a flag string of its op");
+    return Unrepresentable("rwbs",
+                           absl::StrCat(Quoted(rwbs),
+                                        " is not a flag string biosnoop "
+                                        "writes for op ",
+                                        Quoted(op)));
   }
-  return Unrepresentable("op", "not an op name");
+  return Unrepresentable(
+      "op", absl::StrCat(Quoted(op), " is not an operation biosnoop writes"));
 }
 
 absl::Status SetPathKind(const std::string& name, PathKind* kind) {
@@ -113,7 +137,10 @@ absl::Status SetPathKind(const std::string& name, PathKind* kind) {
       return absl::OkStatus();
     }
   }
-  return Unrepresentable("path_kind", "not a path kind");
+  return Unrepresentable("path_kind",
+                         absl::StrCat(Quoted(name),
+                                      " is not a path kind biosnoop "
+                                      "writes"));
 }
 
 // The cgroup keys, as WriteCgroupJson writes them: all four when the id is
@@ -123,19 +150,19 @@ absl::Status SetCgroup(const Msg& m, uint64_t* id, CgroupLabel* c) {
   *id = m.cgroup_id();
   if (m.cgroup_id() == 0) {
     if (m.has_cgroup() || m.has_container_id() || m.has_pod_uid()) {
-      return Unrepresentable("cgroup", "names with cgroup_id 0");
+      return Unrepresentable(
+          "cgroup",
+          "(or container_id, pod_uid) is set with cgroup_id 0: "
+          "biosnoop writes none of them then");
     }
     *c = CgroupLabel{};
     return absl::OkStatus();
   }
   c->known = m.has_cgroup();
   c->path = m.cgroup();
-  if (absl::Status s = SetNonEmpty("container_id", m.has_container_id(),
-                                   m.container_id(), &c->container_id);
-      !s.ok()) {
-    return s;
-  }
-  return SetNonEmpty("pod_uid", m.has_pod_uid(), m.pod_uid(), &c->pod_uid);
+  SetNonEmpty(m.has_container_id(), m.container_id(), &c->container_id);
+  SetNonEmpty(m.has_pod_uid(), m.pod_uid(), &c->pod_uid);
+  return absl::OkStatus();
 }
 
 // The names content takes (the enricher's), and the kernel's value of
@@ -160,7 +187,10 @@ absl::Status SetAttribution(const Msg& m, Attribution* a,
   if (m.content().empty()) {
     if (m.files_size() != 0 || m.file_count() != 0 || m.files_incomplete() ||
         m.has_dirtied_by() || m.dirtier_count() != 0) {
-      return Unrepresentable("content", "empty with files or a dirtier");
+      return Unrepresentable(
+          "content",
+          "is empty with files or a dirtier: biosnoop writes "
+          "none of them then");
     }
     return absl::OkStatus();
   }
@@ -171,7 +201,9 @@ absl::Status SetAttribution(const Msg& m, Attribution* a,
     }
   }
   if (a->content == Content::kNotLooked) {
-    return Unrepresentable("content", "not a content name");
+    return Unrepresentable(
+        "content",
+        absl::StrCat(Quoted(m.content()), " is not a content biosnoop writes"));
   }
   for (const v1::FileRef& f : m.files()) {
     FileRef& ref = a->files.emplace_back();
@@ -219,11 +251,7 @@ absl::Status SetRequest(const Msg& m, int64_t* realtime_ns, std::string* disk,
                         Request* r) {
   *realtime_ns = ToNs(m.timestamp());
   *disk = m.disk();
-  if (absl::Status s =
-          SetNonEmpty("partition", m.has_partition(), m.partition(), partition);
-      !s.ok()) {
-    return s;
-  }
+  SetNonEmpty(m.has_partition(), m.partition(), partition);
   stack->assign(m.stack().begin(), m.stack().end());
   if (absl::Status s = SetDev("dev", m.dev(), &r->major, &r->minor); !s.ok()) {
     return s;
@@ -259,7 +287,10 @@ absl::Status SetLayer(absl::string_view name, const v1::OpLayer& m,
                    {m.device_us_max(), &l->device_ns_max},
                    {m.wait_us(), &l->wait_ns}};
   for (const auto& d : durations) {
-    if (!NsOf(d.us, d.ns)) return Unrepresentable(name, "too large in ns");
+    if (!NsOf(d.us, d.ns)) {
+      return Unrepresentable(
+          name, absl::StrCat("has ", d.us, " us, too large in ns"));
+    }
   }
   return absl::OkStatus();
 }
@@ -294,7 +325,10 @@ absl::Status ToDomainEvent(const v1::Event& m, DomainEvent* out) {
   if ((e.include_queue &&
        (!ev.queue_ns.has_value() || ev.device_ns > kMax - *ev.queue_ns)) ||
       ev.LatencyNs(e.include_queue) / 1000 != m.latency_us()) {
-    return Unrepresentable("latency_us", "neither device_us nor with queue_us");
+    return Unrepresentable(
+        "latency_us",
+        absl::StrCat(m.latency_us(),
+                     " is neither device_us nor device_us + queue_us"));
   }
   // The status whose errno and name these are (0: success).
   bool found = false;
@@ -308,26 +342,31 @@ absl::Status ToDomainEvent(const v1::Event& m, DomainEvent* out) {
       break;
     }
   }
-  if (!found) return Unrepresentable("error", "not the name of error_code");
+  if (!found) {
+    return Unrepresentable(
+        "error", absl::StrCat(m.has_error() ? Quoted(m.error()) : "null",
+                              " with error_code ", m.error_code(),
+                              " is not an error biosnoop writes"));
+  }
   e.seq = m.seq();
   if (absl::Status s = SetCgroup(m, &ev.cgroup_id, &e.cgroup); !s.ok()) {
     return s;
   }
-  if (m.completion_context().empty()) {
-    out->completion_context_absent = true;  // ev's stays kUnknown
-  } else {
-    found = false;
-    for (CompletionContext c :
-         {CompletionContext::kUnknown, CompletionContext::kTask,
-          CompletionContext::kSoftirq, CompletionContext::kHardirq}) {
-      if (CompletionContextName(c) == m.completion_context()) {
-        ev.completion_context = c;
-        found = true;
-      }
+  // "" (a stream from before the field): kAbsent, whose name it is.
+  found = false;
+  for (CompletionContext c :
+       {CompletionContext::kAbsent, CompletionContext::kUnknown,
+        CompletionContext::kTask, CompletionContext::kSoftirq,
+        CompletionContext::kHardirq}) {
+    if (CompletionContextName(c) == m.completion_context()) {
+      ev.completion_context = c;
+      found = true;
     }
-    if (!found) {
-      return Unrepresentable("completion_context", "not a context name");
-    }
+  }
+  if (!found) {
+    return Unrepresentable("completion_context",
+                           absl::StrCat(Quoted(m.completion_context()),
+                                        " is not a context biosnoop writes"));
   }
   if (absl::Status s = SetAttribution(m, &ev.attribution, &e.attribution);
       !s.ok()) {
@@ -341,7 +380,7 @@ absl::Status ToDomainEvent(const v1::Event& m, DomainEvent* out) {
                                  ecs_key)                                  \
   if (m.has_##name()) {                                                    \
     if (m.name() > std::numeric_limits<uint64_t>::max() / divisor) {       \
-      return Unrepresentable(#name, "too large in the domain's unit");     \
+      return Unrepresentable(#name, "is too large in the domain's unit");  \
     }                                                                      \
     ev.values.Set(EventValue::value, m.name() * divisor);                  \
   }
@@ -384,7 +423,11 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
       break;
     }
   }
-  if (!found) return Unrepresentable("call", "not a call name");
+  if (!found) {
+    return Unrepresentable(
+        "call",
+        absl::StrCat(Quoted(m.call()), " is not a call biosnoop writes"));
+  }
   op.pid = m.pid();
   op.tid = m.tid();
   if (absl::Status s =
@@ -410,31 +453,36 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
   }
   op.file.direct = m.file().direct();
   o.disk = m.disk();
-  if (absl::Status s = SetNonEmpty("partition", m.has_partition(),
-                                   m.partition(), &o.partition);
-      !s.ok()) {
-    return s;
-  }
+  SetNonEmpty(m.has_partition(), m.partition(), &o.partition);
   if (m.has_offset()) op.offset = m.offset();
   op.bytes_requested = m.bytes_requested();
   op.bytes_requested_partial = m.bytes_requested_partial();
   // bytes_done, error_code and error are the call's result.
   if (m.error_code() == 0) {
     if (m.bytes_done() > uint64_t{std::numeric_limits<int64_t>::max()}) {
-      return Unrepresentable("bytes_done", "over the result's range");
+      return Unrepresentable(
+          "bytes_done",
+          absl::StrCat(m.bytes_done(), " is over a call's result's range"));
     }
     op.result = static_cast<int64_t>(m.bytes_done());
   } else if (m.bytes_done() != 0) {
-    return Unrepresentable("bytes_done", "set with an error");
+    return Unrepresentable(
+        "bytes_done",
+        absl::StrCat(m.bytes_done(), " with error_code ", m.error_code(),
+                     ": a call's result is bytes done or an error, not both"));
   } else {
     op.result = -int64_t{m.error_code()};
   }
   if (op.ErrorCode() != m.error_code()) {
-    return Unrepresentable("error_code", "not an errno");
+    return Unrepresentable("error_code",
+                           absl::StrCat(m.error_code(), " is not an errno"));
   }
   if (m.has_error() != (op.ErrorCode() != 0) ||
       (m.has_error() && m.error() != ErrnoName(op.ErrorCode()))) {
-    return Unrepresentable("error", "not the name of error_code");
+    return Unrepresentable(
+        "error",
+        absl::StrCat(m.has_error() ? Quoted(m.error()) : "null",
+                     " is not the name of error_code ", m.error_code()));
   }
   o.start_realtime_ns = ToNs(m.start_time());
   op.start_ns = 0;  // only the difference is written
@@ -448,7 +496,9 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
   }
   if (m.block().dirty_known() != 0 || m.block().has_dirty_age_us_max() ||
       m.block().has_dirty_age_us_min()) {
-    return Unrepresentable("block", "dirty ages");
+    return Unrepresentable("block",
+                           "has dirty ages: biosnoop writes them for the "
+                           "writeback layer only");
   }
   o.block_disks.assign(m.block().disks().begin(), m.block().disks().end());
   // The writeback layer: no disks (the kernel side records none), both
@@ -457,18 +507,28 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
   if (absl::Status s = SetLayer("writeback", wb, &op.writeback); !s.ok()) {
     return s;
   }
-  if (wb.disks_size() != 0) return Unrepresentable("writeback", "disks");
+  if (wb.disks_size() != 0) {
+    return Unrepresentable(
+        "writeback.disks",
+        absl::StrCat("has ", wb.disks_size(),
+                     ": biosnoop writes the disks of the block layer only"));
+  }
   op.dirty_known = wb.dirty_known();
   const bool ages = wb.dirty_known() > 0;
   if (wb.has_dirty_age_us_max() != ages || wb.has_dirty_age_us_min() != ages) {
-    return Unrepresentable("writeback", "dirty ages without dirty_known");
+    return Unrepresentable("writeback",
+                           "has dirty ages set other than exactly when "
+                           "dirty_known > 0, as biosnoop writes them");
   }
   if (ages && (!NsOf(wb.dirty_age_us_max(), &op.dirty_age_max_ns) ||
                !NsOf(wb.dirty_age_us_min(), &op.dirty_age_min_ns))) {
-    return Unrepresentable("writeback", "dirty ages too large in ns");
+    return Unrepresentable("writeback", "has dirty ages too large in ns");
   }
   if (op.OtherUs() != m.other_us()) {
-    return Unrepresentable("other_us", "not latency_us less the waits");
+    return Unrepresentable(
+        "other_us",
+        absl::StrCat(m.other_us(),
+                     " is not latency_us less both layers' wait_us"));
   }
   return absl::OkStatus();
 }
@@ -486,7 +546,8 @@ absl::Status ToDomainSummary(const v1::Summary& m, SummaryRecord* out) {
     group.data.bytes = g.bytes();
     group.data.slow = g.slow();
     group.data.errors = g.errors();
-    // The writer leaves trailing zero buckets out.
+    // The writer leaves trailing zero buckets out: a histogram with them
+    // is the same histogram (normalised), also past kHistBuckets.
     const struct {
       const char* name;
       const google::protobuf::RepeatedField<uint64_t>& from;
@@ -495,13 +556,16 @@ absl::Status ToDomainSummary(const v1::Summary& m, SummaryRecord* out) {
         {"latency_us_log2", g.latency_us_log2(), group.data.latency},
         {"size_log2", g.size_log2(), group.data.size}};
     for (const auto& h : histograms) {
-      if (h.from.size() > kHistBuckets) {
-        return Unrepresentable(h.name, "too many buckets");
+      int size = h.from.size();
+      while (size > 0 && h.from[size - 1] == 0) --size;
+      if (size > static_cast<int>(kHistBuckets)) {
+        return Unrepresentable(h.name,
+                               absl::StrCat("has ", size,
+                                            " buckets: biosnoop writes at "
+                                            "most ",
+                                            kHistBuckets));
       }
-      if (!h.from.empty() && h.from[h.from.size() - 1] == 0) {
-        return Unrepresentable(h.name, "trailing zero buckets");
-      }
-      std::copy(h.from.begin(), h.from.end(), h.to.begin());
+      std::copy(h.from.begin(), h.from.begin() + size, h.to.begin());
     }
   }
   return absl::OkStatus();
@@ -527,7 +591,10 @@ absl::Status ToDomainHeader(const v1::StreamHeader& m, StreamInfo* out) {
   out->ops = m.ops();
   // Written with ops only: a threshold without them would be lost.
   if (!m.ops() && m.op_min_us() != 0) {
-    return Unrepresentable("op_min_us", "without ops");
+    return Unrepresentable("op_min_us",
+                           absl::StrCat(m.op_min_us(),
+                                        " without ops: biosnoop writes the "
+                                        "threshold only with ops"));
   }
   out->op_min_us = m.op_min_us();
   out->kernel_lacks.assign(m.kernel_lacks().begin(), m.kernel_lacks().end());

@@ -8,44 +8,53 @@
 // The contract, for each function: it returns OK when its output is exact,
 // that is when biosnoop's writer (json_format.h, proto_format.h), given
 // the output, writes a record that reads back as the same message, every
-// field of it; else InvalidArgumentError naming the first field the domain
-// types cannot hold, with the output unspecified (record_writer.h then
-// writes the message by its schema, schema_json.h).  Every record biosnoop
-// writes is exact, and so is every record of the streams of its earlier
-// versions.
+// field of it, or as the message's one exact equivalent (below); else
+// InvalidArgumentError saying which field, with its value, biosnoop could
+// not have written ("op \"s6\" is not an operation biosnoop writes"),
+// with the output unspecified: bioreport refuses such a record (it has
+// no JSON writer of its own).  Every record biosnoop writes is exact, and
+// so is every record of the streams of its earlier versions.
 //
 // Lossless: every field; durations, which the domain keeps in ns and the
 // record in us, become us * 1000 (the writers' truncating / 1000 gives the
 // same integer back); "MAJ:MIN" devices as their two numbers; comm and
 // comm_raw as the raw bytes they stand for; error_code and error as the
 // status (blk_status_t; an op's result) they name; an event's latency_us
-// as its device and queue time and whether one includes the other (-Q).
+// as its device and queue time and whether one includes the other (-Q);
+// an empty or missing completion_context (a stream from before it) as
+// CompletionContext::kAbsent, which the writers leave out.
 //
-// Cannot be represented (biosnoop never writes them; another program or a
-// hand-edited stream may):
+// Normalised (the one equivalent biosnoop writes):
+//   - a summary's histogram with trailing zero buckets: without them
+//     (biosnoop leaves them out), also past kHistBuckets;
+//   - an optional string that is set but empty (partition, container_id,
+//     pod_uid): unset (it names nothing; the domain's "" is none).
+//
+// Refused (biosnoop never writes them; another program or a hand-edited
+// stream may):
 //   - a name the domain keeps as a choice, outside that choice: op and
 //     rwbs (an Op and flags, OpName and Rwbs), completion_context
-//     (CompletionContextName, or ""), content ("file", "metadata",
-//     "device", "unknown", "none", or ""), a file's path_kind
-//     (PathKindName), an op's call (CallName), error (the name of
-//     error_code: BlkStatusToError's, an op's ErrnoName);
+//     (CompletionContextName), content ("file", "metadata", "device",
+//     "unknown", "none", or ""), a file's path_kind (PathKindName), an
+//     op's call (CallName), error (the name of error_code:
+//     BlkStatusToError's, an op's ErrnoName);
 //   - a dev not in the form "MAJ:MIN" (decimal, each a uint32, no leading
 //     zeros), as biosnoop writes it;
 //   - comm (or a dirtier's) of more than 16 bytes or with a NUL; comm_raw
 //     when it is valid UTF-8 or comm is not its text (AppendSanitizedUtf8);
 //   - latency_us other than device_us, or device_us + queue_us (or one
 //     more: biosnoop adds the ns, whose sub-microsecond parts may add up);
-//   - an optional string that is set but empty (partition, container_id,
-//     pod_uid): the domain's "" is none;
 //   - cgroup, container_id or pod_uid with cgroup_id 0 (none is written
 //     then); content "" with a file, a file_count, files_incomplete, a
 //     dirtier or a dirtier_count (none is written then);
-//   - an op's bytes_done with an error, error_code above 4095 or below 0,
-//     other_us other than latency_us - both layers' wait_us (at least 0),
-//     a block layer with dirty_known or dirty ages, a writeback layer with
-//     disks, dirty ages other than both set exactly when dirty_known > 0;
-//   - a summary's histogram with trailing zero buckets or more than
-//     kHistBuckets;
+//   - an op's bytes_done with an error (a call's result is one or the
+//     other), error_code above 4095 or below 0, other_us other than
+//     latency_us - both layers' wait_us (at least 0), a block layer with
+//     dirty_known or dirty ages, a writeback layer with disks (biosnoop
+//     attributes disks to the block layer only), dirty ages other than
+//     both set exactly when dirty_known > 0;
+//   - a summary's histogram with more than kHistBuckets buckets up to its
+//     last non-zero one;
 //   - a header's op_min_us without ops;
 //   - a duration whose ns do not fit in a uint64.
 // Timestamps are the readers' (validated: their ns fit in an int64).
@@ -66,11 +75,6 @@ namespace biosnoop::report {
 struct DomainEvent {
   EnrichedEvent event;
   absl::string_view host;  // the message's host (it must outlive this)
-  // The event came from a stream from before completion_context (the
-  // message's is ""): the domain has no such value, so the event holds
-  // kUnknown, which the writer must not write (record_writer.cc takes the
-  // key out of the line).
-  bool completion_context_absent = false;
 };
 
 // A stuck record as AppendStuckJson() takes it.
