@@ -110,7 +110,7 @@ TEST_F(KernelLacksTest, ReadBackAndConvertedByteForByte) {
               kTwoLacks);
     EXPECT_EQ(rec.header.op_min_us(), 10000u);
     std::string as_json;
-    report::AppendRecordJson(rec, &as_json);
+    ASSERT_TRUE(report::AppendRecordJson(rec, &as_json).ok());
     EXPECT_EQ(as_json, jsonl);
     std::string as_proto;
     report::AppendRecordProto(rec, &as_proto);
@@ -133,7 +133,7 @@ TEST_F(KernelLacksTest, AbsentWhenTheKernelLacksNothing) {
   const ParsedRecord from_pb = ReadBack(pb);
   EXPECT_EQ(from_pb.header.kernel_lacks_size(), 0);
   std::string as_json;
-  report::AppendRecordJson(from_pb, &as_json);
+  ASSERT_TRUE(report::AppendRecordJson(from_pb, &as_json).ok());
   EXPECT_EQ(as_json, jsonl);
   const ParsedRecord from_json = ReadBack(jsonl);
   std::string as_proto;

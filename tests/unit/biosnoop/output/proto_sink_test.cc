@@ -341,7 +341,7 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomEvents) {
     rec.kind = RecordKind::kEvent;
     FillEventProto(e, host, &rec.event);
     std::string converted;
-    report::AppendRecordJson(rec, &converted);
+    ASSERT_TRUE(report::AppendRecordJson(rec, &converted).ok());
     ASSERT_EQ(converted, biosnoop_line);
 
     // And the protobuf bytes are those of a v1::Record holding the event.
@@ -369,7 +369,7 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomStuckRequests) {
     rec.kind = RecordKind::kStuck;
     FillStuckProto(s, host, &rec.stuck);
     std::string converted;
-    report::AppendRecordJson(rec, &converted);
+    ASSERT_TRUE(report::AppendRecordJson(rec, &converted).ok());
     ASSERT_EQ(converted, biosnoop_line);
 
     std::string framed;
@@ -413,7 +413,7 @@ TEST(ProtoFormatTest, ConverterJsonEqualsBiosnoopJsonOnRandomSummaries) {
     rec.kind = RecordKind::kSummary;
     FillSummaryProto(s, &rec.summary);
     std::string converted;
-    report::AppendRecordJson(rec, &converted);
+    ASSERT_TRUE(report::AppendRecordJson(rec, &converted).ok());
     ASSERT_EQ(converted, biosnoop_line);
 
     std::string framed;

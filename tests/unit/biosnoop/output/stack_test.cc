@@ -88,7 +88,7 @@ class StackTest : public SinkRoundTrip {
                                const std::string& jsonl,
                                const std::string& pb) {
     std::string as_json;
-    report::AppendRecordJson(rec, &as_json);
+    ASSERT_TRUE(report::AppendRecordJson(rec, &as_json).ok());
     EXPECT_EQ(as_json, jsonl);
     std::string as_proto;
     report::AppendRecordProto(rec, &as_proto);
@@ -202,7 +202,7 @@ TEST_F(StackTest, ReaderTakesAnEmptyArrayAndRefusesOthers) {
   const ParsedRecord empty = ReadBack(line);
   EXPECT_EQ(empty.event.stack_size(), 0);
   std::string as_json;
-  report::AppendRecordJson(empty, &as_json);
+  ASSERT_TRUE(report::AppendRecordJson(empty, &as_json).ok());
   EXPECT_EQ(as_json, plain);
   line = plain;
   line.insert(line.size() - 2, R"(,"stack":["dm-0","vg0-data"])");
