@@ -181,4 +181,23 @@ inline std::vector<ParsedRecord> EveryKind() {
   return recs;
 }
 
+// The message of `rec` that its kind names.
+inline const google::protobuf::Message& Member(const ParsedRecord& rec) {
+  switch (rec.kind) {
+    case RecordKind::kHeader:
+      return rec.header;
+    case RecordKind::kStats:
+      return rec.stats;
+    case RecordKind::kSummary:
+      return rec.summary;
+    case RecordKind::kStuck:
+      return rec.stuck;
+    case RecordKind::kOp:
+      return rec.op;
+    case RecordKind::kEvent:
+      break;
+  }
+  return rec.event;
+}
+
 }  // namespace biosnoop::report::test_util

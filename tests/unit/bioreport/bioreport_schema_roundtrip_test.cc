@@ -21,24 +21,7 @@ namespace {
 
 using google::protobuf::Message;
 using test_util::EveryKind;  // every field of every kind, each its own
-
-const Message& Member(const ParsedRecord& rec) {
-  switch (rec.kind) {
-    case RecordKind::kHeader:
-      return rec.header;
-    case RecordKind::kStats:
-      return rec.stats;
-    case RecordKind::kSummary:
-      return rec.summary;
-    case RecordKind::kStuck:
-      return rec.stuck;
-    case RecordKind::kOp:
-      return rec.op;
-    case RecordKind::kEvent:
-      break;
-  }
-  return rec.event;
-}
+using test_util::Member;
 
 TEST(BioreportSchemaRoundTripTest, EveryFieldThroughJsonLines) {
   for (const ParsedRecord& rec : EveryKind()) {

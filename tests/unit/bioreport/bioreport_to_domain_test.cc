@@ -41,6 +41,7 @@ using test_util::EveryFieldHeader;
 using test_util::EveryFieldOp;
 using test_util::EveryFieldStuck;
 using test_util::FillEveryField;
+using test_util::Member;
 
 // Reads a JSON line (with its '\n') back.
 ParsedRecord ReadJson(const std::string& line) {
@@ -50,24 +51,6 @@ ParsedRecord ReadJson(const std::string& line) {
       parser.Parse(absl::string_view(line).substr(0, line.size() - 1), &back);
   EXPECT_TRUE(s.ok()) << s << "\n" << line;
   return back;
-}
-
-const Message& Member(const ParsedRecord& rec) {
-  switch (rec.kind) {
-    case RecordKind::kHeader:
-      return rec.header;
-    case RecordKind::kStats:
-      return rec.stats;
-    case RecordKind::kSummary:
-      return rec.summary;
-    case RecordKind::kStuck:
-      return rec.stuck;
-    case RecordKind::kOp:
-      return rec.op;
-    case RecordKind::kEvent:
-      break;
-  }
-  return rec.event;
 }
 
 Message* MutableMember(ParsedRecord* rec) {
