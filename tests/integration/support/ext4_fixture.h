@@ -1,8 +1,9 @@
 #pragma once
 
-// Files on a real ext4 file system, for the privileged tests: a file
-// system made and mounted on a test's disk (Ext4), and the file operations
-// the tests drive through it.  Header-only, like the rest is small.
+// Files on real file systems, for the privileged tests: ext4, xfs or btrfs
+// made and mounted on a test's disk (FileSystem, Ext4), overlayfs over one
+// (Overlay), and the file operations the tests drive through them.
+// Header-only, like the rest is small.
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -74,15 +75,44 @@ inline bool DropCache(const std::string& path) {
   return ok && CachedPages(path) == 0;
 }
 
-// An ext4 file system made on `dev` (its inode tables and journal zeroed
-// now: no ext4lazyinit I/O later) and mounted noatime on a new directory
-// under /tmp; unmounted and removed at the end, also after a failure.
-class Ext4 {
+// The file systems the tests make: ext4, xfs and btrfs.
+enum class FsType { kExt4, kXfs, kBtrfs };
+
+inline const char* FsName(FsType t) {
+  switch (t) {
+    case FsType::kXfs:
+      return "xfs";
+    case FsType::kBtrfs:
+      return "btrfs";
+    default:
+      return "ext4";
+  }
+}
+
+// mkfs for `type` on `dev`, quiet and forced.  ext4's inode tables and
+// journal are zeroed now (no ext4lazyinit I/O later); btrfs is made with
+// one device's profiles (single data, dup metadata).
+inline std::vector<std::string> MkfsCommand(FsType type,
+                                            const std::string& dev) {
+  switch (type) {
+    case FsType::kXfs:
+      return {"mkfs.xfs", "-q", "-f", dev};
+    case FsType::kBtrfs:
+      return {"mkfs.btrfs", "-q", "-f", dev};
+    default:
+      return {"mkfs.ext4", "-q", "-F", "-E",
+              "lazy_itable_init=0,lazy_journal_init=0", dev};
+  }
+}
+
+// A file system of `type` made on `dev` and mounted noatime on a new
+// directory under /tmp; unmounted and removed at the end, also after a
+// failure.
+class FileSystem {
  public:
-  explicit Ext4(const std::string& dev) {
-    if (RunCommand({"mkfs.ext4", "-q", "-F", "-E",
-                    "lazy_itable_init=0,lazy_journal_init=0", dev}) != 0) {
-      error_ = "mkfs.ext4 " + dev + " failed";
+  FileSystem(const std::string& dev, FsType type) : type_(type) {
+    if (RunCommand(MkfsCommand(type, dev)) != 0) {
+      error_ = std::string(FsName(type)) + " mkfs on " + dev + " failed";
       return;
     }
     char tmpl[] = "/tmp/biosnoop-attr-XXXXXX";
@@ -91,13 +121,14 @@ class Ext4 {
       return;
     }
     dir_ = tmpl;
-    if (mount(dev.c_str(), dir_.c_str(), "ext4", MS_NOATIME, nullptr) != 0) {
+    if (mount(dev.c_str(), dir_.c_str(), FsName(type), MS_NOATIME,
+              nullptr) != 0) {
       error_ = "mount " + dev + ": " + strerror(errno);
       return;
     }
     mounted_ = true;
   }
-  ~Ext4() {
+  ~FileSystem() {
     if (mounted_ && umount2(dir_.c_str(), 0) != 0) {
       ADD_FAILURE() << "umount " << dir_ << ": " << strerror(errno)
                     << "; detaching it";
@@ -105,9 +136,10 @@ class Ext4 {
     }
     if (!dir_.empty()) rmdir(dir_.c_str());
   }
-  Ext4(const Ext4&) = delete;
-  Ext4& operator=(const Ext4&) = delete;
+  FileSystem(const FileSystem&) = delete;
+  FileSystem& operator=(const FileSystem&) = delete;
 
+  FsType type() const { return type_; }
   bool ok() const { return mounted_; }
   const std::string& error() const { return error_; }
   const std::string& dir() const { return dir_; }
@@ -129,7 +161,72 @@ class Ext4 {
   }
 
  private:
+  FsType type_;
   std::string dir_;
+  std::string error_;
+  bool mounted_ = false;
+};
+
+// An ext4 file system, the tests' usual one.
+class Ext4 : public FileSystem {
+ public:
+  explicit Ext4(const std::string& dev) : FileSystem(dev, FsType::kExt4) {}
+};
+
+// An overlayfs mount, as a container's root is: lower/ and upper/ (with
+// its work/) on `base`, merged on a new directory under /tmp.  Files made
+// through the merged directory live in upper/.
+class Overlay {
+ public:
+  explicit Overlay(const FileSystem& base)
+      : lower_(base.Path("lower")),
+        upper_(base.Path("upper")),
+        work_(base.Path("work")) {
+    for (const std::string* d : {&lower_, &upper_, &work_}) {
+      if (mkdir(d->c_str(), 0755) != 0 && errno != EEXIST) {
+        error_ = "mkdir " + *d + ": " + strerror(errno);
+        return;
+      }
+    }
+    char tmpl[] = "/tmp/biosnoop-merged-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      error_ = std::string("mkdtemp: ") + strerror(errno);
+      return;
+    }
+    merged_ = tmpl;
+    const std::string opts =
+        "lowerdir=" + lower_ + ",upperdir=" + upper_ + ",workdir=" + work_;
+    if (mount("overlay", merged_.c_str(), "overlay", 0, opts.c_str()) != 0) {
+      error_ = "mount overlay on " + merged_ + ": " + strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  ~Overlay() {
+    if (mounted_ && umount2(merged_.c_str(), 0) != 0) {
+      ADD_FAILURE() << "umount " << merged_ << ": " << strerror(errno)
+                    << "; detaching it";
+      umount2(merged_.c_str(), MNT_DETACH);
+    }
+    if (!merged_.empty()) rmdir(merged_.c_str());
+  }
+  Overlay(const Overlay&) = delete;
+  Overlay& operator=(const Overlay&) = delete;
+
+  bool ok() const { return mounted_; }
+  const std::string& error() const { return error_; }
+  const std::string& merged() const { return merged_; }
+  // A file through the merged directory, and where its data lives.
+  std::string Path(const std::string& name) const {
+    return merged_ + "/" + name;
+  }
+  std::string UpperPath(const std::string& name) const {
+    return upper_ + "/" + name;
+  }
+  const std::string& lower() const { return lower_; }
+
+ private:
+  std::string lower_, upper_, work_, merged_;
   std::string error_;
   bool mounted_ = false;
 };
