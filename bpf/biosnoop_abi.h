@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define BIOSNOOP_ABI_VERSION 4
+#define BIOSNOOP_ABI_VERSION 5
 
 /* Record kinds written to the ring buffer. */
 #define BIOSNOOP_REC_EVENT 1
@@ -352,6 +352,10 @@ enum biosnoop_call {
 /* Which layer of its call a request counts in (inflight op_class). */
 #define BIOSNOOP_OPCLASS_BLOCK 0     /* submitted by the call itself */
 #define BIOSNOOP_OPCLASS_WRITEBACK 1 /* fsync family: the file's dirty data */
+#define BIOSNOOP_OPCLASS_JOURNAL 2   /* a metadata write: journal, log */
+#define BIOSNOOP_OPCLASS_FLUSH 3     /* a cache flush */
+#define BIOSNOOP_OPCLASS_OTHERS 4    /* another file's data (never own) */
+#define BIOSNOOP_OPCLASS_COUNT 5
 
 /* biosnoop_op_record.offset when the call has none (fsync). */
 #define BIOSNOOP_OFFSET_NONE (~0ULL)
@@ -366,6 +370,7 @@ enum biosnoop_call {
 
 #define BIOSNOOP_MAX_IOVECS 8 /* vectors of readv/writev summed */
 #define BIOSNOOP_OP_DISKS 4   /* disks listed per call */
+#define BIOSNOOP_OP_CULPRITS 4 /* culprits kept per call */
 
 /* One layer of a call: its requests, their times, and how long the call
  * had at least one of them in flight (wait_ns). */
@@ -380,7 +385,23 @@ struct biosnoop_op_layer {
   __u64 wait_ns;
 };
 
-/* One call that took at least --op-min-us: 272 bytes, followed by the
+/* Whose requests a call waited for but did not submit (a journal write,
+ * a flush, another file's writeback): one task in one layer, with the
+ * time the call waited for its requests. */
+struct biosnoop_op_culprit {
+  __u64 cgroup_id; /* its cgroup v2 id */
+  __u64 bytes;
+  __u64 wait_ns;
+  __u32 pid; /* 0: a free slot */
+  __u32 requests;
+  __u8 layer;   /* BIOSNOOP_OPCLASS_JOURNAL, _FLUSH, _WRITEBACK or _OTHERS */
+  __u8 dirtier; /* 1: the task that dirtied the pages (the ledger's);
+                   0: the task that submitted the requests */
+  __u8 pad[6];
+  char comm[16];
+};
+
+/* One call that took at least --op-min-us: 664 bytes, followed by the
  * file's names (names_len bytes, as in struct biosnoop_attr). */
 struct biosnoop_op_record {
   __u16 abi_version; /* BIOSNOOP_ABI_VERSION */
@@ -408,6 +429,12 @@ struct biosnoop_op_record {
   struct biosnoop_op_layer writeback;
   __u64 dirty_age_max_ns; /* submission - dirtying, of the first pages */
   __u64 dirty_age_min_ns;
+  /* What the call waited for but did not submit, or submitted as
+   * metadata or flushes (issue #39). */
+  struct biosnoop_op_layer journal;
+  struct biosnoop_op_layer flush;
+  struct biosnoop_op_layer others;
+  struct biosnoop_op_culprit culprits[BIOSNOOP_OP_CULPRITS];
   struct biosnoop_file file;
   __u32 names_len;
   __u32 pad1;

@@ -284,6 +284,13 @@ struct biosnoop_op_state {
   __u8 pad[4];
   struct biosnoop_op_layer block;
   struct biosnoop_op_layer writeback;
+  struct biosnoop_op_layer journal;
+  struct biosnoop_op_layer flush;
+  struct biosnoop_op_layer others;
+  struct biosnoop_op_culprit culprits[BIOSNOOP_OP_CULPRITS];
+  /* Its own requests in flight that are journal or flush (op_segment). */
+  __u64 n_journal;
+  __u64 n_flush;
 };
 
 /* LRU: a call whose return was never seen (its thread killed in it) must

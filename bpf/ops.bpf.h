@@ -311,6 +311,10 @@ static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
   __builtin_memcpy(&r->writeback, &st->writeback, sizeof(r->writeback));
   r->dirty_age_max_ns = st->dirty_age_max_ns;
   r->dirty_age_min_ns = st->dirty_age_min_ns;
+  __builtin_memcpy(&r->journal, &st->journal, sizeof(r->journal));
+  __builtin_memcpy(&r->flush, &st->flush, sizeof(r->flush));
+  __builtin_memcpy(&r->others, &st->others, sizeof(r->others));
+  __builtin_memcpy(r->culprits, st->culprits, sizeof(r->culprits));
   r->file.ino = st->ino;
   r->file.dev = st->s_dev;
   r->file.names_off = 0;

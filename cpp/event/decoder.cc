@@ -15,7 +15,7 @@ static_assert(
     sizeof(biosnoop_event) == 128,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(
-    sizeof(biosnoop_op_record) == 272,
+    sizeof(biosnoop_op_record) == 664,
     "struct biosnoop_op_record layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(BIOSNOOP_CALL_URING_FSYNC == static_cast<int>(Call::kUringFsync));
 static_assert(BIOSNOOP_CALL_SYNC_FILE_RANGE ==

@@ -55,20 +55,33 @@ absl::string_view FileOp::Comm() const {
   return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
 }
 
+absl::string_view OpCulprit::Comm() const {
+  return absl::string_view(comm.data(), strnlen(comm.data(), comm.size()));
+}
+
 uint64_t FileOp::OtherUs() const {
   const uint64_t latency = LatencyNs() / 1000;
-  const uint64_t waited = block.wait_ns / 1000 + writeback.wait_ns / 1000;
+  uint64_t waited = 0;
+  for (const OpLayer* l : Layers()) waited += l->wait_ns / 1000;
   return latency > waited ? latency - waited : 0;
 }
 
 uint64_t FileOp::OtherNs() const {
   const uint64_t latency = LatencyNs();
-  // The two waits never overlap (the kernel side gives block requests
-  // precedence), so their sum is at most the latency; a clamp all the
-  // same, should the clocks of entry and completion disagree.
-  const uint64_t waited = block.wait_ns + writeback.wait_ns;
-  if (waited < block.wait_ns) return 0;  // overflow: a malformed record
+  // The layers' waits never overlap (the kernel side gives each segment
+  // of the call's time to one layer), so their sum is at most the
+  // latency; a clamp all the same, should the clocks of entry and
+  // completion disagree, and against a malformed record's overflow.
+  uint64_t waited = 0;
+  for (const OpLayer* l : Layers()) {
+    if (waited + l->wait_ns < waited) return 0;
+    waited += l->wait_ns;
+  }
   return latency > waited ? latency - waited : 0;
+}
+
+std::array<const OpLayer*, 5> FileOp::Layers() const {
+  return {&block, &writeback, &journal, &flush, &others_writeback};
 }
 
 int FileOp::ErrorCode() const {

@@ -46,6 +46,21 @@ bool IsSyncCall(Call c);
 
 // One layer of a call (proto OpLayer): its requests and how long the call
 // had one in flight.
+// One task behind a layer's requests that the call did not submit itself
+// (proto OpCulprit).
+struct OpCulprit {
+  uint32_t pid = 0;
+  std::array<char, 16> comm{};  // raw bytes, NUL-padded
+  uint64_t cgroup_id = 0;
+  CgroupLabel cgroup;  // named by the enricher
+  bool dirtier = false;  // true: dirtied the pages; false: submitted them
+  uint32_t requests = 0;
+  uint64_t bytes = 0;
+  uint64_t wait_ns = 0;
+
+  absl::string_view Comm() const;
+};
+
 struct OpLayer {
   uint32_t requests = 0;
   uint64_t bytes = 0;
@@ -54,6 +69,8 @@ struct OpLayer {
   uint64_t device_ns_sum = 0;
   uint64_t device_ns_max = 0;
   uint64_t wait_ns = 0;
+  // At most 4, the most waited-for first.
+  std::vector<OpCulprit> culprits;
 };
 
 struct FileOp {
@@ -88,17 +105,25 @@ struct FileOp {
   uint32_t dirty_known = 0;       // writeback requests with a known dirtying
   uint64_t dirty_age_max_ns = 0;  // valid when dirty_known > 0
   uint64_t dirty_age_min_ns = 0;
+  // What it waited for besides its own data (issue #39): the journal or
+  // log and metadata, cache flushes, and other files' writeback.
+  OpLayer journal;
+  OpLayer flush;
+  OpLayer others_writeback;
 
   absl::string_view Comm() const;
   uint64_t LatencyNs() const {
     return end_ns > start_ns ? end_ns - start_ns : 0;
   }
-  // LatencyNs() - block.wait_ns - writeback.wait_ns, never below 0.
+  // LatencyNs() minus every layer's wait_ns, never below 0.
   uint64_t OtherNs() const;
-  // The same in whole microseconds, from the other three as they are
-  // written (each rounded down to us): latency_us = block.wait_us +
-  // writeback.wait_us + other_us holds exactly in the output.
+  // The same in whole microseconds, from the others as they are written
+  // (each rounded down to us): latency_us = the layers' wait_us +
+  // other_us holds exactly in the output.
   uint64_t OtherUs() const;
+  // Its layers, in the order of the proto's fields: block, writeback,
+  // journal, flush, others_writeback.
+  std::array<const OpLayer*, 5> Layers() const;
   // The bytes it read or wrote: result when not an error, else 0.
   uint64_t BytesDone() const {
     return result > 0 ? static_cast<uint64_t>(result) : 0;
