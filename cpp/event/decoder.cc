@@ -3,6 +3,7 @@
 
 #include "decoder.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -21,6 +22,7 @@ static_assert(BIOSNOOP_CALL_URING_FSYNC == static_cast<int>(Call::kUringFsync));
 static_assert(BIOSNOOP_CALL_SYNC_FILE_RANGE ==
               static_cast<int>(Call::kSyncFileRange));
 static_assert(BIOSNOOP_OP_DISKS == 4);
+static_assert(BIOSNOOP_OP_CULPRITS == 4);
 static_assert(BIOSNOOP_OP_OTHER == static_cast<int>(Op::kOther));
 static_assert(BIOSNOOP_FLAG_META == kFlagMeta);
 static_assert(BIOSNOOP_CTX_HARDIRQ ==
@@ -204,6 +206,53 @@ void CopyLayer(const biosnoop_op_layer& raw, OpLayer* out) {
   out->device_ns_sum = raw.device_ns_sum;
   out->device_ns_max = raw.device_ns_max;
   out->wait_ns = raw.wait_ns;
+  out->culprits.clear();
+}
+
+// The layer a culprit's requests counted in; null for a class that has no
+// culprits (the call's own block requests) or that this biosnoop does not
+// know: such a slot is dropped rather than put in the wrong layer.
+OpLayer* CulpritLayer(uint8_t layer, FileOp* op) {
+  switch (layer) {
+    case BIOSNOOP_OPCLASS_WRITEBACK:
+      return &op->writeback;
+    case BIOSNOOP_OPCLASS_JOURNAL:
+      return &op->journal;
+    case BIOSNOOP_OPCLASS_FLUSH:
+      return &op->flush;
+    case BIOSNOOP_OPCLASS_OTHERS:
+      return &op->others_writeback;
+    default:
+      return nullptr;
+  }
+}
+
+// The kernel keeps its culprit slots in claim order, for all layers at
+// once; each layer lists its own, the most waited-for first (ties by pid,
+// so that the order does not depend on which slot was claimed first).
+void CopyCulprits(const biosnoop_op_record& raw, FileOp* op) {
+  for (const biosnoop_op_culprit& c : raw.culprits) {
+    if (c.pid == 0) continue;  // a free slot
+    OpLayer* layer = CulpritLayer(c.layer, op);
+    if (layer == nullptr) continue;
+    OpCulprit& out = layer->culprits.emplace_back();
+    out.pid = c.pid;
+    static_assert(sizeof(c.comm) == sizeof(out.comm));
+    std::memcpy(out.comm.data(), c.comm, sizeof(c.comm));
+    out.cgroup_id = c.cgroup_id;
+    out.dirtier = c.dirtier != 0;
+    out.requests = c.requests;
+    out.bytes = c.bytes;
+    out.wait_ns = c.wait_ns;
+  }
+  for (OpLayer* l :
+       {&op->writeback, &op->journal, &op->flush, &op->others_writeback}) {
+    std::sort(l->culprits.begin(), l->culprits.end(),
+              [](const OpCulprit& a, const OpCulprit& b) {
+                if (a.wait_ns != b.wait_ns) return a.wait_ns > b.wait_ns;
+                return a.pid < b.pid;
+              });
+  }
 }
 
 }  // namespace
@@ -281,6 +330,10 @@ absl::Status DecodeOpRecordInto(const void* data, size_t size, FileOp* out) {
   op.dirty_known = raw.dirty_known;
   op.dirty_age_max_ns = raw.dirty_age_max_ns;
   op.dirty_age_min_ns = raw.dirty_age_min_ns;
+  CopyLayer(raw.journal, &op.journal);
+  CopyLayer(raw.flush, &op.flush);
+  CopyLayer(raw.others, &op.others_writeback);
+  CopyCulprits(raw, &op);
   return absl::OkStatus();
 }
 

@@ -48,6 +48,13 @@ void Enricher::EnrichOp(uint64_t lookup_ns, EnrichedOp* out) {
     out->partition.clear();
   }
   FillCgroupOf(op.cgroup_id, op.tid, &out->cgroup);
+  // The tasks it waited for, named as the call's own cgroup is.
+  for (OpLayer* layer : {&out->op.writeback, &out->op.journal, &out->op.flush,
+                         &out->op.others_writeback}) {
+    for (OpCulprit& c : layer->culprits) {
+      FillCgroupOf(c.cgroup_id, c.pid, &c.cgroup);
+    }
+  }
   if (op.named) {
     FillFileLabel(op.file, lookup_ns, &out->file);
   } else {

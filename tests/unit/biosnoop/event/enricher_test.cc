@@ -1,6 +1,7 @@
 #include "enricher.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cstdint>
@@ -301,6 +302,40 @@ TEST_F(EnricherTest, EnrichOpNamesDisksFileAndTimes) {
   enricher.EnrichOp(now_, &out);
   EXPECT_EQ(out.file.path, "");
   EXPECT_EQ(out.file.kind, PathKind::kNone);
+}
+
+// The tasks a call waited for (culprits) get their cgroups named as the
+// call's own: from the id, through the same cache and hierarchy walk.
+TEST_F(EnricherTest, EnrichOpNamesTheCulpritsCgroups) {
+  const std::string cgroup = root_ + "/cgroup";
+  fs::create_directories(cgroup + "/batch.slice/etl.service");
+  fs::create_directories(root_ + "/proc");
+  struct stat st;
+  ASSERT_EQ(stat((cgroup + "/batch.slice/etl.service").c_str(), &st), 0);
+  Enricher enricher(root_, /*include_queue=*/false, cgroup, root_ + "/proc");
+  EnrichedOp out;
+  FileOp& op = out.op;
+  op.call = Call::kFsync;
+  op.cgroup_id = st.st_ino;
+  OpCulprit& etl = op.others_writeback.culprits.emplace_back();
+  etl.pid = 4321;
+  etl.cgroup_id = st.st_ino;
+  OpCulprit& jbd2 = op.journal.culprits.emplace_back();
+  jbd2.pid = 300;
+  jbd2.cgroup_id = 0;  // not known: no name
+  op.flush.culprits.emplace_back().cgroup_id = st.st_ino;
+  op.writeback.culprits.emplace_back().cgroup_id = st.st_ino;
+  enricher.EnrichOp(now_, &out);
+
+  EXPECT_TRUE(out.cgroup.known);
+  EXPECT_EQ(out.cgroup.path, "/batch.slice/etl.service");
+  EXPECT_TRUE(op.others_writeback.culprits[0].cgroup.known);
+  EXPECT_EQ(op.others_writeback.culprits[0].cgroup.path,
+            "/batch.slice/etl.service");
+  EXPECT_FALSE(op.journal.culprits[0].cgroup.known);
+  EXPECT_EQ(op.journal.culprits[0].cgroup.path, "");
+  EXPECT_EQ(op.flush.culprits[0].cgroup.path, "/batch.slice/etl.service");
+  EXPECT_EQ(op.writeback.culprits[0].cgroup.path, "/batch.slice/etl.service");
 }
 
 }  // namespace

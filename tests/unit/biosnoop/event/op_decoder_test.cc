@@ -119,6 +119,101 @@ TEST(OpDecoderTest, DecodesEveryField) {
   EXPECT_EQ(op.OtherNs(), 5'000'000u);
 }
 
+biosnoop_op_culprit Culprit(uint32_t pid, const char* comm, uint8_t layer,
+                            uint64_t wait_ns) {
+  biosnoop_op_culprit c{};
+  c.pid = pid;
+  std::strncpy(c.comm, comm, sizeof(c.comm));
+  c.layer = layer;
+  c.wait_ns = wait_ns;
+  c.cgroup_id = 1000 + pid;
+  c.requests = pid % 7 + 1;
+  c.bytes = 4096ull * pid;
+  return c;
+}
+
+TEST(OpDecoderTest, DecodesJournalFlushOthersAndTheirCulprits) {
+  biosnoop_op_record r = SampleOp();
+  r.journal = {.requests = 3,
+               .bytes = 12288,
+               .queue_ns_sum = 10,
+               .queue_ns_max = 6,
+               .device_ns_sum = 700,
+               .device_ns_max = 400,
+               .wait_ns = 5'000'000};
+  r.flush = {.requests = 1, .device_ns_sum = 90, .wait_ns = 2'000'000};
+  r.others = {.requests = 4, .bytes = 65536, .wait_ns = 3'000'000};
+  r.culprits[0] = Culprit(30, "kworker/u8:2", BIOSNOOP_OPCLASS_FLUSH, 2'000);
+  r.culprits[1] = Culprit(20, "jbd2/vda1-8", BIOSNOOP_OPCLASS_JOURNAL, 5'000);
+  r.culprits[2] = Culprit(41, "batch", BIOSNOOP_OPCLASS_OTHERS, 1'000);
+  r.culprits[2].dirtier = 1;
+  r.culprits[3] = Culprit(40, "etl", BIOSNOOP_OPCLASS_OTHERS, 3'000);
+  const std::vector<unsigned char> buf = OpBytes(r, kNames, kNamesLen);
+  FileOp op;
+  ASSERT_TRUE(DecodeOpRecordInto(buf.data(), buf.size(), &op).ok());
+
+  EXPECT_EQ(op.journal.requests, 3u);
+  EXPECT_EQ(op.journal.bytes, 12288u);
+  EXPECT_EQ(op.journal.queue_ns_sum, 10u);
+  EXPECT_EQ(op.journal.queue_ns_max, 6u);
+  EXPECT_EQ(op.journal.device_ns_sum, 700u);
+  EXPECT_EQ(op.journal.device_ns_max, 400u);
+  EXPECT_EQ(op.journal.wait_ns, 5'000'000u);
+  EXPECT_EQ(op.flush.requests, 1u);
+  EXPECT_EQ(op.flush.device_ns_sum, 90u);
+  EXPECT_EQ(op.flush.wait_ns, 2'000'000u);
+  EXPECT_EQ(op.others_writeback.requests, 4u);
+  EXPECT_EQ(op.others_writeback.bytes, 65536u);
+  EXPECT_EQ(op.others_writeback.wait_ns, 3'000'000u);
+  // 30 ms - 21 (block) - 4 (writeback) - 5 - 2 - 3: nothing left.
+  EXPECT_EQ(op.OtherUs(), 0u);
+
+  EXPECT_TRUE(op.block.culprits.empty());
+  EXPECT_TRUE(op.writeback.culprits.empty());
+  ASSERT_EQ(op.journal.culprits.size(), 1u);
+  const OpCulprit& jbd2 = op.journal.culprits[0];
+  EXPECT_EQ(jbd2.pid, 20u);
+  EXPECT_EQ(jbd2.Comm(), "jbd2/vda1-8");
+  EXPECT_EQ(jbd2.cgroup_id, 1020u);
+  EXPECT_FALSE(jbd2.dirtier);
+  EXPECT_EQ(jbd2.requests, 7u);
+  EXPECT_EQ(jbd2.bytes, 4096u * 20);
+  EXPECT_EQ(jbd2.wait_ns, 5'000u);
+  ASSERT_EQ(op.flush.culprits.size(), 1u);
+  EXPECT_EQ(op.flush.culprits[0].Comm(), "kworker/u8:2");
+  // Most waited-for first, whatever the slots' order.
+  ASSERT_EQ(op.others_writeback.culprits.size(), 2u);
+  EXPECT_EQ(op.others_writeback.culprits[0].Comm(), "etl");
+  EXPECT_FALSE(op.others_writeback.culprits[0].dirtier);
+  EXPECT_EQ(op.others_writeback.culprits[1].Comm(), "batch");
+  EXPECT_TRUE(op.others_writeback.culprits[1].dirtier);
+}
+
+TEST(OpDecoderTest, CulpritsSkipFreeSlotsAndTieByPid) {
+  biosnoop_op_record r = SampleOp();
+  r.culprits[0] = Culprit(9, "flush-b", BIOSNOOP_OPCLASS_WRITEBACK, 700);
+  r.culprits[1] = Culprit(0, "free", BIOSNOOP_OPCLASS_WRITEBACK, 900);
+  r.culprits[2] = Culprit(8, "flush-a", BIOSNOOP_OPCLASS_WRITEBACK, 700);
+  // The call's own requests have no culprit: such a slot is dropped, as
+  // is a class this biosnoop does not know.
+  r.culprits[3] = Culprit(5, "self", BIOSNOOP_OPCLASS_BLOCK, 800);
+  const std::vector<unsigned char> buf = OpBytes(r, kNames, kNamesLen);
+  FileOp op;
+  ASSERT_TRUE(DecodeOpRecordInto(buf.data(), buf.size(), &op).ok());
+  ASSERT_EQ(op.writeback.culprits.size(), 2u);
+  EXPECT_EQ(op.writeback.culprits[0].pid, 8u);
+  EXPECT_EQ(op.writeback.culprits[1].pid, 9u);
+  EXPECT_TRUE(op.block.culprits.empty());
+
+  r.culprits[3].layer = BIOSNOOP_OPCLASS_COUNT;
+  const std::vector<unsigned char> unknown = OpBytes(r, kNames, kNamesLen);
+  ASSERT_TRUE(DecodeOpRecordInto(unknown.data(), unknown.size(), &op).ok());
+  EXPECT_EQ(op.writeback.culprits.size(), 2u);  // not appended to the last
+  for (const OpLayer* l : op.Layers()) {
+    for (const OpCulprit& c : l->culprits) EXPECT_NE(c.pid, 5u);
+  }
+}
+
 TEST(OpDecoderTest, FlagsOffsetNoneAndErrors) {
   biosnoop_op_record r = SampleOp();
   r.call = BIOSNOOP_CALL_URING_FSYNC;
