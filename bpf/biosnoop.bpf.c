@@ -503,6 +503,10 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
      * block layer's own goes to the device for it (an event of its own)
      * and the original completes after it. */
     if (v) {
+      /* A call's own empty preflush (blkdev_issue_flush's) ends so: its
+       * call counts it as a flush it waited for from its submission. */
+      if (ops_enabled && v->op_id && v->submit_ns && v->submit_ns <= now)
+        op_complete(v, now, now - v->submit_ns, BIOSNOOP_QUEUE_UNKNOWN);
       table_remove(id, slot);
       count(BIOSNOOP_CTR_ORPHANS_UNISSUED);
     } else if ((rq->cmd_flags & 0xff) ==
@@ -532,7 +536,8 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   __u64 queue_ns = submit_ns && submit_ns <= issue_ns ? issue_ns - submit_ns
                                                       : BIOSNOOP_QUEUE_UNKNOWN;
   if (ops_enabled && !(v->op_id && op_complete(v, now, device_ns, queue_ns)) &&
-      sync_ops_active && v->op == BIOSNOOP_OP_WRITE)
+      (sync_ops_active || waiting_ops_active) &&
+      (v->op == BIOSNOOP_OP_WRITE || v->op == BIOSNOOP_OP_FLUSH))
     op_waited(v, rq, now, device_ns, queue_ns);
   __u64 latency = device_ns;
   if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN) latency += queue_ns;

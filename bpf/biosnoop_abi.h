@@ -392,7 +392,7 @@ struct biosnoop_op_culprit {
   __u64 cgroup_id; /* its cgroup v2 id */
   __u64 bytes;
   __u64 wait_ns;
-  __u32 pid; /* 0: a free slot */
+  __u32 pid; /* 0: a free slot (the kernel side claims it by cgroup_id) */
   __u32 requests;
   __u8 layer;   /* BIOSNOOP_OPCLASS_JOURNAL, _FLUSH, _WRITEBACK or _OTHERS */
   __u8 dirtier; /* 1: the task that dirtied the pages (the ledger's);

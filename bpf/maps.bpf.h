@@ -112,6 +112,9 @@ __u64 sync_ops_active = 0;
  * completions look no further.  A hint: an entry the LRU evicted keeps it
  * high, which costs lookups, never a wrong answer. */
 __u64 uring_ops_live = 0;
+/* Calls registered in `op_waiters` now (ops.bpf.h): while 0, completions
+ * of other tasks' writes and flushes look no further. */
+__u64 waiting_ops_active = 0;
 /* Never written: the initial value of a hist_overflow entry. */
 struct biosnoop_hist hist_zero = {};
 /* Only its address matters: requests are named relative to it (rq_id in
@@ -281,7 +284,8 @@ struct biosnoop_op_state {
   __u8 flags;      /* BIOSNOOP_OPF_* */
   __u8 marker;     /* 1: only uring_key is meaningful */
   __u8 registered; /* an fsync-family call with its file in `syncing` */
-  __u8 pad[4];
+  __u8 waiter;     /* its place in op_waiters for disk_dev, plus 1; 0: none */
+  __u8 pad[3];
   struct biosnoop_op_layer block;
   struct biosnoop_op_layer writeback;
   struct biosnoop_op_layer journal;
@@ -312,6 +316,22 @@ struct {
   __type(key, __u64);
   __type(value, __u64);
 } syncing SEC(".maps");
+
+/* The calls that may wait for other tasks' requests on a disk (writes
+ * and the fsync family, ops.bpf.h op_wait_register): the disk's dev_t ->
+ * up to BIOSNOOP_OP_WAITERS keys in `ops` (0: a free place).  A ninth call
+ * at once on one disk is not registered: what it waits for of others'
+ * stays in its `other`. */
+#define BIOSNOOP_OP_WAITERS 8
+struct biosnoop_op_waiters {
+  __u64 keys[BIOSNOOP_OP_WAITERS];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u32);
+  __type(value, struct biosnoop_op_waiters);
+} op_waiters SEC(".maps");
 
 /* Where a call's state is built before it goes into `ops`, per CPU. */
 struct {

@@ -85,29 +85,73 @@ static __always_inline __u64 op_current_write(void) {
   return st->op_id;
 }
 
-/* A segment of the call's time ends now: it counts as a block wait when a
- * block request was in flight during it, else as a writeback wait when a
- * writeback request was, or when `waited` (a write the call waits for but
- * did not submit, op_waited: from its submission `since`, if later).  The
- * exchange hands each segment's start to exactly one caller. */
-static __always_inline void op_segment_waited(struct biosnoop_op_state *st,
-                                              __u64 now, bool waited,
-                                              __u64 since) {
+/* The layer of a call that requests of class `cls` (BIOSNOOP_OPCLASS_*)
+ * count in. */
+static __always_inline struct biosnoop_op_layer *op_layer_of(
+    struct biosnoop_op_state *st, __u8 cls) {
+  switch (cls) {
+    case BIOSNOOP_OPCLASS_WRITEBACK:
+      return &st->writeback;
+    case BIOSNOOP_OPCLASS_JOURNAL:
+      return &st->journal;
+    case BIOSNOOP_OPCLASS_FLUSH:
+      return &st->flush;
+    case BIOSNOOP_OPCLASS_OTHERS:
+      return &st->others;
+    default:
+      return &st->block;
+  }
+}
+
+/* The count of the call's own requests of class `cls` in flight. */
+static __always_inline __u64 *op_count_of(struct biosnoop_op_state *st,
+                                          __u8 cls) {
+  switch (cls) {
+    case BIOSNOOP_OPCLASS_WRITEBACK:
+      return &st->n_wb;
+    case BIOSNOOP_OPCLASS_JOURNAL:
+      return &st->n_journal;
+    case BIOSNOOP_OPCLASS_FLUSH:
+      return &st->n_flush;
+    default:
+      return &st->n_block;
+  }
+}
+
+/* A segment of the call's time ends now.  While one of its own requests
+ * was in flight it counts for the first such layer in the order block,
+ * writeback, journal, flush (a call's own requests of two layers at once
+ * are rare: a flush it issued after its data).  Otherwise it counts for
+ * layer `waited` (a request of class `waited` the call waited for but did
+ * not submit, op_waited: from the request's submission `since`, if later
+ * than the segment's start); with `waited` BIOSNOOP_OPCLASS_COUNT, for none.
+ * The exchange hands each segment's start to exactly one caller.  Returns
+ * the time given to `waited`. */
+static __always_inline __u64 op_segment_waited(struct biosnoop_op_state *st,
+                                               __u64 now, __u8 waited,
+                                               __u64 since) {
   __u64 prev = __sync_lock_test_and_set(&st->last_change, now);
-  if (now <= prev) return;
+  if (now <= prev) return 0;
   if (st->n_block) {
     __sync_fetch_and_add(&st->block.wait_ns, now - prev);
   } else if (st->n_wb) {
     __sync_fetch_and_add(&st->writeback.wait_ns, now - prev);
-  } else if (waited) {
+  } else if (st->n_journal) {
+    __sync_fetch_and_add(&st->journal.wait_ns, now - prev);
+  } else if (st->n_flush) {
+    __sync_fetch_and_add(&st->flush.wait_ns, now - prev);
+  } else if (waited < BIOSNOOP_OPCLASS_COUNT) {
     __u64 from = since > prev ? since : prev;
-    if (now > from) __sync_fetch_and_add(&st->writeback.wait_ns, now - from);
+    if (now <= from) return 0;
+    __sync_fetch_and_add(&op_layer_of(st, waited)->wait_ns, now - from);
+    return now - from;
   }
+  return 0;
 }
 
 static __always_inline void op_segment(struct biosnoop_op_state *st,
                                        __u64 now) {
-  op_segment_waited(st, now, false, 0);
+  op_segment_waited(st, now, BIOSNOOP_OPCLASS_COUNT, 0);
 }
 
 /* Whether the thread passes -p, --comm and --cgroup. */
@@ -174,6 +218,39 @@ static __always_inline struct biosnoop_op_state *op_begin(
   return st;
 }
 
+/* Registers call `key` as waiting on disk `dev`; its place plus 1, or 0
+ * when the disk's places are all taken. */
+static __always_inline __u8 op_wait_register(__u32 dev, __u64 key) {
+  struct biosnoop_op_waiters *w = bpf_map_lookup_elem(&op_waiters, &dev);
+  if (!w) {
+    struct biosnoop_op_waiters zero = {};
+    bpf_map_update_elem(&op_waiters, &dev, &zero, BPF_NOEXIST);
+    w = bpf_map_lookup_elem(&op_waiters, &dev);
+    if (!w) return 0;
+  }
+#pragma unroll
+  for (int i = 0; i < BIOSNOOP_OP_WAITERS; i++) {
+    if (__sync_val_compare_and_swap(&w->keys[i], 0, key) == 0) {
+      __sync_fetch_and_add(&waiting_ops_active, 1);
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+/* The call under `key` waits no more. */
+static __always_inline void op_wait_unregister(struct biosnoop_op_state *st,
+                                               __u64 key) {
+  if (!st->waiter) return;
+  __u32 dev = st->disk_dev;
+  struct biosnoop_op_waiters *w = bpf_map_lookup_elem(&op_waiters, &dev);
+  __u32 i = st->waiter - 1;
+  st->waiter = 0;
+  if (!w || i >= BIOSNOOP_OP_WAITERS) return;
+  if (__sync_val_compare_and_swap(&w->keys[i], key, 0) == key)
+    __sync_fetch_and_add(&waiting_ops_active, -1);
+}
+
 /* Returns whether the call is followed (its state stored). */
 static __always_inline bool op_store(__u64 key, struct biosnoop_op_state *st) {
   /* An fsync-family call's file goes in `syncing` first (marked in the
@@ -184,10 +261,19 @@ static __always_inline bool op_store(__u64 key, struct biosnoop_op_state *st) {
     st->registered = 1;
     __sync_fetch_and_add(&sync_ops_active, 1);
   }
+  /* Writes and the fsync family may wait for others' requests on their
+   * disk (a journal commit, a flush, others' writeback): registered in
+   * op_waiters, so that those requests' completions find them. */
+  struct biosnoop_op_state *old = bpf_map_lookup_elem(&ops, &key);
+  /* A call whose return was never seen (its thread killed in it) gives
+   * its place up first. */
+  if (old) op_wait_unregister(old, key);
+  if (!st->marker && st->disk_dev &&
+      (op_call_is_sync(st->call) || op_call_is_write(st->call)))
+    st->waiter = op_wait_register(st->disk_dev, key);
   /* The thread's entry of its last call, when still there, is reused in
    * place: an update and a delete per call cost more than the rest of
    * the call's two programs. */
-  struct biosnoop_op_state *old = bpf_map_lookup_elem(&ops, &key);
   if (old) {
     __builtin_memcpy(old, st, sizeof(*st));
     count(BIOSNOOP_CTR_OPS_STARTED);
@@ -200,6 +286,7 @@ static __always_inline bool op_store(__u64 key, struct biosnoop_op_state *st) {
       __sync_fetch_and_add(&sync_ops_active, -1);
       st->registered = 0;
     }
+    op_wait_unregister(st, key);
     return false;
   }
   count(BIOSNOOP_CTR_OPS_STARTED);
@@ -210,6 +297,7 @@ static __always_inline bool op_store(__u64 key, struct biosnoop_op_state *st) {
  * call on the same file took its place). */
 static __always_inline void op_unregister(struct biosnoop_op_state *st,
                                           __u64 key) {
+  op_wait_unregister(st, key);
   if (!st->registered) return;
   __u64 file = biosnoop_ledger_file(st->ino, st->s_dev);
   __u64 *owner = bpf_map_lookup_elem(&syncing, &file);
@@ -454,6 +542,7 @@ static __always_inline int op_uring_submit(struct io_kiocb *req, bool cast) {
   }
   m->marker = 1;
   m->registered = 0;
+  m->waiter = 0;
   m->uring_key = key;
   m->op_id = 0;
   return 0;
@@ -501,6 +590,27 @@ static __always_inline struct folio *op_first_folio(struct request *rq) {
   return attr_folio(BPF_CORE_READ(vecs + idx, bv_page));
 }
 
+/* The class of a write or flush request by what it carries: a cache flush
+ * (REQ_OP_FLUSH, or an empty write with REQ_PREFLUSH: blkdev_issue_flush's
+ * bio), a metadata write (REQ_META: jbd2 tags every journal write so,
+ * JBD2_JOURNAL_REQ_FLAGS since Linux 5.6, as xfs its log writes and btrfs
+ * its tree blocks), else BIOSNOOP_OPCLASS_COUNT (data).  `bytes` is the
+ * request's size. */
+static __always_inline __u8 op_rq_class(__u32 cmd_flags, __u32 bytes) {
+  __u32 op = cmd_flags & 0xff;
+  if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
+    return BIOSNOOP_OPCLASS_FLUSH;
+  if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+    return BIOSNOOP_OPCLASS_COUNT;
+  if (!bytes &&
+      (cmd_flags &
+       (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))))
+    return BIOSNOOP_OPCLASS_FLUSH;
+  if (cmd_flags & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+    return BIOSNOOP_OPCLASS_JOURNAL;
+  return BIOSNOOP_OPCLASS_COUNT;
+}
+
 /* Submission of request `rq` (block_io_start), its entry `v` just filled:
  * tie it to the call its thread is in. */
 static __always_inline void op_tag(struct biosnoop_inflight_val *v,
@@ -510,20 +620,23 @@ static __always_inline void op_tag(struct biosnoop_inflight_val *v,
   if (!st || st->marker) return;
   v->op_id = st->op_id;
   v->op_key = key;
-  __u8 cls = BIOSNOOP_OPCLASS_BLOCK;
-  if (op_call_is_sync(st->call) &&
-      (rq->cmd_flags & 0xff) ==
-          bpf_core_enum_value(enum req_op, REQ_OP_WRITE)) {
-    struct bio *bio = rq->bio;
-    struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
-    __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
-    struct folio *folio =
-        vecs ? attr_folio(BPF_CORE_READ(vecs + idx, bv_page)) : NULL;
-    struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
-    if (inode && BPF_CORE_READ(inode, i_ino) == st->ino &&
-        BPF_CORE_READ(inode, i_sb, s_dev) == st->s_dev) {
-      cls = BIOSNOOP_OPCLASS_WRITEBACK;
-      op_dirty_age(st, folio, now);
+  __u8 cls = op_rq_class(rq->cmd_flags, rq->__data_len);
+  if (cls == BIOSNOOP_OPCLASS_COUNT) {
+    cls = BIOSNOOP_OPCLASS_BLOCK;
+    if (op_call_is_sync(st->call) &&
+        (rq->cmd_flags & 0xff) ==
+            bpf_core_enum_value(enum req_op, REQ_OP_WRITE)) {
+      struct bio *bio = rq->bio;
+      struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
+      __u32 idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+      struct folio *folio =
+          vecs ? attr_folio(BPF_CORE_READ(vecs + idx, bv_page)) : NULL;
+      struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
+      if (inode && BPF_CORE_READ(inode, i_ino) == st->ino &&
+          BPF_CORE_READ(inode, i_sb, s_dev) == st->s_dev) {
+        cls = BIOSNOOP_OPCLASS_WRITEBACK;
+        op_dirty_age(st, folio, now);
+      }
     }
   }
   v->op_class = cls;
@@ -541,7 +654,7 @@ static __always_inline void op_tag(struct biosnoop_inflight_val *v,
     }
   }
   op_segment(st, now);
-  __sync_fetch_and_add(cls ? &st->n_wb : &st->n_block, 1);
+  __sync_fetch_and_add(op_count_of(st, cls), 1);
 }
 
 static __always_inline void op_max(__u64 *m, __u64 v) {
@@ -573,35 +686,141 @@ static __always_inline bool op_complete(const struct biosnoop_inflight_val *v,
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st || st->marker || st->op_id != v->op_id) return false;
   op_segment(st, now);
-  __u64 *n = v->op_class ? &st->n_wb : &st->n_block;
+  __u64 *n = op_count_of(st, v->op_class);
   if (*n) __sync_fetch_and_add(n, -1);
-  op_layer_add(v->op_class ? &st->writeback : &st->block, v, device_ns,
-               queue_ns);
+  op_layer_add(op_layer_of(st, v->op_class), v, device_ns, queue_ns);
   return true;
 }
 
-/* Completion of a write `rq` no running call submitted (the flusher's, or
- * a call's that returned) while fsync-family calls run: when it carries the
- * pages of a file one of them syncs, that call waited for it.  Its wait: from
- * its submission (or the last change the call saw, if later) to now, unless the
- * call's own block requests were in flight then. */
+/* Whose requests a call waited for: the task that dirtied their first
+ * page when the ledger knew it (`who`, dirtier), else their submitter
+ * (the entry's task). */
+struct op_whose {
+  __u64 cgroup_id;
+  __u32 pid;
+  __u8 dirtier;
+  const char *comm;
+};
+
+/* Adds one request of `whose` (wait `wait_ns`, `bytes`) to the call's
+ * culprits of layer `cls`: into the slot of the same task, cgroup and
+ * layer, or a free one; when all are taken by others, it is left out of
+ * the list (the layer's totals have it).  A slot is claimed by its cgroup
+ * id (never 0 for a task: the root's is 1) with a compare-and-swap, 64
+ * bits wide as the BPF instruction set has it: of two CPUs claiming one
+ * slot at once, one gets it and the other looks on (at worst one task in
+ * two slots). */
+static __always_inline void op_culprit_add(struct biosnoop_op_state *st,
+                                           __u8 cls,
+                                           const struct op_whose *w,
+                                           __u64 wait_ns, __u32 bytes) {
+  __u64 cg = w->cgroup_id ? w->cgroup_id : 1;
+  __u32 pid = w->pid ? w->pid : ~0u; /* 0 marks a free slot */
+#pragma unroll
+  for (int i = 0; i < BIOSNOOP_OP_CULPRITS; i++) {
+    struct biosnoop_op_culprit *c = &st->culprits[i];
+    if (!c->cgroup_id && __sync_val_compare_and_swap(&c->cgroup_id, 0, cg) == 0) {
+      c->layer = cls;
+      c->dirtier = w->dirtier;
+      bpf_probe_read_kernel(c->comm, sizeof(c->comm), w->comm);
+      c->pid = pid;
+    }
+    if (c->cgroup_id == cg && c->pid == pid && c->layer == cls) {
+      __sync_fetch_and_add(&c->requests, 1);
+      __sync_fetch_and_add(&c->bytes, bytes);
+      __sync_fetch_and_add(&c->wait_ns, wait_ns);
+      return;
+    }
+  }
+}
+
+/* A request of class `cls` that call `st` waited for but did not submit
+ * completed: the part of its time the call spent on nothing of its own
+ * goes to that layer, with the request and its culprit. */
+static __always_inline void op_waited_for(struct biosnoop_op_state *st,
+                                          __u8 cls,
+                                          const struct biosnoop_inflight_val *v,
+                                          __u64 now, __u64 device_ns,
+                                          __u64 queue_ns,
+                                          const struct op_whose *w) {
+  __u64 since = v->submit_ns ? v->submit_ns : v->issue_ns;
+  __u64 waited = op_segment_waited(st, now, cls, since);
+  if (!waited) return;
+  op_layer_add(op_layer_of(st, cls), v, device_ns, queue_ns);
+  op_culprit_add(st, cls, w, waited, v->bytes);
+}
+
+/* Completion of a write or flush `rq` (entry `v`) that no running call
+ * submitted (the flusher's, a journal thread's, a flush worker's, or a
+ * call's that returned), while followed calls may wait for such requests.
+ *  - It carries pages of a file an fsync-family call syncs (`syncing`):
+ *    that call's writeback.
+ *  - Every call registered as waiting on the request's disk (op_waiters)
+ *    that did not take it above: a flush is its flush layer, a metadata
+ *    write its journal, its own file's data its writeback, another file's
+ *    data its others_writeback.
+ * The culprit of data is its first page's dirtier when the ledger knows
+ * it, else the submitter. */
 static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
                                       struct request *rq, __u64 now,
                                       __u64 device_ns, __u64 queue_ns) {
-  struct folio *folio = op_first_folio(rq);
-  struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
-  if (!inode) return;
-  __u64 file = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
-                                    BPF_CORE_READ(inode, i_sb, s_dev));
-  __u64 *key = bpf_map_lookup_elem(&syncing, &file);
-  if (!key) return;
-  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, key);
-  if (!st || st->marker || !st->op_id ||
-      biosnoop_ledger_file(st->ino, st->s_dev) != file)
-    return;
-  op_segment_waited(st, now, true, v->submit_ns);
-  op_layer_add(&st->writeback, v, device_ns, queue_ns);
-  if (v->submit_ns) op_dirty_age(st, folio, v->submit_ns);
+  __u8 cls = op_rq_class(rq->cmd_flags, v->bytes);
+  if (cls == BIOSNOOP_OPCLASS_COUNT && v->op != BIOSNOOP_OP_WRITE) return;
+  struct op_whose whose = {
+      .cgroup_id = v->cgroup_id, .pid = v->pid, .dirtier = 0, .comm = v->comm};
+  __u64 file = 0;
+  __u64 taken = 0; /* the syncing call's key, if it took the request */
+  struct folio *folio = NULL;
+  struct biosnoop_dirtier who;
+  if (cls == BIOSNOOP_OPCLASS_COUNT) {
+    folio = op_first_folio(rq);
+    struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
+    if (inode)
+      file = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
+                                  BPF_CORE_READ(inode, i_sb, s_dev));
+    if (file && ledger_enabled &&
+        ledger_read(file, BPF_CORE_READ(folio, index), &who)) {
+      whose.cgroup_id = who.cgroup_id;
+      whose.pid = who.pid;
+      whose.dirtier = 1;
+      whose.comm = who.comm;
+    }
+  }
+  if (file && sync_ops_active) {
+    __u64 *key = bpf_map_lookup_elem(&syncing, &file);
+    struct biosnoop_op_state *st =
+        key ? bpf_map_lookup_elem(&ops, key) : NULL;
+    if (st && !st->marker && st->op_id &&
+        biosnoop_ledger_file(st->ino, st->s_dev) == file) {
+      taken = *key;
+      op_waited_for(st, BIOSNOOP_OPCLASS_WRITEBACK, v, now, device_ns,
+                    queue_ns, &whose);
+      if (v->submit_ns) op_dirty_age(st, folio, v->submit_ns);
+    }
+  }
+  if (!waiting_ops_active) return;
+  __u32 dev = v->dev;
+  struct biosnoop_op_waiters *w = bpf_map_lookup_elem(&op_waiters, &dev);
+  if (!w) return;
+#pragma unroll
+  for (int i = 0; i < BIOSNOOP_OP_WAITERS; i++) {
+    __u64 key = w->keys[i];
+    if (!key || key == taken) continue;
+    struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
+    if (!st || st->marker || !st->op_id) {
+      /* Its entry gone (evicted, or the call ended on a path that did
+       * not unregister it): the place is freed. */
+      if (!st && __sync_val_compare_and_swap(&w->keys[i], key, 0) == key)
+        __sync_fetch_and_add(&waiting_ops_active, -1);
+      continue;
+    }
+    __u8 c = cls;
+    if (c == BIOSNOOP_OPCLASS_COUNT)
+      c = file == biosnoop_ledger_file(st->ino, st->s_dev)
+              ? BIOSNOOP_OPCLASS_WRITEBACK
+              : BIOSNOOP_OPCLASS_OTHERS;
+    op_waited_for(st, c, v, now, device_ns, queue_ns, &whose);
+  }
 }
 
 #endif /* BIOSNOOP_BPF_OPS_BPF_H_ */
