@@ -137,7 +137,7 @@ static __always_inline void fill_task(struct biosnoop_inflight_val *v) {
   v->tid = task->pid;
   copy_comm(v->comm, task);
   v->cgroup_id = bpf_get_current_cgroup_id();
-  v->outside_cgroup = filter_cgroup_id &&
+  v->outside_cgroup = filter_cgroup_set &&
                       bpf_get_current_ancestor_cgroup_id(filter_cgroup_level) !=
                           filter_cgroup_id;
 }
@@ -411,7 +411,7 @@ static __always_inline bool passes_filters(
   if (filter_partition &&
       (sector < filter_sectors.start || sector >= filter_sectors.end))
     return false;
-  if (filter_cgroup_id && v->outside_cgroup) return false;
+  if (filter_cgroup_set && v->outside_cgroup) return false;
   return true;
 }
 

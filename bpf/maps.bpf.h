@@ -28,10 +28,12 @@ const volatile __u32 filter_pid = 0; /* 0 = every process */
 const volatile __u32 filter_comm_set = 0;
 const volatile char filter_comm[16] = {};
 const volatile __u32 filter_op = BIOSNOOP_FILTER_OP_ANY;
-/* --cgroup: only I/O submitted by tasks in that cgroup v2 subtree, named
- * by its id (the inode of its directory) and its depth below the v2 root
- * (the root is level 0); 0 = every cgroup.  The rest counts as filtered. */
-const volatile __u64 filter_cgroup_id = 0;
+/* --cgroup (set: 1; 0 = every cgroup): only I/O submitted by tasks in
+ * that cgroup v2 subtree, whose root is at this depth below the v2 root
+ * (the root is level 0) and has the id filter_cgroup_id (below).  The rest
+ * counts as filtered.  Its depth stays: a cgroup made again at the same
+ * path has the same one. */
+const volatile __u32 filter_cgroup_set = 0;
 const volatile __u32 filter_cgroup_level = 0;
 /* Completion context (biosnoop.bpf.c, completion_context): the distance
  * from this CPU's `runqueues` to its `__preempt_count`, both static
@@ -95,6 +97,12 @@ const volatile __u64 wakeup_delay_ns = 5000000;
  * Probe::SetSectorRange).  Without a partition filter the verifier removes
  * the check. */
 struct biosnoop_sector_range filter_sectors = {0, ~0ULL};
+/* The --cgroup subtree's root: its id (the inode of its directory).  Not a
+ * load-time constant: user space follows the path while it runs (the
+ * cgroup removed and made again, as systemd does at a service's restart:
+ * Probe::SetCgroupId); ~0 while it does not exist, which no cgroup has.
+ * Read only when filter_cgroup_set. */
+__u64 filter_cgroup_id SEC(".data") = 0;
 
 /* ---- State kept in globals (.bss) ---- */
 

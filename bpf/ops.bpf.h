@@ -162,8 +162,8 @@ static __always_inline bool op_task_wanted(struct task_struct *task) {
     copy_comm(comm, task);
     if (!comm_matches(comm)) return false;
   }
-  if (filter_cgroup_id && bpf_get_current_ancestor_cgroup_id(
-                              filter_cgroup_level) != filter_cgroup_id)
+  if (filter_cgroup_set && bpf_get_current_ancestor_cgroup_id(
+                               filter_cgroup_level) != filter_cgroup_id)
     return false;
   return true;
 }

@@ -90,8 +90,10 @@ cli::ProgramDoc MakeDoc() {
            "",
            "Decided in the kernel: the rest counts as filtered and never "
            "reaches biosnoop. A cgroup that does not exist at start is bad "
-           "usage; one removed and made again under the same name is "
-           "another cgroup, no longer matched."},
+           "usage. PATH is followed, as systemd makes a service's cgroup "
+           "again at each restart: checked once a second, a removed cgroup "
+           "matches nothing until a cgroup of that path is made again, "
+           "which is then matched; each change is one line on stderr."},
           {{Flag{"op", 0, "read|write", kOptOp}}, "only reads, or only writes"},
           {{Flag{"queued", 'Q'}},
            "include queue time (submission to issue) in the latency that is "

@@ -77,6 +77,7 @@ absl::Status Runner::Start() {
       static_cast<uint64_t>(absl::ToInt64Nanoseconds(options.max_inflight_age)),
       run_.start_ns);
   partition_.emplace(run_.config);
+  cgroup_.emplace(run_.config, options.cgroup);
   rotation_.emplace(&mode_.output(), run_.diag);
   next_second_ = run_.start_ns + kTickNs;
   return mode_.Started(run_);
@@ -96,6 +97,7 @@ absl::StatusOr<bool> Runner::Tick() {
     RETURN_IF_ERROR(RescueIfSkipped(*run_.probe, run_.diag));
     FollowPartition(*partition_, *run_.probe, run_.config, mode_.disk_names(),
                     run_.diag);
+    FollowCgroup(*cgroup_, *run_.probe, run_.config, run_.diag);
     RETURN_IF_ERROR(mode_.EverySecond(run_, now));
     if (!run_.output_ok()) return false;
   }

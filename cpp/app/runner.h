@@ -5,8 +5,8 @@
 //              output, load and attach (privileges dropped), arm --duration
 //   Tick       one turn of the poll loop: poll (records to the mode's
 //              consumer), Rotate, once a second the rescue, the followed
-//              partition and the mode's own upkeep, the mode's periodic
-//              records, the in-flight table's upkeep
+//              partition and cgroup and the mode's own upkeep, the mode's
+//              periodic records, the in-flight table's upkeep
 //   Rotate     SIGHUP's reopen of the output (output_rotation.h)
 //   Drain      the last looks for missed completions, detach, what is
 //              left in the ring buffer
@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "cgroup_watch.h"
 #include "options.h"
 #include "output_rotation.h"
 #include "partition_watch.h"
@@ -46,6 +47,7 @@ class Runner {
   uint64_t end_ns_ = UINT64_MAX;
   uint64_t next_second_ = 0;
   std::optional<PartitionWatch> partition_;
+  std::optional<CgroupWatch> cgroup_;
   std::optional<OutputRotation> rotation_;
 };
 

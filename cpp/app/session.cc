@@ -53,10 +53,11 @@ absl::StatusOr<ProbeConfig> ProbeConfigFor(const Options& o) {
     c.partition_dev = (disk.part_major << 20) | disk.part_minor;
   }
   if (!o.cgroup.empty()) {
-    ASSIGN_OR_RETURN(CgroupTarget target,
-                     ResolveCgroupPath(o.cgroup, FindCgroup2Mount()));
+    const std::string mount = FindCgroup2Mount();
+    ASSIGN_OR_RETURN(CgroupTarget target, ResolveCgroupPath(o.cgroup, mount));
     c.cgroup_id = target.id;
     c.cgroup_level = target.level;
+    c.cgroup_dir = mount + (target.level == 0 ? "" : target.path);
   }
   return c;
 }

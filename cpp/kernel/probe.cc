@@ -102,6 +102,10 @@ void Probe::SetSectorRange(uint64_t start, uint64_t end) {
   biosnoop::SetSectorRange(program_->skel(), start, end);
 }
 
+void Probe::SetCgroupId(uint64_t id) {
+  biosnoop::SetCgroupId(program_->skel(), id);
+}
+
 const std::vector<std::string>& Probe::attached() const {
   return program_->attached();
 }

@@ -92,6 +92,11 @@ class Probe {
   // Needs no privilege: the programs' data is mapped into this process.
   void SetSectorRange(uint64_t start, uint64_t end);
 
+  // Changes the --cgroup filter's subtree root to the cgroup `id`
+  // (ProbeConfig::cgroup_id set at Open; kNoCgroup: matching nothing), for
+  // the I/O submitted from now on.  Needs no privilege, as above.
+  void SetCgroupId(uint64_t id);
+
   // The requests in flight, as the programs hold them.
   InflightTable& inflight() { return *inflight_; }
 

@@ -10,6 +10,10 @@
 
 namespace biosnoop {
 
+// The --cgroup filter's id while its cgroup does not exist: no cgroup has
+// it (a v2 id is a kernfs node id, which counts up from 1).
+inline constexpr uint64_t kNoCgroup = UINT64_MAX;
+
 struct ProbeConfig {
   uint64_t min_ns = 0;
   bool include_queue = false;
@@ -25,9 +29,11 @@ struct ProbeConfig {
   int op_filter = 0;  // BIOSNOOP_FILTER_OP_*
   // --cgroup: only I/O submitted in the cgroup v2 subtree whose root has
   // this id (its directory's inode) at this depth below the v2 root; 0 =
-  // every cgroup.
+  // every cgroup.  Its directory is followed while running (the id changes
+  // with it, see Probe::SetCgroupId; kNoCgroup while it does not exist).
   uint64_t cgroup_id = 0;
   uint32_t cgroup_level = 0;
+  std::string cgroup_dir;  // in the mounted v2 hierarchy; "" without it
   uint32_t ringbuf_bytes = 2u << 20;  // power of two, multiple of the page size
   int verbose = 0;  // 1: libbpf warnings to stderr, 2: also its debug log
   bool histograms = false;       // count every completion into histograms

@@ -27,8 +27,9 @@ absl::Status WriteSettings(const ProbeConfig& config,
   skel->data->filter_sectors.end = config.sector_end;
   ro->filter_pid = config.pid;
   ro->filter_op = static_cast<uint32_t>(config.op_filter);
-  ro->filter_cgroup_id = config.cgroup_id;
+  ro->filter_cgroup_set = config.cgroup_id != 0 ? 1 : 0;
   ro->filter_cgroup_level = config.cgroup_level;
+  skel->data->filter_cgroup_id = config.cgroup_id;
   ro->hist_enabled = config.histograms ? 1 : 0;
   ro->hist_unit_ns = config.hist_unit_ns;
   ro->events_disabled = config.events_disabled ? 1 : 0;
@@ -75,6 +76,11 @@ void SetSectorRange(biosnoop_bpf* skel, uint64_t start, uint64_t end) {
   __atomic_store_n(&r.end, std::min(old_end, end), __ATOMIC_RELEASE);
   __atomic_store_n(&r.end, end, __ATOMIC_RELEASE);
   __atomic_store_n(&r.start, start, __ATOMIC_RELEASE);
+}
+
+void SetCgroupId(biosnoop_bpf* skel, uint64_t id) {
+  // One aligned 64-bit store: a submission reads the old id or the new one.
+  __atomic_store_n(&skel->data->filter_cgroup_id, id, __ATOMIC_RELEASE);
 }
 
 }  // namespace biosnoop

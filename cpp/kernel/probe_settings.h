@@ -2,8 +2,8 @@
 
 // What the BPF programs read as their settings: the load-time constants
 // (.rodata) written from a ProbeConfig and the kernel's features before
-// the load, and the one setting that changes while they run, the
-// partition's sectors (.data, mapped into this process).
+// the load, and the settings that change while they run, the partition's
+// sectors and the cgroup's id (.data, mapped into this process).
 
 #include <cstdint>
 
@@ -30,5 +30,10 @@ bool DirectIoUnfollowed(const ProbeConfig& config, const biosnoop_bpf& skel);
 // Changes the partition filter's sectors to [start, end), for completions
 // from now on, while the programs run.  Needs no privilege.
 void SetSectorRange(biosnoop_bpf* skel, uint64_t start, uint64_t end);
+
+// Changes the --cgroup filter's subtree root to the cgroup `id`
+// (kNoCgroup: none, matching nothing), for I/O submitted from now on,
+// while the programs run.  Needs no privilege.
+void SetCgroupId(biosnoop_bpf* skel, uint64_t id);
 
 }  // namespace biosnoop

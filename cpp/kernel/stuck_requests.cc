@@ -27,6 +27,8 @@ bool StuckPassesFilters(const ProbeConfig& config,
       v.op != BIOSNOOP_OP_WRITE) {
     return false;
   }
+  // Decided at submission against the id of then (the kernel's filter).
+  if (config.cgroup_id != 0 && v.outside_cgroup) return false;
   return v.sector >= config.sector_start && v.sector < config.sector_end;
 }
 

@@ -30,8 +30,9 @@
 namespace biosnoop {
 
 // What the kernel's filters decide at completion (bpf passes_filters),
-// applied to an in-flight entry: -p, --comm, --op, and a partition's
-// sectors.  The disk filter needs no check: other disks have no entries.
+// applied to an in-flight entry: -p, --comm, --op, a partition's sectors
+// and --cgroup (decided at submission, in the entry).  The disk filter
+// needs no check: other disks have no entries.
 bool StuckPassesFilters(const ProbeConfig& config,
                         const biosnoop_inflight_val& v);
 

@@ -104,6 +104,17 @@ TEST(StuckFiltersTest, TheKernelsFiltersApply) {
   part.sector_start = 0;
   part.sector_end = 2048;
   EXPECT_FALSE(StuckPassesFilters(part, v));
+
+  // --cgroup: the kernel decided at submission, against the id of then.
+  ProbeConfig cgroup;
+  cgroup.cgroup_id = 77;
+  EXPECT_TRUE(StuckPassesFilters(cgroup, v));
+  biosnoop_inflight_val outside = v;
+  outside.outside_cgroup = 1;
+  EXPECT_FALSE(StuckPassesFilters(cgroup, outside));
+  cgroup.cgroup_id = kNoCgroup;  // removed since: still the entry's answer
+  EXPECT_TRUE(StuckPassesFilters(cgroup, v));
+  EXPECT_TRUE(StuckPassesFilters(all, outside));
 }
 
 TEST(DecodeStuckTest, AnEventsFieldsAtIssueAndTheTimeInFlightSoFar) {
