@@ -538,7 +538,7 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   if (ops_enabled && !(v->op_id && op_complete(v, now, device_ns, queue_ns)) &&
       (sync_ops_active || waiting_ops_active) &&
       (v->op == BIOSNOOP_OP_WRITE || v->op == BIOSNOOP_OP_FLUSH))
-    op_waited(v, rq, now, device_ns, queue_ns);
+    op_waited(v, rq, now, device_ns, queue_ns, nest);
   __u64 latency = device_ns;
   if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN) latency += queue_ns;
   if (!passes_filters(v, v->sector)) {

@@ -330,7 +330,7 @@ struct {
  * up to BIOSNOOP_OP_WAITERS keys in `ops` (0: a free place).  A ninth call
  * at once on one disk is not registered: what it waits for of others'
  * stays in its `other`. */
-#define BIOSNOOP_OP_WAITERS 8
+#define BIOSNOOP_OP_WAITERS 8 /* a power of two */
 struct biosnoop_op_waiters {
   __u64 keys[BIOSNOOP_OP_WAITERS];
 };
@@ -340,6 +340,32 @@ struct {
   __type(key, __u32);
   __type(value, struct biosnoop_op_waiters);
 } op_waiters SEC(".maps");
+
+/* A completed request that followed calls may have waited for, as
+ * op_waited sees it, per CPU: [0] the completion program's, [1] the
+ * rescue's (it runs nested in it). */
+struct biosnoop_op_wait {
+  __u64 now;
+  __u64 since; /* its submission, or issue when that was not seen */
+  __u64 device_ns;
+  __u64 queue_ns;
+  __u64 file;  /* its first page's file (ledger key); 0: none */
+  __u64 taken; /* the key of the syncing call that took it; 0: none */
+  __u64 cgroup_id; /* whose: the dirtier (ledger) or the submitter */
+  __u32 pid;
+  __u32 bytes;
+  __u32 dev;
+  __u8 cls;     /* BIOSNOOP_OPCLASS_*; _COUNT: data */
+  __u8 dirtier; /* whose is the pages' dirtier */
+  __u8 pad[2];
+  char comm[16];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 2);
+  __type(key, __u32);
+  __type(value, struct biosnoop_op_wait);
+} op_wait_scratch SEC(".maps");
 
 /* Where a call's state is built before it goes into `ops`, per CPU. */
 struct {

@@ -692,17 +692,38 @@ static __always_inline bool op_complete(const struct biosnoop_inflight_val *v,
   return true;
 }
 
-/* Whose requests a call waited for: the task that dirtied their first
- * page when the ledger knew it (`who`, dirtier), else their submitter
- * (the entry's task). */
-struct op_whose {
-  __u64 cgroup_id;
-  __u32 pid;
-  __u8 dirtier;
-  const char *comm;
-};
+/* A request no running call submitted, completed (op_waited), with whose
+ * it was: the task that dirtied its first page when the ledger knew it,
+ * else its submitter.  Built in a per-CPU scratch (op_wait_scratch), not
+ * on the stack: the completion program's stack is near the kernel's
+ * limit, and the waiters' loop (a bpf_loop callback, verified once)
+ * reads it from there. */
+static __always_inline void op_culprit_add(struct biosnoop_op_state *st,
+                                           __u8 cls,
+                                           const struct biosnoop_op_wait *w,
+                                           __u64 wait_ns);
 
-/* Adds one request of `whose` (wait `wait_ns`, `bytes`) to the call's
+/* A request of class `cls` that call `st` waited for but did not submit
+ * completed: the part of its time the call spent on nothing of its own
+ * goes to that layer, with the request and its culprit. */
+static __always_inline void op_waited_for(struct biosnoop_op_state *st,
+                                          __u8 cls,
+                                          const struct biosnoop_op_wait *w) {
+  __u64 waited = op_segment_waited(st, w->now, cls, w->since);
+  if (!waited) return;
+  struct biosnoop_op_layer *l = op_layer_of(st, cls);
+  __sync_fetch_and_add(&l->requests, 1);
+  __sync_fetch_and_add(&l->bytes, w->bytes);
+  if (w->queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
+    __sync_fetch_and_add(&l->queue_ns_sum, w->queue_ns);
+    op_max(&l->queue_ns_max, w->queue_ns);
+  }
+  __sync_fetch_and_add(&l->device_ns_sum, w->device_ns);
+  op_max(&l->device_ns_max, w->device_ns);
+  op_culprit_add(st, cls, w, waited);
+}
+
+/* Adds one request of `w` (the call waited `wait_ns` for it) to the call's
  * culprits of layer `cls`: into the slot of the same task, cgroup and
  * layer, or a free one; when all are taken by others, it is left out of
  * the list (the layer's totals have it).  A slot is claimed by its cgroup
@@ -712,42 +733,55 @@ struct op_whose {
  * two slots). */
 static __always_inline void op_culprit_add(struct biosnoop_op_state *st,
                                            __u8 cls,
-                                           const struct op_whose *w,
-                                           __u64 wait_ns, __u32 bytes) {
+                                           const struct biosnoop_op_wait *w,
+                                           __u64 wait_ns) {
   __u64 cg = w->cgroup_id ? w->cgroup_id : 1;
   __u32 pid = w->pid ? w->pid : ~0u; /* 0 marks a free slot */
-#pragma unroll
   for (int i = 0; i < BIOSNOOP_OP_CULPRITS; i++) {
     struct biosnoop_op_culprit *c = &st->culprits[i];
-    if (!c->cgroup_id && __sync_val_compare_and_swap(&c->cgroup_id, 0, cg) == 0) {
+    if (!c->cgroup_id &&
+        __sync_val_compare_and_swap(&c->cgroup_id, 0, cg) == 0) {
       c->layer = cls;
       c->dirtier = w->dirtier;
-      bpf_probe_read_kernel(c->comm, sizeof(c->comm), w->comm);
+      __builtin_memcpy(c->comm, w->comm, sizeof(c->comm));
       c->pid = pid;
     }
     if (c->cgroup_id == cg && c->pid == pid && c->layer == cls) {
       __sync_fetch_and_add(&c->requests, 1);
-      __sync_fetch_and_add(&c->bytes, bytes);
+      __sync_fetch_and_add(&c->bytes, w->bytes);
       __sync_fetch_and_add(&c->wait_ns, wait_ns);
       return;
     }
   }
 }
 
-/* A request of class `cls` that call `st` waited for but did not submit
- * completed: the part of its time the call spent on nothing of its own
- * goes to that layer, with the request and its culprit. */
-static __always_inline void op_waited_for(struct biosnoop_op_state *st,
-                                          __u8 cls,
-                                          const struct biosnoop_inflight_val *v,
-                                          __u64 now, __u64 device_ns,
-                                          __u64 queue_ns,
-                                          const struct op_whose *w) {
-  __u64 since = v->submit_ns ? v->submit_ns : v->issue_ns;
-  __u64 waited = op_segment_waited(st, now, cls, since);
-  if (!waited) return;
-  op_layer_add(op_layer_of(st, cls), v, device_ns, queue_ns);
-  op_culprit_add(st, cls, w, waited, v->bytes);
+/* One place of the disk's waiters (op_waited's loop); `ctx` holds the
+ * index of the scratch op_waited filled (bpf_loop's context is stack). */
+static long op_waiter_step(__u32 i, void *ctx) {
+  struct biosnoop_op_wait *w = bpf_map_lookup_elem(&op_wait_scratch, ctx);
+  if (!w) return 1;
+  __u32 dev = w->dev;
+  struct biosnoop_op_waiters *ws = bpf_map_lookup_elem(&op_waiters, &dev);
+  if (!ws) return 1;
+  i &= BIOSNOOP_OP_WAITERS - 1; /* a power of two: the verifier's bound */
+  __u64 key = ws->keys[i];
+  if (!key || key == w->taken) return 0;
+  struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
+  if (!st) {
+    /* Its entry gone (evicted, or the call ended on a path that did not
+     * unregister it): the place is freed. */
+    if (__sync_val_compare_and_swap(&ws->keys[i], key, 0) == key)
+      __sync_fetch_and_add(&waiting_ops_active, -1);
+    return 0;
+  }
+  if (st->marker || !st->op_id) return 0;
+  __u8 c = w->cls;
+  if (c == BIOSNOOP_OPCLASS_COUNT)
+    c = w->file == biosnoop_ledger_file(st->ino, st->s_dev)
+            ? BIOSNOOP_OPCLASS_WRITEBACK
+            : BIOSNOOP_OPCLASS_OTHERS;
+  op_waited_for(st, c, w);
+  return 0;
 }
 
 /* Completion of a write or flush `rq` (entry `v`) that no running call
@@ -759,68 +793,61 @@ static __always_inline void op_waited_for(struct biosnoop_op_state *st,
  *    that did not take it above: a flush is its flush layer, a metadata
  *    write its journal, its own file's data its writeback, another file's
  *    data its others_writeback.
- * The culprit of data is its first page's dirtier when the ledger knows
- * it, else the submitter. */
+ * `nest`: as on_complete's (the rescue program has its own scratch). */
 static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
                                       struct request *rq, __u64 now,
-                                      __u64 device_ns, __u64 queue_ns) {
+                                      __u64 device_ns, __u64 queue_ns,
+                                      __u32 nest) {
   __u8 cls = op_rq_class(rq->cmd_flags, v->bytes);
   if (cls == BIOSNOOP_OPCLASS_COUNT && v->op != BIOSNOOP_OP_WRITE) return;
-  struct op_whose whose = {
-      .cgroup_id = v->cgroup_id, .pid = v->pid, .dirtier = 0, .comm = v->comm};
-  __u64 file = 0;
-  __u64 taken = 0; /* the syncing call's key, if it took the request */
+  struct biosnoop_op_wait *w = bpf_map_lookup_elem(&op_wait_scratch, &nest);
+  if (!w) return;
+  w->now = now;
+  w->since = v->submit_ns ? v->submit_ns : v->issue_ns;
+  w->device_ns = device_ns;
+  w->queue_ns = queue_ns;
+  w->bytes = v->bytes;
+  w->dev = v->dev;
+  w->cls = cls;
+  w->file = 0;
+  w->taken = 0;
+  w->cgroup_id = v->cgroup_id;
+  w->pid = v->pid;
+  w->dirtier = 0;
+  __builtin_memcpy(w->comm, v->comm, sizeof(w->comm));
   struct folio *folio = NULL;
-  struct biosnoop_dirtier who;
   if (cls == BIOSNOOP_OPCLASS_COUNT) {
     folio = op_first_folio(rq);
     struct inode *inode = folio ? attr_folio_inode(folio) : NULL;
     if (inode)
-      file = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
-                                  BPF_CORE_READ(inode, i_sb, s_dev));
-    if (file && ledger_enabled &&
-        ledger_read(file, BPF_CORE_READ(folio, index), &who)) {
-      whose.cgroup_id = who.cgroup_id;
-      whose.pid = who.pid;
-      whose.dirtier = 1;
-      whose.comm = who.comm;
+      w->file = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
+                                     BPF_CORE_READ(inode, i_sb, s_dev));
+    if (w->file && ledger_enabled) {
+      __u64 index = BPF_CORE_READ(folio, index);
+      __u32 slot = biosnoop_ledger_slot(w->file, index, ledger_mask);
+      struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
+      if (e && e->file == w->file && e->index == index) {
+        w->cgroup_id = e->who.cgroup_id;
+        w->pid = e->who.pid;
+        __builtin_memcpy(w->comm, e->who.comm, sizeof(w->comm));
+        w->dirtier = 1;
+      }
     }
   }
-  if (file && sync_ops_active) {
+  if (w->file && sync_ops_active) {
+    __u64 file = w->file;
     __u64 *key = bpf_map_lookup_elem(&syncing, &file);
     struct biosnoop_op_state *st =
         key ? bpf_map_lookup_elem(&ops, key) : NULL;
     if (st && !st->marker && st->op_id &&
         biosnoop_ledger_file(st->ino, st->s_dev) == file) {
-      taken = *key;
-      op_waited_for(st, BIOSNOOP_OPCLASS_WRITEBACK, v, now, device_ns,
-                    queue_ns, &whose);
+      w->taken = *key;
+      op_waited_for(st, BIOSNOOP_OPCLASS_WRITEBACK, w);
       if (v->submit_ns) op_dirty_age(st, folio, v->submit_ns);
     }
   }
-  if (!waiting_ops_active) return;
-  __u32 dev = v->dev;
-  struct biosnoop_op_waiters *w = bpf_map_lookup_elem(&op_waiters, &dev);
-  if (!w) return;
-#pragma unroll
-  for (int i = 0; i < BIOSNOOP_OP_WAITERS; i++) {
-    __u64 key = w->keys[i];
-    if (!key || key == taken) continue;
-    struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
-    if (!st || st->marker || !st->op_id) {
-      /* Its entry gone (evicted, or the call ended on a path that did
-       * not unregister it): the place is freed. */
-      if (!st && __sync_val_compare_and_swap(&w->keys[i], key, 0) == key)
-        __sync_fetch_and_add(&waiting_ops_active, -1);
-      continue;
-    }
-    __u8 c = cls;
-    if (c == BIOSNOOP_OPCLASS_COUNT)
-      c = file == biosnoop_ledger_file(st->ino, st->s_dev)
-              ? BIOSNOOP_OPCLASS_WRITEBACK
-              : BIOSNOOP_OPCLASS_OTHERS;
-    op_waited_for(st, c, v, now, device_ns, queue_ns, &whose);
-  }
+  if (waiting_ops_active)
+    bpf_loop(BIOSNOOP_OP_WAITERS, op_waiter_step, &nest, 0);
 }
 
 #endif /* BIOSNOOP_BPF_OPS_BPF_H_ */
