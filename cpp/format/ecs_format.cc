@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "json_format.h"
+#include "op_layer_json.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -365,7 +366,34 @@ void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
 
 namespace {
 
-// One layer of a call under biosnoop.block or biosnoop.writeback.
+// A layer's culprits, as an array of objects (none when empty): the
+// OpCulprit fields, the comm's raw bytes only when not valid UTF-8.
+void CulpritFields(ObjectWriter& w, absl::Span<const OpCulprit> culprits) {
+  if (culprits.empty()) return;
+  w.ArrayKey("culprits");
+  w.out()->push_back('[');
+  for (size_t i = 0; i < culprits.size(); ++i) {
+    const OpCulprit& c = culprits[i];
+    if (i > 0) w.out()->push_back(',');
+    w.OpenElement();
+    w.Uint("pid", c.pid);
+    w.String("comm", c.Comm());
+    if (!IsValidUtf8(c.Comm())) w.Hex("comm_raw", c.Comm());
+    CgroupFields(w, c.cgroup, c.cgroup_id);
+    if (c.cgroup_id != 0 && !c.cgroup.container_id.empty()) {
+      w.String("container_id", c.cgroup.container_id);
+    }
+    w.String("role", CulpritRoleName(c.dirtier));
+    w.Uint("requests", c.requests);
+    w.Uint("bytes", c.bytes);
+    w.Uint("wait_us", c.wait_ns / 1000);
+    w.Close();
+  }
+  w.out()->push_back(']');
+}
+
+// One layer of a call under biosnoop.block, .writeback, .journal, .flush
+// or .others_writeback.
 void OpLayerFields(ObjectWriter& w, absl::string_view key, const OpLayer& l,
                    absl::Span<const std::string> disks, uint32_t dirty_known,
                    uint64_t dirty_age_max_ns, uint64_t dirty_age_min_ns) {
@@ -392,6 +420,7 @@ void OpLayerFields(ObjectWriter& w, absl::string_view key, const OpLayer& l,
     w.Uint("dirty_age_us_min", dirty_age_min_ns / 1000);
   }
   w.Uint("dirty_known", dirty_known);
+  CulpritFields(w, l.culprits);
   w.Close();
 }
 
@@ -472,6 +501,9 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
   OpLayerFields(w, "block", op.block, o.block_disks, 0, 0, 0);
   OpLayerFields(w, "writeback", op.writeback, {}, op.dirty_known,
                 op.dirty_age_max_ns, op.dirty_age_min_ns);
+  OpLayerFields(w, "journal", op.journal, {}, 0, 0, 0);
+  OpLayerFields(w, "flush", op.flush, {}, 0, 0, 0);
+  OpLayerFields(w, "others_writeback", op.others_writeback, {}, 0, 0, 0);
   w.Close();
   w.End();
 }

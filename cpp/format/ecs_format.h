@@ -54,8 +54,10 @@ void AppendStuckEcs(const StuckRequest& s, absl::string_view host,
 // and file.inode; under biosnoop: op_id, call, disk, partition, comm_raw,
 // the cgroup's, file {path, path_kind, dev, direct}, offset,
 // bytes_requested(_partial), bytes_done, error_code, latency.us and
-// latency.other_us, and the layers as biosnoop.block.* and
-// biosnoop.writeback.* (the dirty ages only when known).
+// latency.other_us, and the layers as biosnoop.block.*,
+// biosnoop.writeback.*, biosnoop.journal.*, biosnoop.flush.* and
+// biosnoop.others_writeback.* (the dirty ages only when known; culprits,
+// an array of objects, only when there are some).
 void AppendOpEcs(const EnrichedOp& o, absl::string_view host, std::string* out);
 
 // The stream header: event.kind "state", event.action "stream-start",

@@ -94,9 +94,11 @@ void AppendStuckJson(const StuckRequest& s, const JsonHost& host,
 // start_time, latency_us, block and writeback {requests, bytes, disks,
 // queue_us_sum, queue_us_max, device_us_sum, device_us_max, wait_us,
 // dirty_age_us_max, dirty_age_us_min (null unless dirty_known > 0, and
-// always null for block), dirty_known}, other_us (FileOp::OtherNs)}, then
-// '\n'.  Durations in whole microseconds, truncated.  The writeback
-// layer's disks are not known to the kernel side: [].
+// always null for block), dirty_known, culprits}, other_us
+// (FileOp::OtherUs), then journal, flush and others_writeback as the
+// other layers (no dirty ages: null, dirty_known 0)}, then '\n'
+// (op_layer_json.h).  Durations in whole microseconds, truncated.  Only
+// the block layer's disks are known to the kernel side: the others' [].
 void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out);
 
 // Appends the stream header line: {"type":"header", then every StreamHeader

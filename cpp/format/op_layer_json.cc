@@ -1,10 +1,12 @@
-// One OpLayer object (op_layer_json.h).  Rare (two per op record): plain
+// One OpLayer object (op_layer_json.h).  Rare (five per op record): plain
 // appends, easier to check than a sized write.
 
 #include "op_layer_json.h"
 
 #include "absl/strings/str_cat.h"
+#include "json_escape.h"
 #include "json_format.h"
+#include "json_write.h"
 
 namespace biosnoop {
 namespace {
@@ -17,7 +19,36 @@ void AppendNullableUint(const std::optional<uint64_t>& v, std::string* out) {
   }
 }
 
+void AppendCulpritJson(const OpCulprit& c, std::string* out) {
+  absl::StrAppend(out, "{\"pid\":", c.pid);
+  AppendCommAndCgroupJson(c.Comm(), c.cgroup, c.cgroup_id, out);
+  absl::StrAppend(out, ",\"role\":\"", CulpritRoleName(c.dirtier),
+                  "\",\"requests\":", c.requests, ",\"bytes\":", c.bytes,
+                  ",\"wait_us\":", c.wait_ns / 1000, "}");
+}
+
 }  // namespace
+
+absl::string_view CulpritRoleName(bool dirtier) {
+  return dirtier ? "dirtier" : "submitter";
+}
+
+void AppendCommAndCgroupJson(absl::string_view comm, const CgroupLabel& c,
+                             uint64_t cgroup_id, std::string* out) {
+  out->append(",\"comm\":");
+  AppendJsonString(comm, out);
+  if (!IsValidUtf8(comm)) {
+    out->append(",\"comm_raw\":\"");
+    AppendLowerHex(comm, out);
+    out->push_back('"');
+  }
+  const size_t at = out->size();
+  out->resize(at + 128 +
+              kMaxJsonBytesPerByte *
+                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
+  char* end = WriteCgroupJson(c, cgroup_id, out->data() + at);
+  out->resize(static_cast<size_t>(end - out->data()));
+}
 
 void AppendOpLayerJson(const OpLayerValues& layer, std::string* out) {
   absl::StrAppend(out, "{\"requests\":", layer.requests,
@@ -34,7 +65,13 @@ void AppendOpLayerJson(const OpLayerValues& layer, std::string* out) {
   AppendNullableUint(layer.dirty_age_us_max, out);
   out->append(",\"dirty_age_us_min\":");
   AppendNullableUint(layer.dirty_age_us_min, out);
-  absl::StrAppend(out, ",\"dirty_known\":", layer.dirty_known, "}");
+  absl::StrAppend(out, ",\"dirty_known\":", layer.dirty_known,
+                  ",\"culprits\":[");
+  for (size_t i = 0; i < layer.culprits.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendCulpritJson(layer.culprits[i], out);
+  }
+  out->append("]}");
 }
 
 void AppendOpLayerJson(const OpLayer& layer,
@@ -56,6 +93,7 @@ void AppendOpLayerJson(const OpLayer& layer,
     v.dirty_age_us_min = dirty_age_min_ns / 1000;
   }
   v.dirty_known = dirty_known;
+  v.culprits = layer.culprits;
   AppendOpLayerJson(v, out);
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "json_format.h"
+#include "op_layer_json.h"
 
 namespace biosnoop {
 namespace {
@@ -272,6 +273,23 @@ void FillOpLayer(const OpLayer& l, absl::Span<const std::string> disks,
     msg->clear_dirty_age_us_min();
   }
   msg->set_dirty_known(dirty_known);
+  msg->clear_culprits();
+  for (const OpCulprit& c : l.culprits) {
+    v1::OpCulprit* m = msg->add_culprits();
+    m->set_pid(c.pid);
+    const absl::string_view comm = c.Comm();
+    if (AppendSanitizedUtf8(comm, m->mutable_comm())) {
+      m->mutable_comm_raw()->assign(comm.data(), comm.size());
+    }
+    // As the op's: no names without an id.
+    FillCgroupFields(c.cgroup_id != 0 ? c.cgroup : CgroupLabel{}, c.cgroup_id,
+                     m);
+    const absl::string_view role = CulpritRoleName(c.dirtier);
+    m->mutable_role()->assign(role.data(), role.size());
+    m->set_requests(c.requests);
+    m->set_bytes(c.bytes);
+    m->set_wait_us(c.wait_ns / 1000);
+  }
 }
 
 }  // namespace
@@ -332,6 +350,10 @@ void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg) {
   FillOpLayer(op.writeback, {}, op.dirty_known, op.dirty_age_max_ns,
               op.dirty_age_min_ns, msg->mutable_writeback());
   msg->set_other_us(op.OtherUs());
+  FillOpLayer(op.journal, {}, 0, 0, 0, msg->mutable_journal());
+  FillOpLayer(op.flush, {}, 0, 0, 0, msg->mutable_flush());
+  FillOpLayer(op.others_writeback, {}, 0, 0, 0,
+              msg->mutable_others_writeback());
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

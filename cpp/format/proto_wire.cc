@@ -16,6 +16,7 @@
 #include "decimal_digits.h"
 #include "histogram.h"
 #include "json_format.h"
+#include "op_layer_json.h"
 #include "short_copy.h"
 
 namespace biosnoop {
@@ -33,6 +34,7 @@ using Ev = v1::Event;
 using Stk = v1::Stuck;
 using OpMsg = v1::Op;
 using Layer = v1::OpLayer;
+using Culprit = v1::OpCulprit;
 
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
@@ -586,6 +588,32 @@ char* WriteEventRecordDelimited(const EnrichedEvent& e, const ProtoHost& host,
 
 namespace {
 
+// One OpCulprit message: its comm and cgroup fields as an op's own.
+Encoder OpCulpritMessage(const OpCulprit& c) {
+  std::string fixed;
+  Encoder m;
+  m.U64(Culprit::kPidFieldNumber, c.pid);
+  const absl::string_view comm = c.Comm();
+  m.Str(Culprit::kCommFieldNumber, Utf8(comm, &fixed));
+  if (!IsValidUtf8(comm)) m.OptStr(Culprit::kCommRawFieldNumber, comm);
+  if (c.cgroup_id != 0) {
+    const CgroupLabel& g = c.cgroup;
+    if (g.known) m.OptStr(Culprit::kCgroupFieldNumber, Utf8(g.path, &fixed));
+    m.U64(Culprit::kCgroupIdFieldNumber, c.cgroup_id);
+    if (!g.container_id.empty()) {
+      m.OptStr(Culprit::kContainerIdFieldNumber, Utf8(g.container_id, &fixed));
+    }
+    if (!g.pod_uid.empty()) {
+      m.OptStr(Culprit::kPodUidFieldNumber, Utf8(g.pod_uid, &fixed));
+    }
+  }
+  m.Str(Culprit::kRoleFieldNumber, CulpritRoleName(c.dirtier));
+  m.U64(Culprit::kRequestsFieldNumber, c.requests);
+  m.U64(Culprit::kBytesFieldNumber, c.bytes);
+  m.U64(Culprit::kWaitUsFieldNumber, c.wait_ns / 1000);
+  return m;
+}
+
 // One OpLayer message; the dirty ages present when the ledger knew some
 // of its requests' first pages (dirty_known > 0).
 Encoder OpLayerMessage(const OpLayer& l, absl::Span<const std::string> disks,
@@ -609,6 +637,9 @@ Encoder OpLayerMessage(const OpLayer& l, absl::Span<const std::string> disks,
     m.OptU64(Layer::kDirtyAgeUsMinFieldNumber, dirty_age_min_ns / 1000);
   }
   m.U64(Layer::kDirtyKnownFieldNumber, dirty_known);
+  for (const OpCulprit& c : l.culprits) {
+    m.Message(Layer::kCulpritsFieldNumber, OpCulpritMessage(c));
+  }
   return m;
 }
 
@@ -672,6 +703,11 @@ void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
             OpLayerMessage(op.writeback, {}, op.dirty_known,
                            op.dirty_age_max_ns, op.dirty_age_min_ns));
   m.U64(OpMsg::kOtherUsFieldNumber, op.OtherUs());
+  m.Message(OpMsg::kJournalFieldNumber,
+            OpLayerMessage(op.journal, {}, 0, 0, 0));
+  m.Message(OpMsg::kFlushFieldNumber, OpLayerMessage(op.flush, {}, 0, 0, 0));
+  m.Message(OpMsg::kOthersWritebackFieldNumber,
+            OpLayerMessage(op.others_writeback, {}, 0, 0, 0));
   AppendRecord(Rec::kOpFieldNumber, m, out);
 }
 

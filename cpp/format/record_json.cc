@@ -42,25 +42,6 @@ void AppendStringField(absl::string_view key, absl::string_view v,
   AppendJsonString(v, out);
 }
 
-// "comm" (and "comm_raw" when the bytes are not valid UTF-8), then the
-// cgroup's keys (WriteCgroupJson): a stuck record's and a call's.
-void AppendCommAndCgroupJson(absl::string_view comm, const CgroupLabel& c,
-                             uint64_t cgroup_id, std::string* out) {
-  AppendStringField("comm", comm, out);
-  if (!IsValidUtf8(comm)) {
-    AppendKey("comm_raw", out);
-    out->push_back('"');
-    AppendLowerHex(comm, out);
-    out->push_back('"');
-  }
-  const size_t at = out->size();
-  out->resize(at + 128 +
-              kMaxJsonBytesPerByte *
-                  (c.path.size() + c.container_id.size() + c.pod_uid.size()));
-  char* end = WriteCgroupJson(c, cgroup_id, out->data() + at);
-  out->resize(static_cast<size_t>(end - out->data()));
-}
-
 void AppendTimeField(absl::string_view key, int64_t realtime_ns,
                      std::string* out) {
   AppendKey(key, out);
@@ -309,6 +290,12 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   AppendOpLayerJson(op.writeback, {}, op.dirty_known, op.dirty_age_max_ns,
                     op.dirty_age_min_ns, out);
   AppendUintField("other_us", op.OtherUs(), out);
+  AppendKey("journal", out);
+  AppendOpLayerJson(op.journal, {}, 0, 0, 0, out);
+  AppendKey("flush", out);
+  AppendOpLayerJson(op.flush, {}, 0, 0, 0, out);
+  AppendKey("others_writeback", out);
+  AppendOpLayerJson(op.others_writeback, {}, 0, 0, 0, out);
   out->append("}\n");
 }
 

@@ -58,8 +58,8 @@ TEST(EcsOpTest, CallWithEveryField) {
   EXPECT_EQ(b["bytes_requested_partial"], true);
   EXPECT_EQ(b["bytes_done"], 0);
   EXPECT_EQ(b["error_code"], 5);
-  // 45 ms - 21 ms block - 4 ms writeback.
-  EXPECT_EQ(b["latency"], json::parse(R"({"us":45000,"other_us":20000})"));
+  // 45 ms - 21 ms block - 4 ms writeback - 5 journal - 2 flush - 3 others.
+  EXPECT_EQ(b["latency"], json::parse(R"({"us":45000,"other_us":10000})"));
   EXPECT_EQ(b["block"], json::parse(R"({"requests":2,"bytes":8192,
       "disks":["sda"],"queue_us_sum":3,"queue_us_max":2,
       "device_us_sum":25000,"device_us_max":20000,"wait_us":21000,
@@ -67,7 +67,38 @@ TEST(EcsOpTest, CallWithEveryField) {
   EXPECT_EQ(b["writeback"], json::parse(R"({"requests":1,"bytes":4096,
       "queue_us_sum":1,"queue_us_max":1,"device_us_sum":3000,
       "device_us_max":3000,"wait_us":4000,"dirty_age_us_max":900000,
-      "dirty_age_us_min":800000,"dirty_known":1})"));
+      "dirty_age_us_min":800000,"dirty_known":1,
+      "culprits":[{"pid":7,"comm":"kworker/u8:1","cgroup":"/",
+      "cgroup_id":1,"role":"submitter","requests":1,"bytes":4096,
+      "wait_us":4000}]})"));
+  EXPECT_EQ(b["journal"], json::parse(R"({"requests":3,"bytes":12288,
+      "queue_us_sum":2,"queue_us_max":1,"device_us_sum":6000,
+      "device_us_max":3000,"wait_us":5000,"dirty_known":0,
+      "culprits":[{"pid":412,"comm":"jbd2/sda1-8","cgroup":"/",
+      "cgroup_id":1,"role":"submitter","requests":3,"bytes":12288,
+      "wait_us":5000}]})"));
+  // No cgroup id: no cgroup keys.
+  EXPECT_EQ(b["flush"], json::parse(R"({"requests":2,"bytes":4096,
+      "queue_us_sum":2,"queue_us_max":1,"device_us_sum":2500,
+      "device_us_max":2000,"wait_us":2000,"dirty_known":0,
+      "culprits":[{"pid":88,"comm":"kworker/0:1H","role":"submitter",
+      "requests":2,"bytes":4096,"wait_us":2000}]})"));
+  const json& others = b["others_writeback"];
+  EXPECT_EQ(others["wait_us"], 3000);
+  EXPECT_EQ(others["requests"], 5);
+  ASSERT_EQ(others["culprits"].size(), 2u);
+  EXPECT_EQ(others["culprits"][0],
+            json::parse(R"({"pid":900,"comm":"etl\ufffd",
+      "comm_raw":"65746cfe","cgroup":"/kubepods.slice/q/cri-containerd-)" +
+                        std::string(64, 'b') +
+                        R"(.scope","cgroup_id":5150,"container_id":")" +
+                        std::string(64, 'b') + R"(",
+      "pod_uid":"1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d","role":"dirtier",
+      "requests":4,"bytes":65536,"wait_us":2500})"));
+  // A cgroup that could not be named: its id only.
+  EXPECT_EQ(others["culprits"][1], json::parse(R"({"pid":901,"comm":"batch",
+      "cgroup_id":5151,"role":"submitter","requests":1,"bytes":4096,
+      "wait_us":500})"));
 }
 
 // A read that succeeded, on a file not named at return, of a call
@@ -98,6 +129,10 @@ TEST(EcsOpTest, ReadWithNothingOptional) {
   EXPECT_FALSE(b.contains("partition"));
   EXPECT_FALSE(b.contains("cgroup_id"));
   EXPECT_FALSE(b["writeback"].contains("dirty_age_us_max"));
+  // Layers with no culprits have no culprits key.
+  o.op.writeback.culprits.clear();
+  EXPECT_FALSE(OpDoc(o)["biosnoop"]["writeback"].contains("culprits"));
+  EXPECT_FALSE(b["block"].contains("culprits"));
   EXPECT_EQ(b["file"]["path_kind"], "");
 }
 

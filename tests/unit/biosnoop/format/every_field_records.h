@@ -6,7 +6,9 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
+#include "absl/strings/string_view.h"
 #include "event.h"
 #include "file_op.h"
 #include "histogram.h"
@@ -124,8 +126,26 @@ inline StatsSnapshot EveryFieldStats() {
 }
 
 // A call (--ops) with every field set: a failed fdatasync-like write with
-// an offset, a comm that is not UTF-8, a cgroup, a partition, both layers
-// with requests and the writeback layer's dirty ages known.
+// an offset, a comm that is not UTF-8, a cgroup, a partition, every layer
+// with requests, the writeback layer's dirty ages known, and culprits of
+// each kind: a dirtier and a submitter, one with a comm that is not UTF-8
+// and a container, one with an unnamed cgroup, one with no cgroup id.
+inline OpCulprit EveryFieldCulprit(uint32_t pid, absl::string_view comm,
+                                   uint64_t cgroup_id, CgroupLabel cgroup,
+                                   bool dirtier, uint32_t requests,
+                                   uint64_t bytes, uint64_t wait_ns) {
+  OpCulprit c;
+  c.pid = pid;
+  std::memcpy(c.comm.data(), comm.data(), comm.size());
+  c.cgroup_id = cgroup_id;
+  c.cgroup = std::move(cgroup);
+  c.dirtier = dirtier;
+  c.requests = requests;
+  c.bytes = bytes;
+  c.wait_ns = wait_ns;
+  return c;
+}
+
 inline EnrichedOp EveryFieldOp() {
   EnrichedOp o;
   FileOp& op = o.op;
@@ -158,6 +178,26 @@ inline EnrichedOp EveryFieldOp() {
   op.dirty_known = 1;
   op.dirty_age_max_ns = 900'000'000;
   op.dirty_age_min_ns = 800'000'000;
+  const CgroupLabel root = {true, "/", "", ""};
+  op.writeback.culprits = {
+      EveryFieldCulprit(7, "kworker/u8:1", 1, root, false, 1, 4096, 4'000'000)};
+  op.journal = {3, 12288, 2000, 1000, 6'000'000, 3'000'000, 5'000'999};
+  op.journal.culprits = {EveryFieldCulprit(412, "jbd2/sda1-8", 1, root, false,
+                                           3, 12288, 5'000'999)};
+  // A flush and a FUA write's flush half.
+  op.flush = {2, 4096, 2000, 1000, 2'500'000, 2'000'000, 2'000'000};
+  op.flush.culprits = {
+      EveryFieldCulprit(88, "kworker/0:1H", 0, {}, false, 2, 4096, 2'000'000)};
+  op.others_writeback = {5, 69632, 4000, 3000, 9'000'000, 3'000'000, 3'000'000};
+  op.others_writeback.culprits = {
+      EveryFieldCulprit(
+          900, "etl\xfe", 5150,
+          {true,
+           "/kubepods.slice/q/cri-containerd-" + std::string(64, 'b') +
+               ".scope",
+           std::string(64, 'b'), "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"},
+          true, 4, 65536, 2'500'000),
+      EveryFieldCulprit(901, "batch", 5151, {}, false, 1, 4096, 500'000)};
   o.disk = "sda";
   o.partition = "sda1";
   o.cgroup = {

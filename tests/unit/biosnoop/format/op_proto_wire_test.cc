@@ -43,6 +43,8 @@ TEST(OpProtoWireTest, SameBytesAsTheLibraryForOps) {
   o.op.named = false;
   o.file = FileLabel{};
   o.block_disks.clear();
+  o.op.journal.culprits.clear();
+  o.op.others_writeback.culprits.pop_back();
   EXPECT_EQ(EncodeOp(o, ""), ReferenceOp(o, ""));
   // A call with no time in any layer, and an empty block disk name.
   o = EnrichedOp();
@@ -57,6 +59,8 @@ TEST(OpProtoWireTest, SameBytesAsTheLibraryForOps) {
       "1";
   o.file.path = "/x\xff";
   o.block_disks = {"a\xfe", "b"};
+  o.op.journal.culprits[0].cgroup.path = "/j\xff";
+  o.op.others_writeback.culprits[0].cgroup.pod_uid = "p\xc0";
   EXPECT_EQ(EncodeOp(o, "h\xc0"), ReferenceOp(o, "h\xc0"));
 }
 
@@ -68,8 +72,34 @@ TEST(OpProtoWireTest, OpRecordReadsBackWithTheLibrary) {
   EXPECT_EQ(op.op_id(), 31u);
   EXPECT_EQ(op.call(), "pwrite64");
   EXPECT_EQ(op.latency_us(), 45000u);
-  EXPECT_EQ(op.other_us(), 20000u);
+  // 45 ms - 21 (block) - 4 (writeback) - 5 (journal) - 2 (flush) - 3
+  // (others_writeback).
+  EXPECT_EQ(op.other_us(), 10000u);
   EXPECT_EQ(op.block().wait_us(), 21000u);
+  EXPECT_EQ(op.journal().wait_us(), 5000u);
+  EXPECT_EQ(op.flush().requests(), 2u);
+  EXPECT_EQ(op.others_writeback().bytes(), 69632u);
+  EXPECT_EQ(op.block().culprits_size(), 0);
+  ASSERT_EQ(op.others_writeback().culprits_size(), 2);
+  const v1::OpCulprit& etl = op.others_writeback().culprits(0);
+  EXPECT_EQ(etl.pid(), 900u);
+  EXPECT_EQ(etl.comm(), "etl\xef\xbf\xbd");
+  EXPECT_EQ(etl.comm_raw(), "etl\xfe");
+  EXPECT_EQ(etl.cgroup_id(), 5150u);
+  EXPECT_EQ(etl.container_id(), std::string(64, 'b'));
+  EXPECT_EQ(etl.role(), "dirtier");
+  EXPECT_EQ(etl.requests(), 4u);
+  EXPECT_EQ(etl.bytes(), 65536u);
+  EXPECT_EQ(etl.wait_us(), 2500u);
+  const v1::OpCulprit& batch = op.others_writeback().culprits(1);
+  EXPECT_FALSE(batch.has_cgroup());  // its cgroup could not be named
+  EXPECT_EQ(batch.cgroup_id(), 5151u);
+  EXPECT_EQ(batch.role(), "submitter");
+  // No cgroup id: none of the cgroup's fields.
+  const v1::OpCulprit& flusher = op.flush().culprits(0);
+  EXPECT_FALSE(flusher.has_cgroup());
+  EXPECT_EQ(flusher.cgroup_id(), 0u);
+  EXPECT_EQ(op.journal().culprits(0).cgroup(), "/");
   EXPECT_EQ(op.block().disks_size(), 1);
   EXPECT_EQ(op.writeback().dirty_age_us_max(), 900000u);
   EXPECT_EQ(op.offset(), 65536u);

@@ -561,10 +561,14 @@ TEST(SchemaTest, OpLineHasEveryFieldInSchemaOrder) {
   EXPECT_EQ(ExpectMatchesSchema(line, "op"),
             FieldNames(biosnoop::v1::Op::descriptor()));
   const ordered_json j = ordered_json::parse(line);
-  for (const char* layer : {"block", "writeback"}) {
+  for (const char* layer :
+       {"block", "writeback", "journal", "flush", "others_writeback"}) {
     EXPECT_EQ(Keys(j[layer]), FieldNames(biosnoop::v1::OpLayer::descriptor()))
         << layer;
   }
+  // The first of others_writeback's culprits has every field.
+  EXPECT_EQ(Keys(j["others_writeback"]["culprits"][0]),
+            FieldNames(biosnoop::v1::OpCulprit::descriptor()));
   EXPECT_EQ(Keys(j["file"]), FieldNames(biosnoop::v1::FileRef::descriptor()));
   // Nulls where the schema has `optional`, comm_raw and the cgroup's
   // fields gone when there is nothing to say.
@@ -613,12 +617,49 @@ TEST(SchemaTest, OpValuesExactly) {
                 R"("disks":["sda"],"queue_us_sum":3,"queue_us_max":2,)"
                 R"("device_us_sum":25000,"device_us_max":20000,)"
                 R"("wait_us":21000,"dirty_age_us_max":null,)"
-                R"("dirty_age_us_min":null,"dirty_known":0},)"
+                R"("dirty_age_us_min":null,"dirty_known":0,"culprits":[]},)"
                 R"("writeback":{"requests":1,"bytes":4096,"disks":[],)"
                 R"("queue_us_sum":1,"queue_us_max":1,"device_us_sum":3000,)"
                 R"("device_us_max":3000,"wait_us":4000,)"
                 R"("dirty_age_us_max":900000,"dirty_age_us_min":800000,)"
-                R"("dirty_known":1},"other_us":20000})"
+                R"("dirty_known":1,"culprits":[{"pid":7,)"
+                R"("comm":"kworker/u8:1","cgroup":"/","cgroup_id":1,)"
+                R"("container_id":null,"pod_uid":null,"role":"submitter",)"
+                R"("requests":1,"bytes":4096,"wait_us":4000}]},)"
+                R"("other_us":10000,)"
+                R"("journal":{"requests":3,"bytes":12288,"disks":[],)"
+                R"("queue_us_sum":2,"queue_us_max":1,"device_us_sum":6000,)"
+                R"("device_us_max":3000,"wait_us":5000,)"
+                R"("dirty_age_us_max":null,"dirty_age_us_min":null,)"
+                R"("dirty_known":0,"culprits":[{"pid":412,)"
+                R"("comm":"jbd2/sda1-8","cgroup":"/","cgroup_id":1,)"
+                R"("container_id":null,"pod_uid":null,"role":"submitter",)"
+                R"("requests":3,"bytes":12288,"wait_us":5000}]},)"
+                R"("flush":{"requests":2,"bytes":4096,"disks":[],)"
+                R"("queue_us_sum":2,"queue_us_max":1,"device_us_sum":2500,)"
+                R"("device_us_max":2000,"wait_us":2000,)"
+                R"("dirty_age_us_max":null,"dirty_age_us_min":null,)"
+                R"("dirty_known":0,"culprits":[{"pid":88,)"
+                R"("comm":"kworker/0:1H","role":"submitter","requests":2,)"
+                R"("bytes":4096,"wait_us":2000}]},)"
+                R"("others_writeback":{"requests":5,"bytes":69632,)"
+                R"("disks":[],"queue_us_sum":4,"queue_us_max":3,)"
+                R"("device_us_sum":9000,"device_us_max":3000,)"
+                R"("wait_us":3000,"dirty_age_us_max":null,)"
+                R"("dirty_age_us_min":null,"dirty_known":0,)"
+                R"("culprits":[{"pid":900,"comm":"etl)"
+                "\xef\xbf\xbd"
+                R"(","comm_raw":"65746cfe",)"
+                R"("cgroup":"/kubepods.slice/q/cri-containerd-)" +
+                std::string(64, 'b') +
+                R"(.scope","cgroup_id":5150,"container_id":")" +
+                std::string(64, 'b') +
+                R"(","pod_uid":"1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",)"
+                R"("role":"dirtier","requests":4,"bytes":65536,)"
+                R"("wait_us":2500},{"pid":901,"comm":"batch",)"
+                R"("cgroup":null,"cgroup_id":5151,"container_id":null,)"
+                R"("pod_uid":null,"role":"submitter","requests":1,)"
+                R"("bytes":4096,"wait_us":500}]}})"
                 "\n");
 }
 
@@ -626,6 +667,7 @@ TEST(SchemaTest, OpValuesExactly) {
 TEST(SchemaTest, ProtobufJsonParserReadsAnOpLineAsFillOpProto) {
   EnrichedOp o = EveryFieldOp();
   std::memcpy(o.op.comm.data(), "pg", 3);  // comm_raw is base64 there
+  o.op.others_writeback.culprits[0].comm = {'e', 't', 'l'};
   biosnoop::v1::Op from_json;
   ExpectProtobufParses(OpLine(o), &from_json);
   biosnoop::v1::Op filled;
@@ -634,7 +676,8 @@ TEST(SchemaTest, ProtobufJsonParserReadsAnOpLineAsFillOpProto) {
       google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
       << from_json.DebugString() << "\nvs\n"
       << filled.DebugString();
-  EXPECT_EQ(filled.other_us(), 20000u);
+  EXPECT_EQ(filled.other_us(), 10000u);
+  EXPECT_EQ(filled.others_writeback().culprits(1).cgroup_id(), 5151u);
   EXPECT_EQ(filled.error(), "EIO");
   EXPECT_TRUE(filled.writeback().has_dirty_age_us_max());
   EXPECT_FALSE(filled.block().has_dirty_age_us_max());

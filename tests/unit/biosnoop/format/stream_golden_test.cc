@@ -145,9 +145,9 @@ void WriteStream(Sink& sink) {
     }
     ASSERT_TRUE(sink.Write(e).ok());
   }
-  // Two calls: an fsync that waited for its file's writeback and for a
-  // request of its own, on a partition; an io_uring read that failed,
-  // its file not named, on a disk sysfs does not know.
+  // Two calls: an fsync that waited for its file's writeback, for a
+  // request of its own and for the journal, on a partition; an io_uring read
+  // that failed, its file not named, on a disk sysfs does not know.
   EnrichedOp fsync;
   fsync.op.op_id = 44;
   fsync.op.call = Call::kFsync;
@@ -170,6 +170,22 @@ void WriteStream(Sink& sink) {
   fsync.op.dirty_known = 2;
   fsync.op.dirty_age_max_ns = 1'500'000'000;
   fsync.op.dirty_age_min_ns = 1'200'000'000;
+  // And for the journal's commit and its cache flush, both jbd2's.
+  fsync.op.journal = {2, 8192, 1000, 800, 1'500'000, 900'000, 1'200'000};
+  fsync.op.flush = {1, 0, 0, 0, 600'000, 600'000, 600'000};
+  OpCulprit jbd2;
+  jbd2.pid = 412;
+  std::memcpy(jbd2.comm.data(), "jbd2/vda1-8", 11);
+  jbd2.cgroup_id = 1;
+  jbd2.cgroup = {true, "/", "", ""};
+  jbd2.requests = 2;
+  jbd2.bytes = 8192;
+  jbd2.wait_ns = 1'200'000;
+  fsync.op.journal.culprits = {jbd2};
+  jbd2.requests = 1;
+  jbd2.bytes = 0;
+  jbd2.wait_ns = 600'000;
+  fsync.op.flush.culprits = {jbd2};
   fsync.disk = "vda";
   fsync.partition = "vda1";
   fsync.cgroup = {true, "/user.slice", "", ""};
