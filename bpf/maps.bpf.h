@@ -351,6 +351,7 @@ struct biosnoop_op_wait {
   __u64 queue_ns;
   __u64 file;  /* its first page's file (ledger key); 0: none */
   __u64 taken; /* the key of the syncing call that took it; 0: none */
+  __u64 owner; /* the key of the call that submitted it; 0: none */
   __u64 cgroup_id; /* whose: the dirtier (ledger) or the submitter */
   __u32 pid;
   __u32 bytes;

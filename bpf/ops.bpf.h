@@ -765,7 +765,7 @@ static long op_waiter_step(__u32 i, void *ctx) {
   if (!ws) return 1;
   i &= BIOSNOOP_OP_WAITERS - 1; /* a power of two: the verifier's bound */
   __u64 key = ws->keys[i];
-  if (!key || key == w->taken) return 0;
+  if (!key || key == w->taken || key == w->owner) return 0;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st) {
     /* Its entry gone (evicted, or the call ended on a path that did not
@@ -784,9 +784,10 @@ static long op_waiter_step(__u32 i, void *ctx) {
   return 0;
 }
 
-/* Completion of a write or flush `rq` (entry `v`) that no running call
- * submitted (the flusher's, a journal thread's, a flush worker's, or a
- * call's that returned), while followed calls may wait for such requests.
+/* Completion of a write or flush `rq` (entry `v`) that followed calls may
+ * have waited for without submitting it (the flusher's, a journal
+ * thread's, a flush worker's, or another call's: `owner`, its key, took
+ * it as its own already; 0: none).
  *  - It carries pages of a file an fsync-family call syncs (`syncing`):
  *    that call's writeback.
  *  - Every call registered as waiting on the request's disk (op_waiters)
@@ -797,7 +798,7 @@ static long op_waiter_step(__u32 i, void *ctx) {
 static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
                                       struct request *rq, __u64 now,
                                       __u64 device_ns, __u64 queue_ns,
-                                      __u32 nest) {
+                                      __u32 nest, __u64 owner) {
   __u8 cls = op_rq_class(rq->cmd_flags, v->bytes);
   if (cls == BIOSNOOP_OPCLASS_COUNT && v->op != BIOSNOOP_OP_WRITE) return;
   struct biosnoop_op_wait *w = bpf_map_lookup_elem(&op_wait_scratch, &nest);
@@ -811,6 +812,7 @@ static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
   w->cls = cls;
   w->file = 0;
   w->taken = 0;
+  w->owner = owner;
   w->cgroup_id = v->cgroup_id;
   w->pid = v->pid;
   w->dirtier = 0;
@@ -839,7 +841,7 @@ static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
     __u64 *key = bpf_map_lookup_elem(&syncing, &file);
     struct biosnoop_op_state *st =
         key ? bpf_map_lookup_elem(&ops, key) : NULL;
-    if (st && !st->marker && st->op_id &&
+    if (st && !st->marker && st->op_id && *key != owner &&
         biosnoop_ledger_file(st->ino, st->s_dev) == file) {
       w->taken = *key;
       op_waited_for(st, BIOSNOOP_OPCLASS_WRITEBACK, w);

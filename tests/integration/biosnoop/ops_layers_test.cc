@@ -162,8 +162,8 @@ TEST_P(OpsLayersTest, SyncCallsAreSplitIntoLayersTheEventsConfirm) {
       const int64_t t0 = MonotonicNs();
       if ((full ? fsync(fd) : fdatasync(fd)) != 0) return 3;
       const int64_t us = (MonotonicNs() - t0) / 1000;
-      const int n = snprintf(line, sizeof(line), "%lld\n",
-                             static_cast<long long>(us));
+      const int n =
+          snprintf(line, sizeof(line), "%lld\n", static_cast<long long>(us));
       if (write(out, line, n) != n) return 4;
     }
     return close(fd) == 0 && close(out) == 0 ? 0 : 5;
