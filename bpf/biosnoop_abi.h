@@ -474,6 +474,9 @@ enum biosnoop_counter {
   BIOSNOOP_CTR_OPS_EMITTED,       /* op records queued for user space */
   BIOSNOOP_CTR_OPS_LOST,          /* op records lost: ring buffer full */
   BIOSNOOP_CTR_OPS_UNTRACKED,     /* calls not followed: no room in ops */
+  BIOSNOOP_CTR_OPS_UNFOLLOWED,    /* calls on regular files of a file system
+                                     with no block device biosnoop can find
+                                     (FUSE, NFS...): not followed */
   BIOSNOOP_CTR_MAX,
 };
 

@@ -404,7 +404,7 @@ static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
   __builtin_memcpy(&r->others, &st->others, sizeof(r->others));
   __builtin_memcpy(r->culprits, st->culprits, sizeof(r->culprits));
   r->file.ino = st->ino;
-  r->file.dev = st->s_dev;
+  r->file.dev = op_file_name_dev(f, st->s_dev);
   r->file.names_off = 0;
   r->file.depth = 0;
   r->file.flags = 0;

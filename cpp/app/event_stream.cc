@@ -51,13 +51,15 @@ std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
   if (ops) {
     absl::StrAppend(&line, " ops_written=", s.ops_written,
                     " ops_lost=", s.ops_lost,
-                    " ops_untracked=", s.ops_untracked);
+                    " ops_untracked=", s.ops_untracked,
+                    " ops_unfollowed=", c.ops_unfollowed());
   }
   if (verbose > 0) {
     for (int i = 0; i < BIOSNOOP_CTR_MAX; ++i) {
       if (i == BIOSNOOP_CTR_COMPLETIONS || i == BIOSNOOP_CTR_EMITTED ||
           i == BIOSNOOP_CTR_LOST || i == BIOSNOOP_CTR_ORPHANS ||
-          i == BIOSNOOP_CTR_BELOW_THRESHOLD || i == BIOSNOOP_CTR_FILTERED) {
+          i == BIOSNOOP_CTR_BELOW_THRESHOLD || i == BIOSNOOP_CTR_FILTERED ||
+          (ops && i == BIOSNOOP_CTR_OPS_UNFOLLOWED)) {
         continue;
       }
       absl::StrAppend(&line, " ", CounterName(i), "=", c.v[i]);

@@ -13,6 +13,7 @@
 #include "session.h"
 #include "signals.h"
 #include "status_macros.h"
+#include "unfollowed_fs.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -98,6 +99,7 @@ absl::StatusOr<bool> Runner::Tick() {
     FollowPartition(*partition_, *run_.probe, run_.config, mode_.disk_names(),
                     run_.diag);
     FollowCgroup(*cgroup_, *run_.probe, run_.config, run_.diag);
+    NoteUnfollowedFs(*run_.probe, run_.diag);
     RETURN_IF_ERROR(mode_.EverySecond(run_, now));
     if (!run_.output_ok()) return false;
   }

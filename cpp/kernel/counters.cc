@@ -50,6 +50,8 @@ const char* CounterName(int index) {
       return "ops_lost";
     case BIOSNOOP_CTR_OPS_UNTRACKED:
       return "ops_untracked";
+    case BIOSNOOP_CTR_OPS_UNFOLLOWED:
+      return "ops_unfollowed";
     default:
       return "unknown";
   }

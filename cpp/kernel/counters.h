@@ -23,6 +23,7 @@ struct Counters {
   uint64_t ops_emitted() const { return v[BIOSNOOP_CTR_OPS_EMITTED]; }
   uint64_t ops_lost() const { return v[BIOSNOOP_CTR_OPS_LOST]; }
   uint64_t ops_untracked() const { return v[BIOSNOOP_CTR_OPS_UNTRACKED]; }
+  uint64_t ops_unfollowed() const { return v[BIOSNOOP_CTR_OPS_UNFOLLOWED]; }
 };
 
 // snake_case name of a counter, as printed in the summary line.

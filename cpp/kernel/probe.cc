@@ -3,6 +3,7 @@
 
 #include "probe.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <utility>
@@ -104,6 +105,25 @@ void Probe::SetSectorRange(uint64_t start, uint64_t end) {
 
 void Probe::SetCgroupId(uint64_t id) {
   biosnoop::SetCgroupId(program_->skel(), id);
+}
+
+std::vector<uint32_t> Probe::TakeUnfollowedFs() {
+  // The kernel notes a file system with 1; once returned it is marked 2,
+  // so the map itself remembers what was said.
+  const int fd = bpf_map__fd(program_->skel()->maps.ops_unfollowed_devs);
+  std::vector<uint32_t> out;
+  uint32_t key = 0, next = 0;
+  uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    key = next;
+    prev = &key;
+    uint8_t v = 0;
+    if (bpf_map_lookup_elem(fd, &key, &v) != 0 || v != 1) continue;
+    const uint8_t noted = 2;
+    bpf_map_update_elem(fd, &key, &noted, BPF_EXIST);
+    out.push_back(key);
+  }
+  return out;
 }
 
 const std::vector<std::string>& Probe::attached() const {

@@ -97,6 +97,11 @@ class Probe {
   // the I/O submitted from now on.  Needs no privilege, as above.
   void SetCgroupId(uint64_t id);
 
+  // --ops: the file systems (their s_dev, the kernel's encoding: major <<
+  // 20 | minor) on which calls were made that cannot be followed (no block
+  // device), not returned before.  Needs no privilege, as above.
+  std::vector<uint32_t> TakeUnfollowedFs();
+
   // The requests in flight, as the programs hold them.
   InflightTable& inflight() { return *inflight_; }
 
