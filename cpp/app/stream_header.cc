@@ -88,6 +88,7 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
     s.ops_lost = k.ops_lost();
     s.ops_written = c.ops_written;
     s.ops_untracked = k.ops_untracked();
+    s.ops_unfollowed = k.ops_unfollowed();
   }
   s.final = final;
   s.run_id = run_id;

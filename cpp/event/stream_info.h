@@ -58,6 +58,9 @@ struct StatsSnapshot {
   uint64_t ops_lost = 0;
   uint64_t ops_written = 0;
   uint64_t ops_untracked = 0;
+  // --ops: calls on a file system with no block device (FUSE, NFS...),
+  // not followed; written only when not 0.
+  uint64_t ops_unfollowed = 0;
   // Whether the three are written: when one is not 0.
   bool HasOps() const {
     return ops_lost != 0 || ops_written != 0 || ops_untracked != 0;

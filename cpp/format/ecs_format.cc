@@ -578,6 +578,7 @@ void AppendStatsEcs(const StatsSnapshot& stats, absl::string_view host,
     w.Uint("ops_written", stats.ops_written);
     w.Uint("ops_untracked", stats.ops_untracked);
   }
+  if (stats.ops_unfollowed != 0) w.Uint("ops_unfollowed", stats.ops_unfollowed);
   w.Close();
   w.Close();
   w.End();

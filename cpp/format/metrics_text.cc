@@ -182,6 +182,10 @@ std::string FormatMetrics(const MetricsSnapshot& m) {
                "Calls not followed: the kernel's table of calls in progress "
                "was full (loss).",
                s.ops_untracked, &out);
+    RunCounter("ops_unfollowed",
+               "Calls not followed: their file system has no block device "
+               "(FUSE, NFS...).",
+               s.ops_unfollowed, &out);
   }
   return out;
 }

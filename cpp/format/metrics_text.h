@@ -14,7 +14,7 @@
 //       emitted, written, lost, orphans, below_threshold, filtered,
 //       decode_errors, expired, dropped, missed, unfinished) and stuck
 //       (stuck records written); with --ops also ops_written, ops_lost
-//       and ops_untracked
+//       ops_untracked and ops_unfollowed
 //
 // Each family has its HELP and TYPE lines; label values are UTF-8 (each
 // byte of an invalid sequence becomes U+FFFD, as in the JSON output) with

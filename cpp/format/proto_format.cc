@@ -249,6 +249,7 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   msg->set_ops_lost(stats.ops_lost);
   msg->set_ops_written(stats.ops_written);
   msg->set_ops_untracked(stats.ops_untracked);
+  msg->set_ops_unfollowed(stats.ops_unfollowed);
 }
 
 namespace {

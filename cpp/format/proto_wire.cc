@@ -263,6 +263,7 @@ void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
     s.U64(Sts::kOpsWrittenFieldNumber, stats.ops_written);
     s.U64(Sts::kOpsUntrackedFieldNumber, stats.ops_untracked);
   }
+  s.U64(Sts::kOpsUnfollowedFieldNumber, stats.ops_unfollowed);
   AppendRecord(Rec::kStatsFieldNumber, s, out);
 }
 

@@ -179,6 +179,9 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
     AppendUintField("ops_written", stats.ops_written, out);
     AppendUintField("ops_untracked", stats.ops_untracked, out);
   }
+  if (stats.ops_unfollowed != 0) {
+    AppendUintField("ops_unfollowed", stats.ops_unfollowed, out);
+  }
   out->append("}\n");
 }
 

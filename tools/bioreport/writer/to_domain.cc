@@ -625,6 +625,7 @@ absl::Status ToDomainStats(const v1::Stats& m, StatsSnapshot* out) {
   out->ops_lost = m.ops_lost();
   out->ops_written = m.ops_written();
   out->ops_untracked = m.ops_untracked();
+  out->ops_unfollowed = m.ops_unfollowed();
   return absl::OkStatus();
 }
 

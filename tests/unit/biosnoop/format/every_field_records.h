@@ -122,6 +122,7 @@ inline StatsSnapshot EveryFieldStats() {
   s.ops_lost = 13;
   s.ops_written = 14;
   s.ops_untracked = 15;
+  s.ops_unfollowed = 16;
   return s;
 }
 

@@ -206,14 +206,16 @@ TEST(MetricsTextTest, OpCountersWithOpsOnly) {
   m.stats.ops_written = 21;
   m.stats.ops_lost = 2;
   m.stats.ops_untracked = 3;
+  m.stats.ops_unfollowed = 4;
   std::map<std::string, std::string> types;
   s = Samples(FormatMetrics(m), &types);
   EXPECT_EQ(s["biosnoop_ops_written_total"], "21");
   EXPECT_EQ(s["biosnoop_ops_lost_total"], "2");
   EXPECT_EQ(s["biosnoop_ops_untracked_total"], "3");
+  EXPECT_EQ(s["biosnoop_ops_unfollowed_total"], "4");
   for (const char* name :
        {"biosnoop_ops_written_total", "biosnoop_ops_lost_total",
-        "biosnoop_ops_untracked_total"}) {
+        "biosnoop_ops_untracked_total", "biosnoop_ops_unfollowed_total"}) {
     EXPECT_EQ(types[name], "counter") << name;
   }
 }
