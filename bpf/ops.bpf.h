@@ -592,10 +592,11 @@ static __always_inline struct folio *op_first_folio(struct request *rq) {
 
 /* The class of a write or flush request by what it carries: a cache flush
  * (REQ_OP_FLUSH, or an empty write with REQ_PREFLUSH: blkdev_issue_flush's
- * bio), a metadata write (REQ_META: jbd2 tags every journal write so,
- * JBD2_JOURNAL_REQ_FLAGS since Linux 5.6, as xfs its log writes and btrfs
- * its tree blocks), else BIOSNOOP_OPCLASS_COUNT (data).  `bytes` is the
- * request's size. */
+ * bio), a metadata write (REQ_META: jbd2 submits its journal writes
+ * with JBD2_JOURNAL_REQ_FLAGS, REQ_META among them, in every kernel Debian
+ * 12 ships, as xfs its log and btrfs its tree blocks; rwbs shows them as
+ * "WSM"), else BIOSNOOP_OPCLASS_COUNT (data).  `bytes` is the request's
+ * size. */
 static __always_inline __u8 op_rq_class(__u32 cmd_flags, __u32 bytes) {
   __u32 op = cmd_flags & 0xff;
   if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
