@@ -125,6 +125,25 @@ inline v1::Stuck EveryFieldStuck() {
   return k;
 }
 
+// A layer's culprits as biosnoop writes them: the one FillEveryField made
+// as a dirtier whose comm is not UTF-8, and a copy of it after it (the
+// same wait_us, so in order) as a submitter with a UTF-8 comm and an
+// unnamed cgroup.
+inline void FixCulprits(v1::OpLayer* l) {
+  ASSERT_EQ(l->culprits_size(), 1);
+  v1::OpCulprit* first = l->mutable_culprits(0);
+  first->set_comm(kCommText);
+  first->set_comm_raw(kRawComm);
+  first->set_role("dirtier");
+  v1::OpCulprit* second = l->add_culprits();
+  *second = l->culprits(0);
+  second->set_pid(second->pid() + 1);
+  second->set_comm("kworker/u8:0");
+  second->clear_comm_raw();
+  second->clear_cgroup();
+  second->set_role("submitter");
+}
+
 inline v1::Op EveryFieldOp(bool failed) {
   v1::Op o;
   FillEveryField(&o);
@@ -142,15 +161,31 @@ inline v1::Op EveryFieldOp(bool failed) {
     o.set_error_code(0);
     o.clear_error();
   }
-  // What biosnoop's layers can say: block with its disks and no dirty
-  // ages, writeback with no disks.
+  // What biosnoop's layers can say: block with its disks, no dirty ages
+  // and no culprits, writeback with no disks, the other layers with
+  // neither disks nor dirty ages; culprits everywhere but in block.
   v1::OpLayer* block = o.mutable_block();
   block->set_dirty_known(0);
   block->clear_dirty_age_us_max();
   block->clear_dirty_age_us_min();
+  block->clear_culprits();
   o.mutable_writeback()->clear_disks();
+  FixCulprits(o.mutable_writeback());
+  for (v1::OpLayer* l :
+       {o.mutable_journal(), o.mutable_flush(), o.mutable_others_writeback()}) {
+    l->clear_disks();
+    l->set_dirty_known(0);
+    l->clear_dirty_age_us_max();
+    l->clear_dirty_age_us_min();
+    FixCulprits(l);
+  }
   o.set_latency_us(1'000'000);
-  o.set_other_us(o.latency_us() - block->wait_us() - o.writeback().wait_us());
+  uint64_t waited = 0;
+  for (const v1::OpLayer* l : {&o.block(), &o.writeback(), &o.journal(),
+                               &o.flush(), &o.others_writeback()}) {
+    waited += l->wait_us();
+  }
+  o.set_other_us(o.latency_us() - waited);
   return o;
 }
 

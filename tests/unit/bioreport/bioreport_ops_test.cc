@@ -41,6 +41,7 @@ struct Layer {
   uint32_t requests = 0;
   std::string ages = R"("dirty_age_us_max":null,"dirty_age_us_min":null)";
   uint32_t known = 0;
+  std::string culprits = "[]";
 };
 
 // biosnoop names the disks of the block layer only (`block`).
@@ -51,7 +52,8 @@ std::string LayerJson(const Layer& l, bool block) {
       R"(,"queue_us_sum":)", l.requests * 10, R"(,"queue_us_max":)",
       l.requests > 0 ? 10 : 0, R"(,"device_us_sum":)", l.wait_us,
       R"(,"device_us_max":)", l.wait_us, R"(,"wait_us":)", l.wait_us, ",",
-      l.ages, R"(,"dirty_known":)", l.known, "}");
+      l.ages, R"(,"dirty_known":)", l.known, R"(,"culprits":)", l.culprits,
+      "}");
 }
 
 constexpr char kNoError[] = R"("error_code":0,"error":null)";
@@ -65,7 +67,7 @@ struct Call {
   std::string returned;  // seconds and fraction after 16:01:
   std::string started;
   uint64_t latency_us = 0;
-  Layer block, writeback;
+  Layer block, writeback, journal, flush, others;
   std::string error = kNoError;
   std::string offset = "0";
 };
@@ -87,7 +89,11 @@ std::string OpLine(const Call& c) {
       R"(,"start_time":"2026-11-25T16:01:)", c.started, R"(Z","latency_us":)",
       c.latency_us, R"(,"block":)", LayerJson(c.block, true),
       R"(,"writeback":)", LayerJson(c.writeback, false), R"(,"other_us":)",
-      c.latency_us - c.block.wait_us - c.writeback.wait_us, "}");
+      c.latency_us - c.block.wait_us - c.writeback.wait_us - c.journal.wait_us -
+          c.flush.wait_us - c.others.wait_us,
+      R"(,"journal":)", LayerJson(c.journal, false), R"(,"flush":)",
+      LayerJson(c.flush, false), R"(,"others_writeback":)",
+      LayerJson(c.others, false), "}");
 }
 
 // An event line; `tail` after completion_context (attribution, op keys).
@@ -126,7 +132,10 @@ std::string Stats(const std::string& ops) {
 
 // The calls of the fixture:
 //   7   write    dd 812        /mnt/data/f      40 ms: 30 ms writeback
-//   9   fsync    dd 812        /mnt/data/f      90 ms: 70 ms block
+//   9   fsync    dd 812        /mnt/data/f      90 ms: 70 ms block, 8 ms
+//                                                  journal and 4 ms flush
+//                                                  (jbd2's), 5 ms others'
+//                                                  writeback (batch's pages)
 //   12  pread64  postgres 900  /var/lib/pg/1    25 ms: 24 ms block, EIO
 //   13  read     postgres 900  /var/lib/pg/1    15 ms: 14 ms block
 // and the events: 1 writes back call 7's pages (and call 3's, fast), 2
@@ -148,6 +157,24 @@ std::vector<Call> Calls() {
   f.latency_us = 90000;
   f.block = {70000, 3};
   f.offset = "null";
+  const std::string kNoAges = Layer().ages;
+  f.journal = {8000, 1, kNoAges, 0,
+               R"([{"pid":412,"comm":"jbd2/loop0-8","cgroup":"/",)"
+               R"("cgroup_id":1,"container_id":null,"pod_uid":null,)"
+               R"("role":"submitter","requests":1,"bytes":4096,)"
+               R"("wait_us":8000}])"};
+  f.flush = {4000, 1, kNoAges, 0,
+             R"([{"pid":412,"comm":"jbd2/loop0-8","cgroup":"/",)"
+             R"("cgroup_id":1,"container_id":null,"pod_uid":null,)"
+             R"("role":"submitter","requests":1,"bytes":4096,)"
+             R"("wait_us":4000}])"};
+  f.others = {5000, 2, kNoAges, 0,
+              R"([{"pid":1500,"comm":"batch","cgroup":"/batch.slice",)"
+              R"("cgroup_id":77,"container_id":null,"pod_uid":null,)"
+              R"("role":"dirtier","requests":1,"bytes":4096,)"
+              R"("wait_us":5000},{"pid":31,"comm":"kworker/u8:0",)"
+              R"("role":"submitter","requests":1,"bytes":4096,)"
+              R"("wait_us":1000}])"};
   Call p;
   p.id = 12;
   p.call = "pread64";
@@ -235,10 +262,31 @@ TEST(BioreportOpsReaderTest, ParsesOpRecordsAndTheOpFieldsOfOtherRecords) {
   EXPECT_FALSE(op.block().has_dirty_age_us_max());
   EXPECT_EQ(op.other_us(), 10000u);
 
-  // fsync: no offset (null).
-  ASSERT_TRUE(Parse(lines[5], &rec).ok());
+  // fsync: no offset (null); the journal, flush and others' writeback it
+  // waited for, and whose requests they were.
+  ASSERT_TRUE(Parse(lines[5], &rec).ok()) << Parse(lines[5], &rec);
   EXPECT_EQ(rec.op.call(), "fsync");
   EXPECT_FALSE(rec.op.has_offset());
+  EXPECT_EQ(rec.op.journal().wait_us(), 8000u);
+  EXPECT_EQ(rec.op.flush().requests(), 1u);
+  EXPECT_EQ(rec.op.others_writeback().wait_us(), 5000u);
+  EXPECT_EQ(rec.op.other_us(), 3000u);
+  EXPECT_EQ(rec.op.block().culprits_size(), 0);
+  ASSERT_EQ(rec.op.journal().culprits_size(), 1);
+  EXPECT_EQ(rec.op.journal().culprits(0).comm(), "jbd2/loop0-8");
+  EXPECT_EQ(rec.op.journal().culprits(0).role(), "submitter");
+  ASSERT_EQ(rec.op.others_writeback().culprits_size(), 2);
+  const v1::OpCulprit& batch = rec.op.others_writeback().culprits(0);
+  EXPECT_EQ(batch.pid(), 1500u);
+  EXPECT_EQ(batch.cgroup(), "/batch.slice");
+  EXPECT_EQ(batch.cgroup_id(), 77u);
+  EXPECT_FALSE(batch.has_container_id());
+  EXPECT_EQ(batch.role(), "dirtier");
+  EXPECT_EQ(batch.wait_us(), 5000u);
+  // No cgroup id: none of its keys, read as unset.
+  const v1::OpCulprit& kworker = rec.op.others_writeback().culprits(1);
+  EXPECT_FALSE(kworker.has_cgroup());
+  EXPECT_EQ(kworker.cgroup_id(), 0u);
 
   // The events' calls, a dirtier's call.
   ASSERT_TRUE(Parse(lines[2], &rec).ok());
@@ -324,17 +372,57 @@ TEST(BioreportOpsReaderTest, RewritesBiosnoopsOwnLineExactly) {
       R"("disks":["sda"],"queue_us_sum":3,"queue_us_max":2,)"
       R"("device_us_sum":25000,"device_us_max":20000,)"
       R"("wait_us":21000,"dirty_age_us_max":null,)"
-      R"("dirty_age_us_min":null,"dirty_known":0},)"
+      R"("dirty_age_us_min":null,"dirty_known":0,"culprits":[]},)"
       R"("writeback":{"requests":1,"bytes":4096,"disks":[],)"
       R"("queue_us_sum":1,"queue_us_max":1,"device_us_sum":3000,)"
       R"("device_us_max":3000,"wait_us":4000,)"
       R"("dirty_age_us_max":900000,"dirty_age_us_min":800000,)"
-      R"("dirty_known":1},"other_us":20000})";
+      R"("dirty_known":1,"culprits":[{"pid":7,)"
+      R"("comm":"kworker/u8:1","cgroup":"/","cgroup_id":1,)"
+      R"("container_id":null,"pod_uid":null,"role":"submitter",)"
+      R"("requests":1,"bytes":4096,"wait_us":4000}]},)"
+      R"("other_us":10000,)"
+      R"("journal":{"requests":3,"bytes":12288,"disks":[],)"
+      R"("queue_us_sum":2,"queue_us_max":1,"device_us_sum":6000,)"
+      R"("device_us_max":3000,"wait_us":5000,)"
+      R"("dirty_age_us_max":null,"dirty_age_us_min":null,)"
+      R"("dirty_known":0,"culprits":[{"pid":412,)"
+      R"("comm":"jbd2/sda1-8","cgroup":"/","cgroup_id":1,)"
+      R"("container_id":null,"pod_uid":null,"role":"submitter",)"
+      R"("requests":3,"bytes":12288,"wait_us":5000}]},)"
+      R"("flush":{"requests":2,"bytes":4096,"disks":[],)"
+      R"("queue_us_sum":2,"queue_us_max":1,"device_us_sum":2500,)"
+      R"("device_us_max":2000,"wait_us":2000,)"
+      R"("dirty_age_us_max":null,"dirty_age_us_min":null,)"
+      R"("dirty_known":0,"culprits":[{"pid":88,)"
+      R"("comm":"kworker/0:1H","role":"submitter","requests":2,)"
+      R"("bytes":4096,"wait_us":2000}]},)"
+      R"("others_writeback":{"requests":5,"bytes":69632,)"
+      R"("disks":[],"queue_us_sum":4,"queue_us_max":3,)"
+      R"("device_us_sum":9000,"device_us_max":3000,)"
+      R"("wait_us":3000,"dirty_age_us_max":null,)"
+      R"("dirty_age_us_min":null,"dirty_known":0,)"
+      R"("culprits":[{"pid":900,"comm":"etl)"
+      "\xef\xbf\xbd"
+      R"(","comm_raw":"65746cfe",)"
+      R"("cgroup":"/kubepods.slice/q/cri-containerd-)" +
+      std::string(64, 'b') + R"(.scope","cgroup_id":5150,"container_id":")" +
+      std::string(64, 'b') +
+      R"(","pod_uid":"1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",)"
+      R"("role":"dirtier","requests":4,"bytes":65536,)"
+      R"("wait_us":2500},{"pid":901,"comm":"batch",)"
+      R"("cgroup":null,"cgroup_id":5151,"container_id":null,)"
+      R"("pod_uid":null,"role":"submitter","requests":1,)"
+      R"("bytes":4096,"wait_us":500}]}})";
   ParsedRecord rec;
   ASSERT_TRUE(Parse(line, &rec).ok()) << Parse(line, &rec);
   EXPECT_EQ(rec.op.comm_raw(), "pg\xff");
   EXPECT_EQ(rec.op.file().path(), "/srv/data/f\"1");
   EXPECT_EQ(rec.op.writeback().dirty_age_us_min(), 800000u);
+  EXPECT_EQ(rec.op.journal().culprits(0).comm(), "jbd2/sda1-8");
+  EXPECT_EQ(rec.op.others_writeback().culprits(0).comm_raw(), "etl\xfe");
+  EXPECT_FALSE(rec.op.others_writeback().culprits(1).has_cgroup());
+  EXPECT_EQ(rec.op.flush().culprits(0).cgroup_id(), 0u);
   std::string json;
   EXPECT_TRUE(AppendRecordJson(rec, &json).ok());
   EXPECT_EQ(json, line + "\n");
@@ -382,6 +470,33 @@ TEST(BioreportOpsReaderTest, CorruptOpRecordsAreRefusedWithAClearMessage) {
   for (const auto& c : cases) {
     const std::string line = absl::StrReplaceAll(op, c.edit);
     ASSERT_NE(line, op) << c.message;
+    ParsedRecord rec;
+    const absl::Status s = Parse(line, &rec);
+    EXPECT_FALSE(s.ok()) << line;
+    EXPECT_NE(std::string(s.message()).find(c.message), std::string::npos)
+        << s << "\nwanted: " << c.message;
+  }
+  // A layer's culprits: at most 4, each an object with its required keys.
+  const std::string fsync = Lines(Stream())[5];
+  const std::string jbd2 =
+      R"({"pid":412,"comm":"jbd2/loop0-8","cgroup":"/",)"
+      R"("cgroup_id":1,"container_id":null,"pod_uid":null,)"
+      R"("role":"submitter","requests":1,"bytes":4096,"wait_us":8000})";
+  const struct {
+    std::pair<std::string, std::string> edit;
+    std::string message;
+  } culprit_cases[] = {
+      {{jbd2, absl::StrJoin(std::vector<std::string>(5, jbd2), ",")},
+       R"("journal": "culprits": )"},
+      {{R"("role":"submitter","requests":1,"bytes":4096,"wait_us":8000)",
+        R"("requests":1,"bytes":4096,"wait_us":8000)"},
+       R"("journal": "culprits": culprit without "role")"},
+      {{R"("culprits":[{"pid":412)", R"("culprits":{"pid":412)"},
+       "expected an array of objects"},
+  };
+  for (const auto& c : culprit_cases) {
+    const std::string line = absl::StrReplaceAll(fsync, {c.edit});
+    ASSERT_NE(line, fsync) << c.message;
     ParsedRecord rec;
     const absl::Status s = Parse(line, &rec);
     EXPECT_FALSE(s.ok()) << line;
@@ -441,7 +556,21 @@ TEST(BioreportOpsReaderTest, ProtobufOpRecordsAreReadAndChecked) {
   o->mutable_block()->set_wait_us(600000);
   o->mutable_block()->set_requests(4);
   o->mutable_writeback()->set_wait_us(300000);
-  o->set_other_us(100000);
+  // biosnoop writes every layer, empty or not.
+  o->mutable_journal()->set_wait_us(50000);
+  o->mutable_journal()->set_requests(1);
+  v1::OpCulprit* jbd2 = o->mutable_journal()->add_culprits();
+  jbd2->set_pid(300);
+  jbd2->set_comm("jbd2/vda1-8");
+  jbd2->set_cgroup("/");
+  jbd2->set_cgroup_id(1);
+  jbd2->set_role("submitter");
+  jbd2->set_requests(1);
+  jbd2->set_bytes(4096);
+  jbd2->set_wait_us(50000);
+  o->mutable_flush()->set_wait_us(20000);
+  o->mutable_others_writeback();
+  o->set_other_us(30000);
   std::string pb;
   AppendDelimited(header, &pb);
   AppendDelimited(op, &pb);
@@ -465,11 +594,16 @@ TEST(BioreportOpsReaderTest, ProtobufOpRecordsAreReadAndChecked) {
             0);
   EXPECT_EQ(ReadFile(dir.Path("back.pb")), pb);
 
-  // Checked as JSON Lines are: an op_id of 0, too many disks.
+  // Checked as JSON Lines are: an op_id of 0, too many disks, too many
+  // culprits.
   for (auto edit : {+[](v1::Op* x) { x->set_op_id(0); },
                     +[](v1::Op* x) {
                       for (int i = 0; i < 5; ++i)
                         x->mutable_block()->add_disks("d");
+                    },
+                    +[](v1::Op* x) {
+                      for (int i = 0; i < 5; ++i)
+                        x->mutable_others_writeback()->add_culprits();
                     }}) {
     v1::Record bad = op;
     edit(bad.mutable_op());
@@ -529,22 +663,22 @@ span: 2026-11-25 16:00:00 .. 2026-11-25 16:01:12 UTC (72.0 s)
 
 calls: 4
 
-slowest calls (times in us; other = total - block - writeback):
-returned (UTC)           op_id  call     pid  comm      file             bytes  total  block  writeback  other  blk_req  wb_req  dirty_age_max  error
-2026-11-25 16:01:06.030      9  fsync    812  dd        /mnt/data/f    4.0 KiB  90000  70000          0  20000        3       0              -  -
-2026-11-25 16:01:00.500      7  write    812  dd        /mnt/data/f    4.0 KiB  40000      0      30000  10000        0       2        1500000  -
-2026-11-25 16:01:07.001     12  pread64  900  postgres  /var/lib/pg/1      0 B  25000  24000          0   1000        1       0              -  EIO
-2026-11-25 16:01:08.000     13  read     900  postgres  /var/lib/pg/1  4.0 KiB  15000  14000          0   1000        1       0              -  -
+slowest calls (times in us; others: other files' writeback; other = total - block - writeback - journal - flush - others):
+returned (UTC)           op_id  call     pid  comm      file             bytes  total  block  writeback  journal  flush  others  other  blk_req  wb_req  dirty_age_max  error
+2026-11-25 16:01:06.030      9  fsync    812  dd        /mnt/data/f    4.0 KiB  90000  70000          0     8000   4000    5000   3000        3       0              -  -
+2026-11-25 16:01:00.500      7  write    812  dd        /mnt/data/f    4.0 KiB  40000      0      30000        0      0       0  10000        0       2        1500000  -
+2026-11-25 16:01:07.001     12  pread64  900  postgres  /var/lib/pg/1      0 B  25000  24000          0        0      0       0   1000        1       0              -  EIO
+2026-11-25 16:01:08.000     13  read     900  postgres  /var/lib/pg/1  4.0 KiB  15000  14000          0        0      0       0   1000        1       0              -  -
 
 calls per process (p50 and p99, us):
-pid  comm      calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  other_p50  other_p99
-812  dd            2       0  8.0 KiB      40000      90000          0      70000       0   30000      10000      20000
-900  postgres      2       1  4.0 KiB      15000      25000      14000      24000       0       0       1000       1000
+pid  comm      calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  journal_p50  journal_p99  flush_p50  flush_p99  others_p50  others_p99  other_p50  other_p99
+812  dd            2       0  8.0 KiB      40000      90000          0      70000       0   30000            0         8000          0       4000           0        5000       3000      10000
+900  postgres      2       1  4.0 KiB      15000      25000      14000      24000       0       0            0            0          0          0           0           0       1000       1000
 
 calls per file (p50 and p99, us):
-file           calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  other_p50  other_p99
-/mnt/data/f        2       0  8.0 KiB      40000      90000          0      70000       0   30000      10000      20000
-/var/lib/pg/1      2       1  4.0 KiB      15000      25000      14000      24000       0       0       1000       1000
+file           calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  journal_p50  journal_p99  flush_p50  flush_p99  others_p50  others_p99  other_p50  other_p99
+/mnt/data/f        2       0  8.0 KiB      40000      90000          0      70000       0   30000            0         8000          0       4000           0        5000       3000      10000
+/var/lib/pg/1      2       1  4.0 KiB      15000      25000      14000      24000       0       0            0            0          0          0           0           0       1000       1000
 )");
 }
 
@@ -594,11 +728,26 @@ TEST_F(BioreportOpsCliTest, FiltersTopAndJson) {
   EXPECT_EQ(first["offset"], nullptr);
   EXPECT_EQ(first["block"]["wait_us"], 70000);
   EXPECT_EQ(first["block"]["requests"], 3);
-  EXPECT_EQ(first["other_us"], 20000);
+  EXPECT_EQ(first["other_us"], 3000);
+  EXPECT_EQ(first["journal"]["wait_us"], 8000);
+  EXPECT_EQ(first["flush"]["culprits"][0]["comm"], "jbd2/loop0-8");
+  EXPECT_EQ(first["others_writeback"]["culprits"],
+            nlohmann::json::parse(
+                R"([{"pid":1500,"comm":"batch","cgroup":"/batch.slice",)"
+                R"("cgroup_id":77,"container_id":null,"pod_uid":null,)"
+                R"("role":"dirtier","requests":1,"bytes":4096,)"
+                R"("wait_us":5000},{"pid":31,"comm":"kworker/u8:0",)"
+                R"("role":"submitter","requests":1,"bytes":4096,)"
+                R"("wait_us":1000}])"));
+  EXPECT_EQ(first["block"]["culprits"], nlohmann::json::array());
   EXPECT_EQ(j["slowest"][1]["writeback"]["dirty_age_us_max"], 1500000);
   EXPECT_EQ(j["processes"][0]["comm"], "dd");
   EXPECT_EQ(j["processes"][0]["total_us"]["p99"], 90000);
   EXPECT_EQ(j["processes"][0]["writeback_wait_us"]["max"], 30000);
+  EXPECT_EQ(j["processes"][0]["journal_wait_us"]["max"], 8000);
+  EXPECT_EQ(j["processes"][0]["flush_wait_us"]["p99"], 4000);
+  EXPECT_EQ(j["processes"][0]["others_writeback_wait_us"]["p50"], 0);
+  EXPECT_EQ(j["processes"][0]["others_writeback_wait_us"]["max"], 5000);
   EXPECT_EQ(j["files"][1]["file"], "/var/lib/pg/1");
   EXPECT_EQ(j["files"][1]["errors"], 1);
   EXPECT_NE(r.err.find("2 op records lost in the kernel"), std::string::npos)
@@ -616,11 +765,21 @@ TEST_F(BioreportOpsCliTest, OpIdShowsTheCallWithItsRequests) {
   offset -, bytes requested 4096, done 4096, error -
   started 2026-11-25 16:01:05.940, returned 2026-11-25 16:01:06.030 UTC: 90000 us
 
-  layer      wait_us  requests     bytes  disks  queue_us sum / max  device_us sum / max  dirty_age_us max / min
-  block        70000         3  12.0 KiB  loop0             30 / 10        70000 / 70000  -
-  writeback        0         0       0 B                      0 / 0                0 / 0  -
-  other        20000
-  total        90000
+  layer             wait_us  requests     bytes  disks  queue_us sum / max  device_us sum / max  dirty_age_us max / min
+  block               70000         3  12.0 KiB  loop0             30 / 10        70000 / 70000  -
+  writeback               0         0       0 B                      0 / 0                0 / 0  -
+  journal              8000         1   4.0 KiB                    10 / 10          8000 / 8000  -
+  flush                4000         1   4.0 KiB                    10 / 10          4000 / 4000  -
+  others_writeback     5000         2   8.0 KiB                    20 / 10          5000 / 5000  -
+  other                3000
+  total               90000
+
+  waited for the requests of (culprits):
+  layer             culprit     pid  comm          cgroup        requests    bytes  wait_us
+  journal           submitter   412  jbd2/loop0-8  /                    1  4.0 KiB     8000
+  flush             submitter   412  jbd2/loop0-8  /                    1  4.0 KiB     4000
+  others_writeback  dirtier    1500  batch         /batch.slice         1  4.0 KiB     5000
+  others_writeback  submitter    31  kworker/u8:0  -                    1  4.0 KiB     1000
 
 requests submitted under it (event op_id 9): 2
 submitted (UTC)          completed (UTC)          disk   op     sector    bytes  latency_us  queue_us  device_us  pid  comm          seq  error
@@ -647,12 +806,14 @@ found (UTC)              disk   op     sector    bytes  inflight_us  pid  comm
                        "loop0  write"),
             std::string::npos)
       << w.out;
-  EXPECT_NE(w.out.find("  writeback    30000         2  8.0 KiB                "
-                       "    20 / 10"),
+  EXPECT_NE(w.out.find("  writeback           30000         2  8.0 KiB       "
+                       "             20 / 10"),
             std::string::npos)
       << w.out;
   EXPECT_NE(w.out.find("1500000 / 900000 (2 known)"), std::string::npos)
       << w.out;
+  // A call that waited for no one's requests: no culprits table.
+  EXPECT_EQ(w.out.find("culprits"), std::string::npos) << w.out;
 }
 
 TEST_F(BioreportOpsCliTest, OpIdOfACallWithoutARecordShowsItsEvents) {

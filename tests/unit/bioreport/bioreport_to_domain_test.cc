@@ -342,6 +342,43 @@ TEST(BioreportToDomainTest, WhatBiosnoopCannotWriteIsRefused) {
       {"writeback",
        [](v1::Op* o) { o->mutable_writeback()->set_dirty_known(0); }},
       {"file.dev", [](v1::Op* o) { o->mutable_file()->set_dev("1:2:3"); }},
+      {"other_us",
+       [](v1::Op* o) {  // the journal's wait not taken off
+         o->set_other_us(o->other_us() + o->journal().wait_us());
+       }},
+      {"block",
+       [](v1::Op* o) { o->mutable_block()->add_culprits()->set_pid(1); }},
+      {"journal", [](v1::Op* o) { o->mutable_journal()->add_disks("vda"); }},
+      {"flush", [](v1::Op* o) { o->mutable_flush()->set_dirty_known(1); }},
+      {"others_writeback",
+       [](v1::Op* o) {
+         o->mutable_others_writeback()->set_dirty_age_us_max(1);
+       }},
+      {"journal",
+       [](v1::Op* o) {  // five: one more than the kernel side keeps
+         for (int i = 0; i < 3; ++i) {
+           o->mutable_journal()->add_culprits()->CopyFrom(
+               o->journal().culprits(1));
+         }
+       }},
+      {"flush.culprits[0]",
+       [](v1::Op* o) {
+         o->mutable_flush()->mutable_culprits(0)->set_role("x");
+       }},
+      {"others_writeback.culprits[1]",
+       [](v1::Op* o) {  // listed after one it was waited for less than
+         v1::OpCulprit* c = o->mutable_others_writeback()->mutable_culprits(1);
+         c->set_wait_us(c->wait_us() + 1);
+       }},
+      {"writeback.culprits[1].comm",
+       [](v1::Op* o) {
+         o->mutable_writeback()->mutable_culprits(1)->set_comm(
+             "seventeen-bytes-x");
+       }},
+      {"journal.culprits[0].cgroup",
+       [](v1::Op* o) {
+         o->mutable_journal()->mutable_culprits(0)->set_cgroup_id(0);
+       }},
   };
   for (const auto& c : kOps) {
     SCOPED_TRACE(c.field);
@@ -416,6 +453,9 @@ TEST(BioreportToDomainTest, SparseRecordsRoundTrip) {
   o.mutable_file()->set_dev("0:0");
   o.mutable_block();  // written as objects: read back as set
   o.mutable_writeback();
+  o.mutable_journal();
+  o.mutable_flush();
+  o.mutable_others_writeback();
   o.set_latency_us(1'000'000);
   o.set_other_us(1'000'000);
   ExpectJsonRoundTrip(RecordKind::kOp, o);
@@ -430,8 +470,18 @@ TEST(BioreportToDomainTest, OpLayerObjectIsTheRecordsOwn) {
   rec.op = m;
   std::string line;
   ASSERT_TRUE(AppendRecordJson(rec, &line).ok());
-  for (const v1::OpLayer* l : {&m.block(), &m.writeback()}) {
+  for (const v1::OpLayer* l : {&m.block(), &m.writeback(), &m.journal(),
+                               &m.flush(), &m.others_writeback()}) {
     const std::vector<std::string> disks(l->disks().begin(), l->disks().end());
+    DomainOp d;
+    ASSERT_TRUE(ToDomainOp(m, &d).ok());
+    const FileOp& op = d.op.op;
+    const OpLayer* domain = l == &m.block()       ? &op.block
+                            : l == &m.writeback() ? &op.writeback
+                            : l == &m.journal()   ? &op.journal
+                            : l == &m.flush()     ? &op.flush
+                                                  : &op.others_writeback;
+    EXPECT_EQ(domain->culprits.size(), static_cast<size_t>(l->culprits_size()));
     OpLayerValues v;
     v.requests = l->requests();
     v.bytes = l->bytes();
@@ -444,12 +494,13 @@ TEST(BioreportToDomainTest, OpLayerObjectIsTheRecordsOwn) {
     if (l->has_dirty_age_us_max()) v.dirty_age_us_max = l->dirty_age_us_max();
     if (l->has_dirty_age_us_min()) v.dirty_age_us_min = l->dirty_age_us_min();
     v.dirty_known = l->dirty_known();
+    v.culprits = domain->culprits;
     std::string object;
     AppendOpLayerJson(v, &object);
     EXPECT_NE(line.find(object), std::string::npos) << object << "\n" << line;
   }
   EXPECT_NE(line.find(R"("dirty_age_us_max":null,"dirty_age_us_min":null,)"
-                      R"("dirty_known":0})"),
+                      R"("dirty_known":0,"culprits":[]})"),
             std::string::npos)
       << line;
 }

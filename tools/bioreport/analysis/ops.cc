@@ -35,6 +35,9 @@ void AddTo(OpGroup& g, const v1::Op& op) {
   g.total_us.push_back(op.latency_us());
   g.block_us.push_back(op.block().wait_us());
   g.writeback_us.push_back(op.writeback().wait_us());
+  g.journal_us.push_back(op.journal().wait_us());
+  g.flush_us.push_back(op.flush().wait_us());
+  g.others_writeback_us.push_back(op.others_writeback().wait_us());
   g.other_us.push_back(op.other_us());
 }
 

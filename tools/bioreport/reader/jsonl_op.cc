@@ -1,9 +1,12 @@
 // An op record (--ops: one application call) in JSON Lines.  Its top level
-// is read as an event's is; its "file" is a FileRef object and its "block"
-// and "writeback" OpLayer objects, each read as a record is
-// (jsonl_schema.h: NestedObject): every key of its message required but
-// the `optional` ones (offset, cgroup, container_id, pod_uid, partition,
-// comm_raw, error; a layer's dirty ages), none twice, unknown keys skipped.
+// is read as an event's is; its "file" is a FileRef object, its "block",
+// "writeback", "journal", "flush" and "others_writeback" OpLayer objects
+// and each layer's "culprits" an array of at most kMaxOpCulprits OpCulprit
+// objects, each read as a record is (jsonl_schema.h: NestedObject): every
+// key of its message required but the `optional` ones (offset, cgroup,
+// container_id, pod_uid, partition, comm_raw, error; a layer's dirty ages)
+// and the `added_later` ones (a culprit's cgroup_id), none twice, unknown
+// keys skipped.
 
 #include <limits>
 
@@ -37,6 +40,70 @@ absl::Status Disks(ValueReader& r, v1::OpLayer* l) {
       return lex.Error(absl::StrCat("more than ", kMaxOpLayerDisks, " disks"));
     }
     if (absl::Status s = r.Str(l->add_disks()); !s.ok()) return s;
+  } while (lex.Consume(','));
+  if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
+  return absl::OkStatus();
+}
+
+absl::Status OpCulpritField(int field, ValueReader& r, v1::OpCulprit* c) {
+  using C = v1::OpCulprit;
+  uint64_t u = 0;
+  absl::Status s;
+  switch (field) {
+    case C::kPidFieldNumber:
+      s = r.U64(kU32, &u);
+      c->set_pid(static_cast<uint32_t>(u));
+      return s;
+    case C::kCommFieldNumber:
+      return r.Str(c->mutable_comm());
+    case C::kCommRawFieldNumber:
+      return CommRaw(r, c);
+    case C::kCgroupFieldNumber:
+      return r.NullableStr([c] { c->clear_cgroup(); },
+                           [c] { return c->mutable_cgroup(); });
+    case C::kCgroupIdFieldNumber:
+      s = r.U64(kU64, &u);
+      c->set_cgroup_id(u);
+      return s;
+    case C::kContainerIdFieldNumber:
+      return r.NullableStr([c] { c->clear_container_id(); },
+                           [c] { return c->mutable_container_id(); });
+    case C::kPodUidFieldNumber:
+      return r.NullableStr([c] { c->clear_pod_uid(); },
+                           [c] { return c->mutable_pod_uid(); });
+    case C::kRoleFieldNumber:
+      return r.Str(c->mutable_role());
+    case C::kRequestsFieldNumber:
+      s = r.U64(kU32, &u);
+      c->set_requests(static_cast<uint32_t>(u));
+      return s;
+    case C::kBytesFieldNumber:
+      s = r.U64(kU64, &u);
+      c->set_bytes(u);
+      return s;
+    case C::kWaitUsFieldNumber:
+      s = r.U64(kU64, &u);
+      c->set_wait_us(u);
+      return s;
+  }
+  return UnlistedField(field, r, c);
+}
+
+// "culprits": an array of at most kMaxOpCulprits OpCulprit objects.
+absl::Status Culprits(ValueReader& r, v1::OpLayer* l) {
+  JsonLexer& lex = r.lex();
+  l->clear_culprits();
+  if (!lex.Consume('[')) return lex.Error("expected an array of objects");
+  if (lex.Consume(']')) return absl::OkStatus();
+  do {
+    if (l->culprits_size() == kMaxOpCulprits) {
+      return lex.Error(absl::StrCat("more than ", kMaxOpCulprits, " culprits"));
+    }
+    if (absl::Status s = NestedObject(r, AllSchemas().op_culprit,
+                                      l->add_culprits(), OpCulpritField);
+        !s.ok()) {
+      return s;
+    }
   } while (lex.Consume(','));
   if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
   return absl::OkStatus();
@@ -89,6 +156,8 @@ absl::Status OpLayerField(int field, ValueReader& r, v1::OpLayer* l) {
       s = r.U64(kU32, &u);
       l->set_dirty_known(static_cast<uint32_t>(u));
       return s;
+    case L::kCulpritsFieldNumber:
+      return Culprits(r, l);
   }
   return UnlistedField(field, r, l);
 }
@@ -187,6 +256,12 @@ absl::Status OpField(int field, ValueReader& r, v1::Op* op) {
       s = r.U64(kU64, &u);
       op->set_other_us(u);
       return s;
+    case v1::Op::kJournalFieldNumber:
+      return Layer(r, op->mutable_journal());
+    case v1::Op::kFlushFieldNumber:
+      return Layer(r, op->mutable_flush());
+    case v1::Op::kOthersWritebackFieldNumber:
+      return Layer(r, op->mutable_others_writeback());
   }
   return UnlistedField(field, r, op);
 }

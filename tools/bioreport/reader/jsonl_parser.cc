@@ -55,9 +55,10 @@ Schemas::Schemas()
       file_ref(SchemaOf("file", v1::FileRef::descriptor())),
       dirtier(SchemaOf("dirtier", v1::Dirtier::descriptor())),
       op(SchemaOf("op record", v1::Op::descriptor())),
-      op_layer(SchemaOf("layer", v1::OpLayer::descriptor())) {
+      op_layer(SchemaOf("layer", v1::OpLayer::descriptor())),
+      op_culprit(SchemaOf("culprit", v1::OpCulprit::descriptor())) {
   for (Schema* s : {&event, &header, &stuck, &stats, &summary, &summary_group,
-                    &file_ref, &dirtier, &op, &op_layer}) {
+                    &file_ref, &dirtier, &op, &op_layer, &op_culprit}) {
     s->keys = s->storage;
   }
 }

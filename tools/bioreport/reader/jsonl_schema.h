@@ -62,10 +62,11 @@ struct Schema {
 struct Schemas {
   Schemas();
   Schema event, header, stuck, stats, summary, summary_group;
-  Schema file_ref;  // an element of an event's "files"
-  Schema dirtier;   // an event's "dirtied_by"
-  Schema op;        // an op record (--ops)
-  Schema op_layer;  // an op record's "block" and "writeback"
+  Schema file_ref;    // an element of an event's "files"
+  Schema dirtier;     // an event's "dirtied_by"
+  Schema op;          // an op record (--ops)
+  Schema op_layer;    // an op record's "block", "writeback", "journal", ...
+  Schema op_culprit;  // an element of a layer's "culprits"
 };
 
 // Made once, from the generated descriptors (which live as long as the

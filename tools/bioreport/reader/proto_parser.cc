@@ -116,7 +116,7 @@ absl::Status CheckDirtierOps(const v1::Event& e) {
 // protobuf record cannot tell 0 or "" from absent): its times (return and
 // entry), an op_id (numbered from 1: 0 is "no call" on an event, and a
 // call under it could not be found again), the call's name; and layers
-// that list at most kMaxOpLayerDisks disks.
+// that list at most kMaxOpLayerDisks disks and kMaxOpCulprits culprits.
 absl::Status CheckOp(const v1::Op& op) {
   if (absl::Status s = CheckTimestamp("op record", "timestamp", op.timestamp());
       !s.ok()) {
@@ -135,11 +135,19 @@ absl::Status CheckOp(const v1::Op& op) {
   }
   for (const auto& [name, layer] :
        {std::pair<const char*, const v1::OpLayer*>{"block", &op.block()},
-        {"writeback", &op.writeback()}}) {
+        {"writeback", &op.writeback()},
+        {"journal", &op.journal()},
+        {"flush", &op.flush()},
+        {"others_writeback", &op.others_writeback()}}) {
     if (layer->disks_size() > kMaxOpLayerDisks) {
       return absl::InvalidArgumentError(absl::StrCat(
           "op record's ", name, " layer with ", layer->disks_size(),
           " disks (at most ", kMaxOpLayerDisks, ")"));
+    }
+    if (layer->culprits_size() > kMaxOpCulprits) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op record's ", name, " layer with ", layer->culprits_size(),
+          " culprits (at most ", kMaxOpCulprits, ")"));
     }
   }
   return absl::OkStatus();

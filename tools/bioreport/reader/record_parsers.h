@@ -35,8 +35,10 @@ namespace biosnoop::report {
 // most kMaxSummaryBuckets integers; an event's "files" an array of objects
 // (FileRef fields, each key required) and its "dirtied_by" an object (Dirtier
 // fields, comm_raw and cgroup optional) or null, read with the same rules;
-// an op record's "file" a FileRef object and its "block" and "writeback"
-// OpLayer objects (the dirty ages nullable), an event's "dirtier_op_ids"
+// an op record's "file" a FileRef object and its "block", "writeback",
+// "journal", "flush" and "others_writeback" OpLayer objects (the dirty ages
+// nullable; "culprits" an array of OpCulprit objects, comm_raw, cgroup,
+// container_id and pod_uid nullable), an event's "dirtier_op_ids"
 // an array of at most kMaxDirtierOps integers, a header's "kernel_lacks"
 // and an event's or stuck record's "stack" arrays of strings.
 // Anything else, including invalid UTF-8 and trailing text, is an
@@ -79,7 +81,8 @@ void ResetForKind(RecordKind kind, ParsedRecord* rec);
 // without a valid dirtied_at, more than kMaxDirtierOps dirtier_op_ids or
 // fewer than its dirtier_op_count says, an op record without a valid
 // timestamp and start_time, an op_id or a call, or with more than
-// kMaxOpLayerDisks disks in a layer, a non-finite elapsed_s, an interval_s
+// kMaxOpLayerDisks disks or kMaxOpCulprits culprits in a layer, a
+// non-finite elapsed_s, an interval_s
 // outside 0 to 100 years, and over-long summary histograms.
 absl::Status ValidateRecord(ParsedRecord* rec);
 

@@ -53,6 +53,8 @@ inline constexpr int kMaxEventFiles = 8;
 
 // The most disks an op's layer may list (OpLayer.disks: "at most 4").
 inline constexpr int kMaxOpLayerDisks = 4;
+// The most culprits a layer may list (OpLayer.culprits: "at most 4").
+inline constexpr int kMaxOpCulprits = 4;
 
 // The most write calls an event may name as its dirtiers
 // (Event.dirtier_op_ids: "at most 8").

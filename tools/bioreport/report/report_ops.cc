@@ -114,12 +114,14 @@ void AppendSlowest(const ReportInput& in, const ReportOptions& opt,
   const bool multi = MultiHost(in);
   const char* u = Unit(opt.ms);
   absl::StrAppend(out, "slowest calls (times in ", u,
-                  "; other = total - block - writeback):\n");
-  Table t(Cells(multi, "host",
-                {"returned (UTC)", "op_id", "call", "pid", "comm", "file",
-                 "bytes", "total", "block", "writeback", "other", "blk_req",
-                 "wb_req", "dirty_age_max", "error"}),
-          multi ? "llrlrllrrrrrrrrl" : "lrlrllrrrrrrrrl");
+                  "; others: other files' writeback; other = total - "
+                  "block - writeback - journal - flush - others):\n");
+  Table t(
+      Cells(multi, "host",
+            {"returned (UTC)", "op_id", "call", "pid", "comm", "file", "bytes",
+             "total", "block", "writeback", "journal", "flush", "others",
+             "other", "blk_req", "wb_req", "dirty_age_max", "error"}),
+      multi ? "llrlrllrrrrrrrrrrrl" : "lrlrllrrrrrrrrrrrl");
   for (const OpCall& c : in.ops->Slowest()) {
     const v1::Op& op = c.op;
     t.Add(Cells(
@@ -128,7 +130,9 @@ void AppendSlowest(const ReportInput& in, const ReportOptions& opt,
          Printable(op.call()), absl::StrCat(op.pid()), Printable(op.comm()),
          Printable(FileName(op.file())), HumanBytes(op.bytes_done()),
          Us(op.latency_us(), opt.ms), Us(op.block().wait_us(), opt.ms),
-         Us(op.writeback().wait_us(), opt.ms), Us(op.other_us(), opt.ms),
+         Us(op.writeback().wait_us(), opt.ms),
+         Us(op.journal().wait_us(), opt.ms), Us(op.flush().wait_us(), opt.ms),
+         Us(op.others_writeback().wait_us(), opt.ms), Us(op.other_us(), opt.ms),
          absl::StrCat(op.block().requests()),
          absl::StrCat(op.writeback().requests()),
          DirtyAge(op.writeback(), opt.ms), ErrorName(op)}));
@@ -161,11 +165,12 @@ std::vector<OpGroup> Ranked(std::vector<OpGroup> groups, size_t top,
   return out;
 }
 
-// p50 and p99 of each layer: eight cells.
+// p50 and p99 of the total and each layer: fourteen cells.
 std::vector<std::string> LayerCells(OpGroup& g, bool ms) {
   std::vector<std::string> cells;
   for (std::vector<uint64_t>* v :
-       {&g.total_us, &g.block_us, &g.writeback_us, &g.other_us}) {
+       {&g.total_us, &g.block_us, &g.writeback_us, &g.journal_us, &g.flush_us,
+        &g.others_writeback_us, &g.other_us}) {
     const std::vector<uint64_t> p = Percentiles(v, kP50P99);
     cells.push_back(Us(p[0], ms));
     cells.push_back(Us(p[1], ms));
@@ -192,13 +197,14 @@ void AppendGroups(const ReportInput& in, const ReportOptions& opt,
   std::vector<std::string> header =
       per_process ? std::vector<std::string>{"pid", "comm"}
                   : std::vector<std::string>{"file"};
-  for (const char* h :
-       {"calls", "errors", "bytes", "total_p50", "total_p99", "block_p50",
-        "block_p99", "wb_p50", "wb_p99", "other_p50", "other_p99"}) {
+  for (const char* h : {"calls", "errors", "bytes", "total_p50", "total_p99",
+                        "block_p50", "block_p99", "wb_p50", "wb_p99",
+                        "journal_p50", "journal_p99", "flush_p50", "flush_p99",
+                        "others_p50", "others_p99", "other_p50", "other_p99"}) {
     header.push_back(h);
   }
   std::string align = per_process ? "rl" : "l";
-  align += "rrrrrrrrrrr";
+  align += "rrrrrrrrrrrrrrrrr";
   Table t(Cells(multi, "host", header), multi ? "l" + align : align);
   for (OpGroup& g : groups) {
     std::vector<std::string> cells;
@@ -225,9 +231,31 @@ void AppendPercentilesJson(std::vector<uint64_t>* v, std::string* out) {
                   "}");
 }
 
+// A culprit as the JSON writer takes it: the record's values as they were
+// (comm_raw's bytes when set; the cgroup named when "cgroup" was set).
+OpCulprit CulpritOf(const v1::OpCulprit& m) {
+  OpCulprit c;
+  c.pid = m.pid();
+  const std::string& comm = m.has_comm_raw() ? m.comm_raw() : m.comm();
+  std::copy_n(comm.begin(), std::min(comm.size(), c.comm.size()),
+              c.comm.begin());
+  c.cgroup_id = m.cgroup_id();
+  c.cgroup.known = m.has_cgroup();
+  c.cgroup.path = m.cgroup();
+  c.cgroup.container_id = m.container_id();
+  c.cgroup.pod_uid = m.pod_uid();
+  c.dirtier = m.role() == CulpritRoleName(true);
+  c.requests = m.requests();
+  c.bytes = m.bytes();
+  c.wait_ns = m.wait_us() * 1000;
+  return c;
+}
+
 // A layer of the call: the op record's own object (op_layer_json.h).
 void AppendLayerJson(const v1::OpLayer& l, std::string* out) {
   const std::vector<std::string> disks(l.disks().begin(), l.disks().end());
+  std::vector<OpCulprit> culprits;
+  for (const v1::OpCulprit& c : l.culprits()) culprits.push_back(CulpritOf(c));
   OpLayerValues v;
   v.requests = l.requests();
   v.bytes = l.bytes();
@@ -240,6 +268,7 @@ void AppendLayerJson(const v1::OpLayer& l, std::string* out) {
   if (l.has_dirty_age_us_max()) v.dirty_age_us_max = l.dirty_age_us_max();
   if (l.has_dirty_age_us_min()) v.dirty_age_us_min = l.dirty_age_us_min();
   v.dirty_known = l.dirty_known();
+  v.culprits = culprits;
   AppendOpLayerJson(v, out);
 }
 
@@ -280,6 +309,12 @@ void AppendCallJson(const OpCall& c, std::string* out) {
   AppendLayerJson(op.block(), out);
   out->append(",\"writeback\":");
   AppendLayerJson(op.writeback(), out);
+  out->append(",\"journal\":");
+  AppendLayerJson(op.journal(), out);
+  out->append(",\"flush\":");
+  AppendLayerJson(op.flush(), out);
+  out->append(",\"others_writeback\":");
+  AppendLayerJson(op.others_writeback(), out);
   out->push_back('}');
 }
 
@@ -310,6 +345,12 @@ void AppendGroupsJson(std::vector<OpGroup> groups, bool per_process, bool multi,
     AppendPercentilesJson(&g.block_us, out);
     out->append(",\"writeback_wait_us\":");
     AppendPercentilesJson(&g.writeback_us, out);
+    out->append(",\"journal_wait_us\":");
+    AppendPercentilesJson(&g.journal_us, out);
+    out->append(",\"flush_wait_us\":");
+    AppendPercentilesJson(&g.flush_us, out);
+    out->append(",\"others_writeback_wait_us\":");
+    AppendPercentilesJson(&g.others_writeback_us, out);
     out->append(",\"other_us\":");
     AppendPercentilesJson(&g.other_us, out);
     out->push_back('}');
@@ -406,6 +447,13 @@ void AppendLayerRow(const char* name, const v1::OpLayer& l, bool ms, Table* t) {
            : "-"});
 }
 
+// A rendered table, each line indented by two spaces.
+void AppendIndented(const std::string& rendered, std::string* out) {
+  for (absl::string_view line : absl::StrSplit(rendered, '\n')) {
+    if (!line.empty()) absl::StrAppend(out, "  ", line, "\n");
+  }
+}
+
 void AppendCallText(const OpCall& c, bool ms, std::string* out) {
   const v1::Op& op = c.op;
   const char* u = Unit(ms);
@@ -430,14 +478,36 @@ void AppendCallText(const OpCall& c, bool ms, std::string* out) {
            absl::StrCat("device_", u, " sum / max"),
            absl::StrCat("dirty_age_", u, " max / min")},
           "lrrrlrrl");
-  AppendLayerRow("block", op.block(), ms, &t);
-  AppendLayerRow("writeback", op.writeback(), ms, &t);
+  const std::pair<const char*, const v1::OpLayer*> layers[] = {
+      {"block", &op.block()},
+      {"writeback", &op.writeback()},
+      {"journal", &op.journal()},
+      {"flush", &op.flush()},
+      {"others_writeback", &op.others_writeback()}};
+  for (const auto& [name, l] : layers) AppendLayerRow(name, *l, ms, &t);
   t.Add({"other", Us(op.other_us(), ms), "", "", "", "", "", ""});
   t.Add({"total", Us(op.latency_us(), ms), "", "", "", "", "", ""});
-  std::string rendered = t.Render();
-  for (absl::string_view line : absl::StrSplit(rendered, '\n')) {
-    if (!line.empty()) absl::StrAppend(out, "  ", line, "\n");
+  AppendIndented(t.Render(), out);
+  // Whose requests the call waited for, per layer, most waited-for first.
+  Table culprits({"layer", "culprit", "pid", "comm", "cgroup", "requests",
+                  "bytes", absl::StrCat("wait_", u)},
+                 "llrllrrr");
+  size_t n = 0;
+  for (const auto& [name, l] : layers) {
+    for (const v1::OpCulprit& c : l->culprits()) {
+      culprits.Add({name, Printable(c.role()), absl::StrCat(c.pid()),
+                    Printable(c.comm()),
+                    c.has_cgroup()       ? Printable(c.cgroup())
+                    : c.cgroup_id() != 0 ? absl::StrCat("id ", c.cgroup_id())
+                                         : "-",
+                    absl::StrCat(c.requests()), HumanBytes(c.bytes()),
+                    Us(c.wait_us(), ms)});
+      ++n;
+    }
   }
+  if (n == 0) return;
+  absl::StrAppend(out, "\n  waited for the requests of (culprits):\n");
+  AppendIndented(culprits.Render(), out);
 }
 
 }  // namespace

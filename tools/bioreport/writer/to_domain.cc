@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "histogram.h"
 #include "json_format.h"
+#include "op_layer_json.h"
 #include "record.h"
 
 namespace biosnoop::report {
@@ -274,6 +275,52 @@ absl::Status SetRequest(const Msg& m, int64_t* realtime_ns, std::string* disk,
                  &r->comm);
 }
 
+// A layer's culprits: each as the op's own comm and cgroup, a role that
+// names one, and in the order biosnoop lists them (the most waited-for
+// first: wait_us never grows along the list).
+absl::Status SetCulprits(absl::string_view name, const v1::OpLayer& m,
+                         std::vector<OpCulprit>* out) {
+  out->clear();
+  if (m.culprits_size() > kMaxOpCulprits) {
+    return Unrepresentable(
+        name, absl::StrCat("has ", m.culprits_size(), " culprits (at most ",
+                           kMaxOpCulprits, ")"));
+  }
+  for (int i = 0; i < m.culprits_size(); ++i) {
+    const v1::OpCulprit& c = m.culprits(i);
+    OpCulprit& d = out->emplace_back();
+    const std::string field = absl::StrCat(name, ".culprits[", i, "]");
+    d.pid = c.pid();
+    absl::Status s = SetComm(
+        "comm", c.comm(), c.has_comm_raw() ? &c.comm_raw() : nullptr, &d.comm);
+    if (s.ok()) s = SetCgroup(c, &d.cgroup_id, &d.cgroup);
+    if (!s.ok()) {
+      // "<layer>.culprits[i].comm ...": the field, named in full.
+      return absl::InvalidArgumentError(absl::StrCat(field, ".", s.message()));
+    }
+    if (c.role() != CulpritRoleName(true) &&
+        c.role() != CulpritRoleName(false)) {
+      return Unrepresentable(
+          field, absl::StrCat("role ", Quoted(c.role()),
+                              " is neither \"dirtier\" nor \"submitter\""));
+    }
+    d.dirtier = c.role() == CulpritRoleName(true);
+    d.requests = c.requests();
+    d.bytes = c.bytes();
+    if (!NsOf(c.wait_us(), &d.wait_ns)) {
+      return Unrepresentable(
+          field, absl::StrCat("has ", c.wait_us(), " us, too large in ns"));
+    }
+    if (i > 0 && c.wait_us() > m.culprits(i - 1).wait_us()) {
+      return Unrepresentable(
+          field,
+          "waited longer than the one before: biosnoop lists the most "
+          "waited-for first");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SetLayer(absl::string_view name, const v1::OpLayer& m,
                       OpLayer* l) {
   l->requests = m.requests();
@@ -291,6 +338,25 @@ absl::Status SetLayer(absl::string_view name, const v1::OpLayer& m,
       return Unrepresentable(
           name, absl::StrCat("has ", d.us, " us, too large in ns"));
     }
+  }
+  return SetCulprits(name, m, &l->culprits);
+}
+
+// journal, flush and others_writeback: neither disks nor dirty ages (the
+// kernel side records them for the block and writeback layers only).
+absl::Status SetOtherLayer(absl::string_view name, const v1::OpLayer& m,
+                           OpLayer* l) {
+  if (absl::Status s = SetLayer(name, m, l); !s.ok()) return s;
+  if (m.disks_size() != 0) {
+    return Unrepresentable(
+        name, absl::StrCat("has ", m.disks_size(),
+                           " disks: biosnoop writes the block layer's only"));
+  }
+  if (m.dirty_known() != 0 || m.has_dirty_age_us_max() ||
+      m.has_dirty_age_us_min()) {
+    return Unrepresentable(name,
+                           "has dirty ages: biosnoop writes them for the "
+                           "writeback layer only");
   }
   return absl::OkStatus();
 }
@@ -490,7 +556,12 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
       !s.ok()) {
     return s;
   }
-  // The block layer: its disks, and no dirty ages (biosnoop writes none).
+  // The block layer: its disks, no dirty ages (biosnoop writes none) and
+  // no culprits (its requests are the call's own).
+  if (m.block().culprits_size() != 0) {
+    return Unrepresentable("block",
+                           "has culprits: its requests are the call's own");
+  }
   if (absl::Status s = SetLayer("block", m.block(), &op.block); !s.ok()) {
     return s;
   }
@@ -524,11 +595,24 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
                !NsOf(wb.dirty_age_us_min(), &op.dirty_age_min_ns))) {
     return Unrepresentable("writeback", "has dirty ages too large in ns");
   }
+  const struct {
+    const char* name;
+    const v1::OpLayer& from;
+    OpLayer* to;
+  } others[] = {
+      {"journal", m.journal(), &op.journal},
+      {"flush", m.flush(), &op.flush},
+      {"others_writeback", m.others_writeback(), &op.others_writeback}};
+  for (const auto& l : others) {
+    if (absl::Status s = SetOtherLayer(l.name, l.from, l.to); !s.ok()) {
+      return s;
+    }
+  }
   if (op.OtherUs() != m.other_us()) {
     return Unrepresentable(
         "other_us",
         absl::StrCat(m.other_us(),
-                     " is not latency_us less both layers' wait_us"));
+                     " is not latency_us less every layer's wait_us"));
   }
   return absl::OkStatus();
 }

@@ -49,10 +49,15 @@
 //     dirtier or a dirtier_count (none is written then);
 //   - an op's bytes_done with an error (a call's result is one or the
 //     other), error_code above 4095 or below 0, other_us other than
-//     latency_us - both layers' wait_us (at least 0), a block layer with
-//     dirty_known or dirty ages, a writeback layer with disks (biosnoop
-//     attributes disks to the block layer only), dirty ages other than
-//     both set exactly when dirty_known > 0;
+//     latency_us - every layer's wait_us (at least 0), a block layer with
+//     dirty_known, dirty ages or culprits, any other layer with disks
+//     (biosnoop attributes disks to the block layer only), a journal,
+//     flush or others_writeback layer with dirty ages, dirty ages other
+//     than both set exactly when dirty_known > 0;
+//   - a layer with more than kMaxOpCulprits culprits, or culprits not
+//     listed the most waited-for first (wait_us never growing), a
+//     culprit's role other than "dirtier" or "submitter", its comm,
+//     comm_raw and cgroup fields refused as the op's own are;
 //   - a summary's histogram with more than kHistBuckets buckets up to its
 //     last non-zero one;
 //   - a header's op_min_us without ops;
