@@ -1,8 +1,7 @@
 // The calls report (bioreport ops): the slowest calls with their time split
-// by layer, then per process and per file the p50 and p99 of each layer;
-// and one call whole (--op-id): its record and the requests tied to it.
-// Text for people, JSON for scripts; the WARNING block says when op
-// records (and, for --op-id, events) may be missing.
+// by layer, then per process and per file the p50 and p99 of each layer
+// (one call whole, --op-id, is report_op_id.cc's).  Text for people, JSON
+// for scripts; the WARNING block says when op records may be missing.
 
 #include <algorithm>
 #include <map>
@@ -14,17 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "json_format.h"
 #include "op_layer_json.h"
 #include "report.h"
+#include "report_ops_common.h"
 #include "text_table.h"
 #include "time_format.h"
 
 namespace biosnoop::report {
-namespace {
-
-const std::vector<int> kP50P99 = {500, 990};
 
 std::string Us(uint64_t us, bool ms) {
   if (!ms) return absl::StrCat(us);
@@ -41,28 +37,6 @@ std::vector<std::string> Cells(bool multi, const std::string& host,
                                std::vector<std::string> cells) {
   if (multi) cells.insert(cells.begin(), HostName(host));
   return cells;
-}
-
-// The loss lines of the calls for one set of runs.
-void AppendOpLossLines(const LossSummary& loss, bool any_records,
-                       const std::string& prefix,
-                       std::vector<std::string>* lines) {
-  const std::pair<Sum, const char*> counted[] = {
-      {loss.ops_lost, " op records lost in the kernel (ring buffer full)"},
-      {loss.ops_untracked,
-       " calls not followed (biosnoop's table of calls in progress was "
-       "full)"},
-      {loss.ops_not_in_input,
-       " op records biosnoop wrote are not in the input (log files not "
-       "given, lines dropped on the way, or a filtered input)"},
-      {loss.ops_duplicates,
-       " op records are in the input more than once and counted each time "
-       "(the same log given twice?)"},
-  };
-  for (const auto& [n, what] : counted) {
-    if (n > 0) lines->push_back(absl::StrCat(prefix, Decimal(n), what));
-  }
-  AppendUnknownLossLines(loss, any_records, prefix, lines);
 }
 
 std::string Heading(const ReportInput& in) {
@@ -87,6 +61,38 @@ std::string Heading(const ReportInput& in) {
   return out;
 }
 
+std::string ErrorName(const v1::Op& op) {
+  if (op.error_code() == 0) return "-";
+  return op.has_error() ? Printable(op.error())
+                        : absl::StrCat("errno ", op.error_code());
+}
+
+namespace {
+
+const std::vector<int> kP50P99 = {500, 990};
+
+// The loss lines of the calls for one set of runs.
+void AppendOpLossLines(const LossSummary& loss, bool any_records,
+                       const std::string& prefix,
+                       std::vector<std::string>* lines) {
+  const std::pair<Sum, const char*> counted[] = {
+      {loss.ops_lost, " op records lost in the kernel (ring buffer full)"},
+      {loss.ops_untracked,
+       " calls not followed (biosnoop's table of calls in progress was "
+       "full)"},
+      {loss.ops_not_in_input,
+       " op records biosnoop wrote are not in the input (log files not "
+       "given, lines dropped on the way, or a filtered input)"},
+      {loss.ops_duplicates,
+       " op records are in the input more than once and counted each time "
+       "(the same log given twice?)"},
+  };
+  for (const auto& [n, what] : counted) {
+    if (n > 0) lines->push_back(absl::StrCat(prefix, Decimal(n), what));
+  }
+  AppendUnknownLossLines(loss, any_records, prefix, lines);
+}
+
 // Why there is no call to show: biosnoop was run without --ops, or with
 // it and no call was that slow, or the filters took them all.
 std::string NoCalls(const ReportInput& in) {
@@ -97,12 +103,6 @@ std::string NoCalls(const ReportInput& in) {
            "so)\n";
   }
   return "no op records in the input\n";
-}
-
-std::string ErrorName(const v1::Op& op) {
-  if (op.error_code() == 0) return "-";
-  return op.has_error() ? Printable(op.error())
-                        : absl::StrCat("errno ", op.error_code());
 }
 
 std::string DirtyAge(const v1::OpLayer& l, bool ms) {
@@ -272,6 +272,48 @@ void AppendLayerJson(const v1::OpLayer& l, std::string* out) {
   AppendOpLayerJson(v, out);
 }
 
+void AppendGroupsJson(std::vector<OpGroup> groups, bool per_process, bool multi,
+                      std::string* out) {
+  out->push_back('[');
+  bool first = true;
+  for (OpGroup& g : groups) {
+    if (!first) out->push_back(',');
+    first = false;
+    out->push_back('{');
+    if (multi) {
+      AppendJsonKey("host", out);
+      AppendJsonString(g.host, out);
+      out->push_back(',');
+    }
+    if (per_process) {
+      absl::StrAppend(out, "\"pid\":", g.pid, ",\"comm\":");
+    } else {
+      out->append("\"file\":");
+    }
+    AppendJsonString(g.name, out);
+    absl::StrAppend(out, ",\"calls\":", g.count, ",\"errors\":", g.errors,
+                    ",\"bytes_done\":", Decimal(g.bytes_done),
+                    ",\"requests\":", g.requests, ",\"total_us\":");
+    AppendPercentilesJson(&g.total_us, out);
+    out->append(",\"block_wait_us\":");
+    AppendPercentilesJson(&g.block_us, out);
+    out->append(",\"writeback_wait_us\":");
+    AppendPercentilesJson(&g.writeback_us, out);
+    out->append(",\"journal_wait_us\":");
+    AppendPercentilesJson(&g.journal_us, out);
+    out->append(",\"flush_wait_us\":");
+    AppendPercentilesJson(&g.flush_us, out);
+    out->append(",\"others_writeback_wait_us\":");
+    AppendPercentilesJson(&g.others_writeback_us, out);
+    out->append(",\"other_us\":");
+    AppendPercentilesJson(&g.other_us, out);
+    out->push_back('}');
+  }
+  out->push_back(']');
+}
+
+}  // namespace
+
 // One call as the JSON forms give it.
 void AppendCallJson(const OpCall& c, std::string* out) {
   const v1::Op& op = c.op;
@@ -317,200 +359,6 @@ void AppendCallJson(const OpCall& c, std::string* out) {
   AppendLayerJson(op.others_writeback(), out);
   out->push_back('}');
 }
-
-void AppendGroupsJson(std::vector<OpGroup> groups, bool per_process, bool multi,
-                      std::string* out) {
-  out->push_back('[');
-  bool first = true;
-  for (OpGroup& g : groups) {
-    if (!first) out->push_back(',');
-    first = false;
-    out->push_back('{');
-    if (multi) {
-      AppendJsonKey("host", out);
-      AppendJsonString(g.host, out);
-      out->push_back(',');
-    }
-    if (per_process) {
-      absl::StrAppend(out, "\"pid\":", g.pid, ",\"comm\":");
-    } else {
-      out->append("\"file\":");
-    }
-    AppendJsonString(g.name, out);
-    absl::StrAppend(out, ",\"calls\":", g.count, ",\"errors\":", g.errors,
-                    ",\"bytes_done\":", Decimal(g.bytes_done),
-                    ",\"requests\":", g.requests, ",\"total_us\":");
-    AppendPercentilesJson(&g.total_us, out);
-    out->append(",\"block_wait_us\":");
-    AppendPercentilesJson(&g.block_us, out);
-    out->append(",\"writeback_wait_us\":");
-    AppendPercentilesJson(&g.writeback_us, out);
-    out->append(",\"journal_wait_us\":");
-    AppendPercentilesJson(&g.journal_us, out);
-    out->append(",\"flush_wait_us\":");
-    AppendPercentilesJson(&g.flush_us, out);
-    out->append(",\"others_writeback_wait_us\":");
-    AppendPercentilesJson(&g.others_writeback_us, out);
-    out->append(",\"other_us\":");
-    AppendPercentilesJson(&g.other_us, out);
-    out->push_back('}');
-  }
-  out->push_back(']');
-}
-
-// --op-id: a run as a heading names it.
-std::string RunName(const std::string& run) {
-  return run.empty() ? "run unknown (records before any header)"
-                     : absl::StrCat("run ", Printable(run));
-}
-
-std::string SubmittedAt(const OpRequest& r) {
-  return FormatShortTimeMs(r.ns - static_cast<int64_t>(std::min<uint64_t>(
-                                      r.latency_us, INT64_MAX / 1000)) *
-                                      1000);
-}
-
-void AppendRequests(const std::vector<OpRequest>& v, bool stuck, bool ms,
-                    bool multi, std::string* out) {
-  std::vector<std::string> header =
-      stuck ? std::vector<std::string>{"found (UTC)",
-                                       "disk",
-                                       "op",
-                                       "sector",
-                                       "bytes",
-                                       absl::StrCat("inflight_", Unit(ms)),
-                                       "pid",
-                                       "comm"}
-            : std::vector<std::string>{"submitted (UTC)",
-                                       "completed (UTC)",
-                                       "disk",
-                                       "op",
-                                       "sector",
-                                       "bytes",
-                                       absl::StrCat("latency_", Unit(ms)),
-                                       absl::StrCat("queue_", Unit(ms)),
-                                       absl::StrCat("device_", Unit(ms)),
-                                       "pid",
-                                       "comm",
-                                       "seq",
-                                       "error"};
-  std::string align = stuck ? "lllrrrrl" : "llllrrrrrrlrl";
-  Table t(Cells(multi, "host", header), multi ? "l" + align : align);
-  for (const OpRequest& r : v) {
-    std::vector<std::string> cells;
-    if (!stuck) cells.push_back(SubmittedAt(r));
-    cells.push_back(FormatShortTimeMs(r.ns));
-    cells.push_back(Printable(r.disk));
-    cells.push_back(Printable(r.op));
-    cells.push_back(absl::StrCat(r.sector));
-    cells.push_back(HumanBytes(r.bytes));
-    cells.push_back(Us(r.latency_us, ms));
-    if (!stuck) {
-      cells.push_back(r.queue_us.has_value() ? Us(*r.queue_us, ms) : "-");
-      cells.push_back(Us(r.device_us, ms));
-    }
-    cells.push_back(absl::StrCat(r.pid));
-    cells.push_back(Printable(r.comm));
-    if (!stuck) {
-      cells.push_back(absl::StrCat(r.seq));
-      cells.push_back(r.error.empty() ? "-" : Printable(r.error));
-    }
-    t.Add(Cells(multi, r.host, std::move(cells)));
-  }
-  *out += t.Render();
-}
-
-template <typename T, typename RunOf>
-std::vector<T> OfRun(const std::vector<T>& v, const std::string& run,
-                     RunOf run_of) {
-  std::vector<T> out;
-  for (const T& x : v) {
-    if (run_of(x) == run) out.push_back(x);
-  }
-  return out;
-}
-
-void AppendLayerRow(const char* name, const v1::OpLayer& l, bool ms, Table* t) {
-  std::vector<std::string> disks;
-  for (const std::string& d : l.disks()) disks.push_back(Printable(d));
-  t->Add(
-      {name, Us(l.wait_us(), ms), absl::StrCat(l.requests()),
-       HumanBytes(l.bytes()), absl::StrJoin(disks, ","),
-       absl::StrCat(Us(l.queue_us_sum(), ms), " / ", Us(l.queue_us_max(), ms)),
-       absl::StrCat(Us(l.device_us_sum(), ms), " / ",
-                    Us(l.device_us_max(), ms)),
-       l.has_dirty_age_us_max()
-           ? absl::StrCat(
-                 Us(l.dirty_age_us_max(), ms), " / ",
-                 l.has_dirty_age_us_min() ? Us(l.dirty_age_us_min(), ms) : "-",
-                 " (", l.dirty_known(), " known)")
-           : "-"});
-}
-
-// A rendered table, each line indented by two spaces.
-void AppendIndented(const std::string& rendered, std::string* out) {
-  for (absl::string_view line : absl::StrSplit(rendered, '\n')) {
-    if (!line.empty()) absl::StrAppend(out, "  ", line, "\n");
-  }
-}
-
-void AppendCallText(const OpCall& c, bool ms, std::string* out) {
-  const v1::Op& op = c.op;
-  const char* u = Unit(ms);
-  const v1::FileRef& f = op.file();
-  absl::StrAppend(out, "  ", Printable(op.call()), " by pid ", op.pid(),
-                  " tid ", op.tid(), " (", Printable(op.comm()), ") on ",
-                  HostName(op.host()), "\n  file: ", Printable(FileName(f)));
-  if (!f.path().empty()) {
-    absl::StrAppend(out, " (inode ", f.inode(), " on ", Printable(f.dev()),
-                    ")");
-  }
-  absl::StrAppend(out, ", disk ", Printable(op.disk()), "\n  offset ",
-                  op.has_offset() ? absl::StrCat(op.offset()) : "-",
-                  ", bytes requested ", op.bytes_requested(),
-                  op.bytes_requested_partial() ? " (at least)" : "", ", done ",
-                  op.bytes_done(), ", error ", ErrorName(op), "\n",
-                  "  started ", FormatShortTimeMs(ToNs(op.start_time())),
-                  ", returned ", FormatShortTimeMs(c.ns),
-                  " UTC: ", Us(op.latency_us(), ms), " ", u, "\n\n");
-  Table t({"layer", absl::StrCat("wait_", u), "requests", "bytes", "disks",
-           absl::StrCat("queue_", u, " sum / max"),
-           absl::StrCat("device_", u, " sum / max"),
-           absl::StrCat("dirty_age_", u, " max / min")},
-          "lrrrlrrl");
-  const std::pair<const char*, const v1::OpLayer*> layers[] = {
-      {"block", &op.block()},
-      {"writeback", &op.writeback()},
-      {"journal", &op.journal()},
-      {"flush", &op.flush()},
-      {"others_writeback", &op.others_writeback()}};
-  for (const auto& [name, l] : layers) AppendLayerRow(name, *l, ms, &t);
-  t.Add({"other", Us(op.other_us(), ms), "", "", "", "", "", ""});
-  t.Add({"total", Us(op.latency_us(), ms), "", "", "", "", "", ""});
-  AppendIndented(t.Render(), out);
-  // Whose requests the call waited for, per layer, most waited-for first.
-  Table culprits({"layer", "culprit", "pid", "comm", "cgroup", "requests",
-                  "bytes", absl::StrCat("wait_", u)},
-                 "llrllrrr");
-  size_t n = 0;
-  for (const auto& [name, l] : layers) {
-    for (const v1::OpCulprit& c : l->culprits()) {
-      culprits.Add({name, Printable(c.role()), absl::StrCat(c.pid()),
-                    Printable(c.comm()),
-                    c.has_cgroup()       ? Printable(c.cgroup())
-                    : c.cgroup_id() != 0 ? absl::StrCat("id ", c.cgroup_id())
-                                         : "-",
-                    absl::StrCat(c.requests()), HumanBytes(c.bytes()),
-                    Us(c.wait_us(), ms)});
-      ++n;
-    }
-  }
-  if (n == 0) return;
-  absl::StrAppend(out, "\n  waited for the requests of (culprits):\n");
-  AppendIndented(culprits.Render(), out);
-}
-
-}  // namespace
 
 std::string OpsWarningBlock(const ReportInput& in, bool with_events) {
   const Aggregator& a = *in.agg;
@@ -565,112 +413,6 @@ std::string OpsJson(const ReportInput& in, const ReportOptions& opt) {
   out.append(",\"files\":");
   AppendGroupsJson(Ranked(Values(ops.files()), opt.top, &more), false, multi,
                    &out);
-  out.append("}\n");
-  return out;
-}
-
-std::string OpIdReport(const ReportInput& in, const ReportOptions& opt) {
-  const OpCollector& ops = *in.ops;
-  const uint64_t id = ops.op_id().value_or(0);
-  std::string out = OpsWarningBlock(in, true) + Heading(in) + "\n";
-  const std::set<std::string> runs = ops.Runs();
-  if (runs.empty()) {
-    return absl::StrCat(out, "call ", id,
-                        ": nothing in the input names it (no op record, no "
-                        "event, no stuck record)\n");
-  }
-  if (runs.size() > 1) {
-    absl::StrAppend(&out, "call ", id, " is named in ", runs.size(),
-                    " runs (op ids are unique in a run only): each apart\n\n");
-  }
-  const bool multi = MultiHost(in);
-  const std::vector<OpCall> matches = ops.Matches();
-  const std::vector<OpRequest> submitted = ops.Submitted();
-  const std::vector<OpRequest> written = ops.Written();
-  const std::vector<OpRequest> stuck = ops.Stuck();
-  auto call_run = [](const OpCall& c) { return c.run; };
-  auto req_run = [](const OpRequest& r) { return r.run; };
-  for (const std::string& run : runs) {
-    absl::StrAppend(&out, "call ", id, " (", RunName(run), "):\n");
-    const std::vector<OpCall> m = OfRun(matches, run, call_run);
-    if (m.empty()) {
-      absl::StrAppend(
-          &out,
-          "  no op record: the call took less than --op-min-us (events "
-          "name every call), or its record was lost or is in a file not "
-          "given; its requests follow\n");
-    }
-    for (const OpCall& c : m) AppendCallText(c, opt.ms, &out);
-    const std::vector<OpRequest> s = OfRun(submitted, run, req_run);
-    const std::vector<OpRequest> w = OfRun(written, run, req_run);
-    const std::vector<OpRequest> k = OfRun(stuck, run, req_run);
-    absl::StrAppend(&out, "\nrequests submitted under it (event op_id ", id,
-                    "): ", s.size(), "\n");
-    if (!s.empty()) AppendRequests(s, false, opt.ms, multi, &out);
-    absl::StrAppend(&out,
-                    "\nwriteback of the pages it dirtied (event "
-                    "dirtier_op_ids holding ",
-                    id, "): ", w.size(), "\n");
-    if (!w.empty()) AppendRequests(w, false, opt.ms, multi, &out);
-    if (!k.empty()) {
-      absl::StrAppend(&out, "\nstill in flight when found (stuck records): ",
-                      k.size(), "\n");
-      AppendRequests(k, true, opt.ms, multi, &out);
-    }
-    out += "\n";
-  }
-  out.pop_back();
-  return out;
-}
-
-std::string OpIdJson(const ReportInput& in, const ReportOptions& opt) {
-  (void)opt;
-  const OpCollector& ops = *in.ops;
-  std::string out =
-      absl::StrCat("{\"op_id\":", ops.op_id().value_or(0), ",\"calls\":[");
-  bool first = true;
-  for (const OpCall& c : ops.Matches()) {
-    if (!first) out.push_back(',');
-    first = false;
-    AppendCallJson(c, &out);
-  }
-  out.push_back(']');
-  const std::pair<const char*, std::vector<OpRequest>> lists[] = {
-      {"submitted", ops.Submitted()},
-      {"writeback", ops.Written()},
-      {"stuck", ops.Stuck()}};
-  for (const auto& [name, v] : lists) {
-    absl::StrAppend(&out, ",\"", name, "\":[");
-    first = true;
-    for (const OpRequest& r : v) {
-      if (!first) out.push_back(',');
-      first = false;
-      absl::StrAppend(&out, "{\"timestamp\":\"", FormatRfc3339(r.ns),
-                      "\",\"run\":");
-      AppendJsonString(r.run, &out);
-      out.append(",\"host\":");
-      AppendJsonString(r.host, &out);
-      out.append(",\"disk\":");
-      AppendJsonString(r.disk, &out);
-      out.append(",\"op\":");
-      AppendJsonString(r.op, &out);
-      absl::StrAppend(&out, ",\"sector\":", r.sector, ",\"bytes\":", r.bytes,
-                      std::string(name) == "stuck" ? ",\"inflight_us\":"
-                                                   : ",\"latency_us\":",
-                      r.latency_us, ",\"pid\":", r.pid, ",\"comm\":");
-      AppendJsonString(r.comm, &out);
-      if (std::string(name) != "stuck") {
-        absl::StrAppend(&out, ",\"seq\":", r.seq, ",\"error\":");
-        if (r.error.empty()) {
-          out.append("null");
-        } else {
-          AppendJsonString(r.error, &out);
-        }
-      }
-      out.push_back('}');
-    }
-    out.push_back(']');
-  }
   out.append("}\n");
   return out;
 }
