@@ -14,6 +14,9 @@
  *    the rest, the bio with the dio; a device-mapper device's member
  *    disk gets clones (end_io dm's clone_endio), each the `clone` of a
  *    struct dm_target_io whose io's orig_bio is the file system's bio;
+ *  - btrfs's direct I/O: its own bios (attr_btrfs_dio);
+ *  - metadata, not a file: btrfs's btree inode, a REQ_META bio's pages
+ *    in no file (xfs's buffers and log) or in the device's cache;
  *  - else its first page's folio: mapping (low bits set: anonymous or
  *    movable, not a file), mapping->host the inode; a block device inode
  *    (S_IFBLK) means the device's own page cache: file system metadata and
@@ -48,6 +51,10 @@
 
 #define S_IFMT_ 00170000
 #define S_IFBLK_ 0060000
+/* btrfs: its super block's magic, and the inode whose page cache holds the
+ * metadata btree (BTRFS_BTREE_INODE_OBJECTID). */
+#define BTRFS_SUPER_MAGIC_ 0x9123683E
+#define BTRFS_BTREE_INODE_ 1
 #define BIOSNOOP_MAX_BIOS 128
 /* A compiler barrier: the ledger's stores and loads stay in program
  * order, which the JIT keeps.  On x86 (TSO) another CPU then sees them in
@@ -195,6 +202,25 @@ static int attr_find_step(__u32 i, struct attr_find *f) {
   return 0;
 }
 
+/* The dev stat() gives a file: its super block's, except on btrfs, where
+ * each subvolume has an anonymous dev of its own (btrfs_getattr reports
+ * BTRFS_I(inode)->root->anon_dev).  btrfs is a module on Debian's kernels,
+ * perhaps not loaded: every btrfs type is behind bpf_core_type_exists, so
+ * the program loads without it. */
+static __always_inline __u32 attr_file_dev(struct inode *inode) {
+  __u32 dev = BPF_CORE_READ(inode, i_sb, s_dev);
+  if (!bpf_core_type_exists(struct btrfs_inode) ||
+      !bpf_core_field_exists(struct btrfs_root, anon_dev) ||
+      BPF_CORE_READ(inode, i_sb, s_magic) != BTRFS_SUPER_MAGIC_)
+    return dev;
+  struct btrfs_inode *bi =
+      (struct btrfs_inode *)((char *)inode -
+                             bpf_core_field_offset(struct btrfs_inode,
+                                                   vfs_inode));
+  __u32 anon = BPF_CORE_READ(bi, root, anon_dev);
+  return anon ? anon : dev;
+}
+
 /* Counts `inode` once per request, and lists it while there is room. */
 static __always_inline void attr_file(struct biosnoop_record_buf *b,
                                       struct inode *inode,
@@ -215,7 +241,7 @@ static __always_inline void attr_file(struct biosnoop_record_buf *b,
   if (l >= BIOSNOOP_MAX_FILES) return;
   struct biosnoop_file *f = &b->attr.files[l & (BIOSNOOP_MAX_FILES - 1)];
   f->ino = BPF_CORE_READ(inode, i_ino);
-  f->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+  f->dev = attr_file_dev(inode);
   f->flags = direct ? BIOSNOOP_FILE_DIRECT : 0;
   if (!dentry) {
     struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
@@ -335,9 +361,25 @@ static int attr_vec_step(__u32 k, struct attr_vec_walk *vw) {
   return 0;
 }
 
+/* Whether a bio carries file system metadata by its submitter's word
+ * (REQ_META: btrfs's tree blocks and superblock, xfs's buffers and log,
+ * ext4's directory and inode-table reads). */
+static __always_inline bool attr_bio_meta(struct bio *bio) {
+  __u32 opf = BPF_CORE_READ(bio, bi_opf);
+  return opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META));
+}
+
+/* btrfs's metadata btree lives in the page cache of an inode of its own
+ * (number 1, on the file system's super block), not a file. */
+static __always_inline bool attr_btrfs_btree(struct inode *inode) {
+  return BPF_CORE_READ(inode, i_ino) == BTRFS_BTREE_INODE_ &&
+         BPF_CORE_READ(inode, i_sb, s_magic) == BTRFS_SUPER_MAGIC_;
+}
+
 /* The pages of one bio that is not direct I/O: its first page's file, and
  * for a write, the dirtier of each page (up to BIOSNOOP_MAX_BVECS per
- * request). */
+ * request).  Pages in no file (xfs's buffers, its log) are metadata when
+ * the bio says REQ_META, else unknown (anonymous: swap). */
 static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
   struct biosnoop_record_buf *b = w->buf;
   __u32 vcnt = BPF_CORE_READ(bio, bi_vcnt);
@@ -353,16 +395,26 @@ static __always_inline void attr_pages(struct attr_walk *w, struct bio *bio) {
   struct folio *folio = attr_folio(page);
   struct inode *inode = attr_folio_inode(folio);
   if (!inode) {
-    if (w->first) b->attr.content = BIOSNOOP_CONTENT_UNKNOWN;
+    if (w->first)
+      b->attr.content = attr_bio_meta(bio) ? BIOSNOOP_CONTENT_METADATA
+                                           : BIOSNOOP_CONTENT_UNKNOWN;
     w->first = 0;
     return;
   }
-  const bool file = (BPF_CORE_READ(inode, i_mode) & S_IFMT_) != S_IFBLK_;
+  bool file = (BPF_CORE_READ(inode, i_mode) & S_IFMT_) != S_IFBLK_;
   if (!file) {
+    /* The device's cache: user space tells a mounted file system's
+     * metadata from raw I/O by the mount table, which does not list the
+     * device of a btrfs (its s_dev is anonymous): REQ_META says so. */
     if (w->first) {
-      b->attr.content = BIOSNOOP_CONTENT_BDEV;
+      b->attr.content = attr_bio_meta(bio) ? BIOSNOOP_CONTENT_METADATA
+                                           : BIOSNOOP_CONTENT_BDEV;
       b->attr.bdev = BPF_CORE_READ(inode, i_rdev);
     }
+  } else if (attr_btrfs_btree(inode)) {
+    /* Not a file: no files[] entry, and no ledger miss counted. */
+    if (w->first) b->attr.content = BIOSNOOP_CONTENT_METADATA;
+    file = false;
   } else {
     if (w->first) b->attr.content = BIOSNOOP_CONTENT_FILE;
     attr_file(b, inode, NULL, 0);
@@ -404,6 +456,38 @@ static __always_inline struct bio *attr_dm_origin(struct bio *bio) {
   return orig ? orig : bio;
 }
 
+/* btrfs's direct I/O: a bio btrfs submitted to one device (end_io
+ * btrfs_simple_end_io) is the `bio` of a struct btrfs_bio, whose end_io is
+ * btrfs_dio_end_io for direct I/O; a part btrfs split off has no end_io
+ * and its original as `private`.  Its inode is the btrfs_bio's (since
+ * Linux 6.3; before, direct I/O of btrfs reads as unknown).  btrfs may be
+ * absent or a module: every type behind bpf_core_type_exists.  Returns
+ * the file's inode, or NULL when `bio` is no btrfs direct I/O. */
+static __always_inline struct inode *attr_btrfs_dio(struct bio *bio,
+                                                    __u64 end_io) {
+  if (!btrfs_simple_end_io || !btrfs_dio_end_io ||
+      end_io != btrfs_simple_end_io ||
+      !bpf_core_type_exists(struct btrfs_bio) ||
+      !bpf_core_field_exists(struct btrfs_bio, inode) ||
+      !bpf_core_field_exists(struct btrfs_bio, end_io) ||
+      !bpf_core_field_exists(struct btrfs_bio, private) ||
+      !bpf_core_type_exists(struct btrfs_inode))
+    return NULL;
+  struct btrfs_bio *bbio =
+      (struct btrfs_bio *)((char *)bio -
+                           bpf_core_field_offset(struct btrfs_bio, bio));
+  __u64 bbio_end = (__u64)BPF_CORE_READ(bbio, end_io);
+  if (!bbio_end) {
+    bbio = BPF_CORE_READ(bbio, private);
+    bbio_end = (__u64)BPF_CORE_READ(bbio, end_io);
+  }
+  if (bbio_end != btrfs_dio_end_io) return NULL;
+  struct btrfs_inode *bi = BPF_CORE_READ(bbio, inode);
+  if (!bi) return NULL;
+  return (struct inode *)((char *)bi +
+                          bpf_core_field_offset(struct btrfs_inode, vfs_inode));
+}
+
 static int attr_bio(__u32 i, struct attr_walk *w) {
   struct bio *bio = w->bio;
   if (!bio) return 1;
@@ -412,6 +496,7 @@ static int attr_bio(__u32 i, struct attr_walk *w) {
   /* A split's front part: the dio is the rest's, the bio it chains to
    * (always the one split from: bio_split chains each part to it). */
   struct bio *origin = bio;
+  struct inode *inode;
   /* A dm device's clone (dm-linear: LVM): the file system's bio is the
    * one with the dio. */
   if (dm_clone_end_io && end_io == dm_clone_end_io) {
@@ -425,12 +510,16 @@ static int attr_bio(__u32 i, struct attr_walk *w) {
   if (iomap_dio_end_io && end_io == iomap_dio_end_io) {
     struct iomap_dio *dio = BPF_CORE_READ(origin, bi_private);
     struct file *file = BPF_CORE_READ(dio, iocb, ki_filp);
-    struct inode *inode = BPF_CORE_READ(file, f_inode);
+    inode = BPF_CORE_READ(file, f_inode);
     if (w->first)
       b->attr.content =
           inode ? BIOSNOOP_CONTENT_FILE : BIOSNOOP_CONTENT_UNKNOWN;
     w->first = 0;
     if (inode) attr_file(b, inode, BPF_CORE_READ(file, f_path.dentry), 1);
+  } else if ((inode = attr_btrfs_dio(origin, end_io))) {
+    if (w->first) b->attr.content = BIOSNOOP_CONTENT_FILE;
+    w->first = 0;
+    attr_file(b, inode, NULL, 1);
   } else {
     attr_pages(w, bio);
   }

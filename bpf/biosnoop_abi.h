@@ -104,6 +104,10 @@ struct biosnoop_event {
 #define BIOSNOOP_CONTENT_FILE 2    /* a file's page cache or direct I/O */
 #define BIOSNOOP_CONTENT_BDEV 3    /* the block device's own page cache */
 #define BIOSNOOP_CONTENT_UNKNOWN 4 /* anonymous pages, or unreadable */
+/* File system metadata outside the device's page cache: btrfs's btree
+ * inode, xfs's buffers and log, a REQ_META write of the device's cache
+ * (btrfs's superblock). */
+#define BIOSNOOP_CONTENT_METADATA 5
 
 #define BIOSNOOP_MAX_FILES 8       /* files listed per event */
 #define BIOSNOOP_MAX_SEEN_FILES 64 /* distinct files counted per event */

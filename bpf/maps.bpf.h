@@ -56,6 +56,12 @@ const volatile __u64 dm_clone_end_io = 0;
 const volatile __u64 dm_tio_clone_off = 0;
 const volatile __u64 dm_tio_io_off = 0;
 const volatile __u64 dm_io_orig_bio_off = 0;
+/* btrfs (built in, or a module loaded at start; 0: absent): the block
+ * layer end_io of its single-device bios (btrfs_simple_end_io), each the
+ * `bio` of a struct btrfs_bio, and the btrfs_bio end_io of direct I/O
+ * (btrfs_dio_end_io). */
+const volatile __u64 btrfs_simple_end_io = 0;
+const volatile __u64 btrfs_dio_end_io = 0;
 const volatile __u32 ledger_enabled = 0;
 const volatile __u32 ledger_mask = 0;
 /* Calls (--ops, ops.bpf.h): follow them; write an op record for each

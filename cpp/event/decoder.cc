@@ -92,7 +92,7 @@ absl::Status DecodeAttribution(const char* p, size_t n, Attribution* out) {
       raw.op_ids_listed > BIOSNOOP_MAX_OP_IDS ||
       raw.op_ids_listed > raw.op_id_count ||
       raw.content < BIOSNOOP_CONTENT_NONE ||
-      raw.content > BIOSNOOP_CONTENT_UNKNOWN) {
+      raw.content > BIOSNOOP_CONTENT_METADATA) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "attribution does not add up: %d names bytes of %d, %d files, "
         "content %d, %d of %d op ids",

@@ -134,6 +134,9 @@ void Enricher::FillAttributionOf(const Attribution& a, uint64_t lookup_ns,
     case Content::kUnknown:
       label.content = "unknown";
       break;
+    case Content::kMetadata:
+      label.content = "metadata";
+      break;
   }
   label.files.resize(a.files.size());
   for (size_t i = 0; i < a.files.size(); ++i) {

@@ -78,13 +78,16 @@ absl::string_view CompletionContextName(CompletionContext c);
 
 // What a request's first page holds, as the kernel side saw it; same
 // values as BIOSNOOP_CONTENT_* in bpf/biosnoop_abi.h (kNotLooked: files
-// off).  The enricher names kBlockDevice "metadata" or "device".
+// off).  The enricher names kBlockDevice "metadata" or "device";
+// kMetadata is metadata the kernel side knew as such (btrfs's btree, xfs's
+// buffers, REQ_META writes of the device's cache).
 enum class Content : uint8_t {
   kNotLooked = 0,
   kNone = 1,
   kFile = 2,
   kBlockDevice = 3,
   kUnknown = 4,
+  kMetadata = 5,
 };
 
 // A file whose pages a request carries, as the kernel side named it.

@@ -1,10 +1,15 @@
 #include "mount_table.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
@@ -41,6 +46,7 @@ MountTable::MountTable(std::string mountinfo, int64_t min_reread_ns)
 void MountTable::Read() {
   ++reads_;
   by_dev_.clear();
+  btrfs_.clear();
   std::ifstream in(mountinfo_);
   // "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw"
   for (std::string line; std::getline(in, line);) {
@@ -54,9 +60,42 @@ void MountTable::Read() {
         !absl::SimpleAtoi(mm.second, &minor)) {
       continue;
     }
-    by_dev_[DevKey(major, minor)].push_back(
-        Mount{Unescape(f[3]), Unescape(f[4])});
+    Mount m{Unescape(f[3]), Unescape(f[4])};
+    // btrfs: files carry their subvolume's dev (what stat() says), which
+    // mountinfo does not show (it has the super block's): the mounted
+    // subvolume's is its mount point's.
+    auto dash = std::find(f.begin(), f.end(), "-");
+    if (dash != f.end() && dash + 1 != f.end() && dash[1] == "btrfs") {
+      btrfs_.push_back(m);
+      struct stat st;
+      if (stat(m.point.c_str(), &st) == 0 &&
+          DevKey(::major(st.st_dev), ::minor(st.st_dev)) !=
+              DevKey(major, minor)) {
+        by_dev_[DevKey(::major(st.st_dev), ::minor(st.st_dev))].push_back(m);
+      }
+    }
+    by_dev_[DevKey(major, minor)].push_back(std::move(m));
   }
+}
+
+const std::vector<MountTable::Mount>* MountTable::FindBtrfsSubvolume(
+    uint32_t major, uint32_t minor, absl::string_view inside) {
+  // A subvolume not mounted itself: the btrfs mount under which the file
+  // has that dev is its file system's (nested subvolumes).
+  for (const Mount& m : btrfs_) {
+    absl::string_view rest = inside;
+    if (m.root != "/" && !absl::ConsumePrefix(&rest, m.root)) continue;
+    const std::string candidate = absl::StrCat(m.point, rest);
+    struct stat st;
+    if (stat(candidate.c_str(), &st) != 0 || ::major(st.st_dev) != major ||
+        ::minor(st.st_dev) != minor) {
+      continue;
+    }
+    std::vector<Mount>& mounts = by_dev_[DevKey(major, minor)];
+    mounts.push_back(m);
+    return &mounts;
+  }
+  return nullptr;
 }
 
 const std::vector<MountTable::Mount>* MountTable::Find(uint32_t major,
@@ -81,7 +120,11 @@ const std::vector<MountTable::Mount>* MountTable::Find(uint32_t major,
 PathKind MountTable::Resolve(uint32_t major, uint32_t minor,
                              absl::string_view inside, uint64_t now_ns,
                              std::string* path) {
-  if (const std::vector<Mount>* mounts = Find(major, minor, now_ns)) {
+  const std::vector<Mount>* mounts = Find(major, minor, now_ns);
+  if (mounts == nullptr && !btrfs_.empty()) {
+    mounts = FindBtrfsSubvolume(major, minor, inside);
+  }
+  if (mounts != nullptr) {
     // The first mount whose root contains the file: the whole file system
     // ("/") or a bind mount of a directory above it.
     for (const Mount& m : *mounts) {

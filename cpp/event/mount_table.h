@@ -1,6 +1,7 @@
 #pragma once
 
-// Where each file system is mounted, from /proc/self/mountinfo: turns the
+// Where each file system is mounted, from /proc/self/mountinfo (and, for
+// btrfs, whose files carry their subvolume's dev, stat()): turns the
 // path of a file inside its file system (as the kernel side names it, from
 // its dentries) into the path biosnoop's own processes would open, and
 // tells whether a block device holds a mounted file system.
@@ -44,6 +45,11 @@ class MountTable {
   const std::vector<Mount>* Find(uint32_t major, uint32_t minor,
                                  uint64_t now_ns);
   void Read();
+  // A btrfs subvolume's dev that no mount shows: found by stat() of the
+  // file's path under each btrfs mount, then remembered until the next
+  // Read().
+  const std::vector<Mount>* FindBtrfsSubvolume(uint32_t major, uint32_t minor,
+                                               absl::string_view inside);
 
   std::string mountinfo_;
   int64_t min_reread_ns_;
@@ -51,6 +57,7 @@ class MountTable {
   bool read_once_ = false;
   int reads_ = 0;
   absl::flat_hash_map<uint64_t, std::vector<Mount>> by_dev_;
+  std::vector<Mount> btrfs_;  // btrfs mounts, for FindBtrfsSubvolume
 };
 
 // Joins names given leaf first ("c", "b", "a") into "/a/b/c".

@@ -48,6 +48,15 @@ absl::Status ConfigureAttribution(const ProbeConfig& config,
     // loaded later is not followed.
     skel->rodata->dm_clone_end_io =
         KernelSymbolAddress("/proc/kallsyms", "clone_endio", "dm_mod");
+    // btrfs submits its own bios, not iomap's: since Linux 6.3 (the
+    // rework of btrfs's bio submission into fs/btrfs/bio.c, "btrfs: add a
+    // btrfs_inode pointer to struct btrfs_bio") each is a btrfs_bio with
+    // its inode and its own end_io.  A btrfs module loaded later is not
+    // followed.
+    skel->rodata->btrfs_simple_end_io =
+        KernelSymbolAddress("/proc/kallsyms", "btrfs_simple_end_io");
+    skel->rodata->btrfs_dio_end_io =
+        KernelSymbolAddress("/proc/kallsyms", "btrfs_dio_end_io");
   }
   const uint32_t entries = config.ledger_entries;
   skel->rodata->ledger_enabled = config.files && entries > 0 ? 1 : 0;

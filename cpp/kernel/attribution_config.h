@@ -24,7 +24,7 @@ uint64_t KernelSymbolAddress(absl::string_view kallsyms_path,
                              absl::string_view module = "");
 
 // Sets files_enabled, iomap_dio_end_io, bio_chain_end_io,
-// dm_clone_end_io, ledger_enabled
+// dm_clone_end_io, btrfs_simple_end_io, btrfs_dio_end_io, ledger_enabled
 // and ledger_mask, and sizes the ledger map (1 entry when off).
 // ledger_entries must be 0 or a power of two (options.cc checks it).
 absl::Status ConfigureAttribution(const ProbeConfig& config,

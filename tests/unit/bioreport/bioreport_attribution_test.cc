@@ -454,5 +454,44 @@ cgroup id 44                 1     15000   15000  4.0 KiB
       << top1.out;
 }
 
+// Metadata is its own content row and never a file in the file ranking,
+// even when a record lists a file for it (btrfs's btree inode, "inode 1",
+// as a stream of an earlier biosnoop named it, content "file" there too
+// would be counted: only content "file" ranks files).
+TEST(BioreportAttributionTopTest, MetadataIsKeptOutOfTheFileRanking) {
+  TempDir dir;
+  const std::string input = dir.Path("in.jsonl");
+  WriteFile(
+      input,
+      absl::StrCat(
+          kHeader, "\n",
+          EventLine(
+              1, 40000,
+              Attribution("metadata", absl::StrCat("[", File("", 1, ""), "]"),
+                          1, "null", 0)),
+          "\n",
+          EventLine(2, 30000, Attribution("metadata", "[]", 0, "null", 0)),
+          "\n",
+          EventLine(
+              3, 20000,
+              Attribution("file", absl::StrCat("[", File("/mnt/f", 257), "]"),
+                          1, "null", 0)),
+          "\n", Stats(""), "\n"));
+  const test_util::CliResult r = RunCli({"top", input});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("top contents by slow I/O count:\n"
+                       "content   count  total_us  max_us    bytes\n"
+                       "metadata      2     70000   40000  8.0 KiB\n"
+                       "file          1     20000   20000  4.0 KiB\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("top files by total latency:\n"
+                       "file    count  total_us  max_us    bytes\n"
+                       "/mnt/f      1     20000   20000  4.0 KiB\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("inode 1 "), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace biosnoop::report

@@ -231,7 +231,10 @@ void Aggregator::AddProcess(ProcessMap& m, const std::string& host,
 void Aggregator::AddAttribution(const v1::Event& e) {
   const uint64_t latency = e.latency_us();
   AddNamed(contents_, e.host(), e.content(), latency, e.bytes());
-  if (e.files_size() > 0) {
+  // Files are ranked by events whose first page is a file's: metadata
+  // (its own content row) is no file, though a stream of an earlier
+  // biosnoop names btrfs's btree as one ("inode 1").
+  if (e.content() == "file" && e.files_size() > 0) {
     // The first page's file: the one the request was for, when it carries
     // several (a writeback batch).
     const v1::FileRef& f = e.files(0);
