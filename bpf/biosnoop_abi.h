@@ -372,8 +372,8 @@ enum biosnoop_call {
                                 is a lower bound */
 #define BIOSNOOP_OPF_URING 4 /* an io_uring request, not a syscall */
 
-#define BIOSNOOP_MAX_IOVECS 8 /* vectors of readv/writev summed */
-#define BIOSNOOP_OP_DISKS 4   /* disks listed per call */
+#define BIOSNOOP_MAX_IOVECS 8  /* vectors of readv/writev summed */
+#define BIOSNOOP_OP_DISKS 4    /* disks listed per call */
 #define BIOSNOOP_OP_CULPRITS 4 /* culprits kept per call */
 
 /* One layer of a call: its requests, their times, and how long the call

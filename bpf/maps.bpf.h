@@ -351,20 +351,24 @@ struct {
  * op_waited sees it, per CPU: [0] the completion program's, [1] the
  * rescue's (it runs nested in it). */
 struct biosnoop_op_wait {
+  __u64 rq;        /* the request's address */
+  __u64 submit_ns; /* its submission; 0: not seen */
   __u64 now;
   __u64 since; /* its submission, or issue when that was not seen */
   __u64 device_ns;
   __u64 queue_ns;
-  __u64 file;  /* its first page's file (ledger key); 0: none */
-  __u64 taken; /* the key of the syncing call that took it; 0: none */
-  __u64 owner; /* the key of the call that submitted it; 0: none */
+  __u64 file;      /* its first page's file (ledger key); 0: none */
+  __u64 taken;     /* the key of the syncing call that took it; 0: none */
+  __u64 owner;     /* the key of the call that submitted it, and */
+  __u64 owner_op;  /* that call's op_id (0: none) */
   __u64 cgroup_id; /* whose: the dirtier (ledger) or the submitter */
   __u32 pid;
   __u32 bytes;
   __u32 dev;
   __u8 cls;     /* BIOSNOOP_OPCLASS_*; _COUNT: data */
   __u8 dirtier; /* whose is the pages' dirtier */
-  __u8 pad[2];
+  __u8 write;   /* a write (else a flush) */
+  __u8 pad;
   char comm[16];
 };
 struct {

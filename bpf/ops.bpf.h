@@ -582,7 +582,7 @@ static __always_inline void op_dirty_age(struct biosnoop_op_state *st,
 
 /* The first page's folio of a request's first bio; NULL when none. */
 static __always_inline struct folio *op_first_folio(struct request *rq) {
-  struct bio *bio = rq->bio;
+  struct bio *bio = BPF_CORE_READ(rq, bio);
   if (!bio) return NULL;
   struct bio_vec *vecs = BPF_CORE_READ(bio, bi_io_vec);
   if (!vecs) return NULL;
@@ -603,9 +603,8 @@ static __always_inline __u8 op_rq_class(__u32 cmd_flags, __u32 bytes) {
     return BIOSNOOP_OPCLASS_FLUSH;
   if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
     return BIOSNOOP_OPCLASS_COUNT;
-  if (!bytes &&
-      (cmd_flags &
-       (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))))
+  if (!bytes && (cmd_flags & (1u << bpf_core_enum_value(enum req_flag_bits,
+                                                        __REQ_PREFLUSH))))
     return BIOSNOOP_OPCLASS_FLUSH;
   if (cmd_flags & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
     return BIOSNOOP_OPCLASS_JOURNAL;
@@ -766,7 +765,7 @@ static long op_waiter_step(__u32 i, void *ctx) {
   if (!ws) return 1;
   i &= BIOSNOOP_OP_WAITERS - 1; /* a power of two: the verifier's bound */
   __u64 key = ws->keys[i];
-  if (!key || key == w->taken || key == w->owner) return 0;
+  if (!key || key == w->taken) return 0;
   struct biosnoop_op_state *st = bpf_map_lookup_elem(&ops, &key);
   if (!st) {
     /* Its entry gone (evicted, or the call ended on a path that did not
@@ -775,7 +774,9 @@ static long op_waiter_step(__u32 i, void *ctx) {
       __sync_fetch_and_add(&waiting_ops_active, -1);
     return 0;
   }
-  if (st->marker || !st->op_id) return 0;
+  /* The call that submitted it counted it as its own (op_complete). */
+  if (st->marker || !st->op_id || (key == w->owner && st->op_id == w->owner_op))
+    return 0;
   __u8 c = w->cls;
   if (c == BIOSNOOP_OPCLASS_COUNT)
     c = w->file == biosnoop_ledger_file(st->ino, st->s_dev)
@@ -787,8 +788,8 @@ static long op_waiter_step(__u32 i, void *ctx) {
 
 /* Completion of a write or flush `rq` (entry `v`) that followed calls may
  * have waited for without submitting it (the flusher's, a journal
- * thread's, a flush worker's, or another call's: `owner`, its key, took
- * it as its own already; 0: none).
+ * thread's, a flush worker's, or another call's, which took it as its own
+ * already: v->op_key and v->op_id name it).
  *  - It carries pages of a file an fsync-family call syncs (`syncing`):
  *    that call's writeback.
  *  - Every call registered as waiting on the request's disk (op_waiters)
@@ -796,28 +797,18 @@ static long op_waiter_step(__u32 i, void *ctx) {
  *    write its journal, its own file's data its writeback, another file's
  *    data its others_writeback.
  * `nest`: as on_complete's (the rescue program has its own scratch). */
-static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
-                                      struct request *rq, __u64 now,
-                                      __u64 device_ns, __u64 queue_ns,
-                                      __u32 nest, __u64 owner) {
-  __u8 cls = op_rq_class(rq->cmd_flags, v->bytes);
-  if (cls == BIOSNOOP_OPCLASS_COUNT && v->op != BIOSNOOP_OP_WRITE) return;
+/* The rest of op_waited, from what it left in op_wait_scratch[nest]: a
+ * global function, so that the verifier walks it once, not once for every
+ * path of the completion program that reaches it (38,000 instructions
+ * each in the two completion programs when it was inlined).  Its request
+ * is an address (w->rq), read through CO-RE. */
+__noinline int op_waited_run(__u32 nest) {
   struct biosnoop_op_wait *w = bpf_map_lookup_elem(&op_wait_scratch, &nest);
-  if (!w) return;
-  w->now = now;
-  w->since = v->submit_ns ? v->submit_ns : v->issue_ns;
-  w->device_ns = device_ns;
-  w->queue_ns = queue_ns;
-  w->bytes = v->bytes;
-  w->dev = v->dev;
+  if (!w) return 0;
+  struct request *rq = (struct request *)w->rq;
+  __u8 cls = op_rq_class(BPF_CORE_READ(rq, cmd_flags), w->bytes);
+  if (cls == BIOSNOOP_OPCLASS_COUNT && !w->write) return 0;
   w->cls = cls;
-  w->file = 0;
-  w->taken = 0;
-  w->owner = owner;
-  w->cgroup_id = v->cgroup_id;
-  w->pid = v->pid;
-  w->dirtier = 0;
-  __builtin_memcpy(w->comm, v->comm, sizeof(w->comm));
   struct folio *folio = NULL;
   if (cls == BIOSNOOP_OPCLASS_COUNT) {
     folio = op_first_folio(rq);
@@ -840,17 +831,44 @@ static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
   if (w->file && sync_ops_active) {
     __u64 file = w->file;
     __u64 *key = bpf_map_lookup_elem(&syncing, &file);
-    struct biosnoop_op_state *st =
-        key ? bpf_map_lookup_elem(&ops, key) : NULL;
-    if (st && !st->marker && st->op_id && *key != owner &&
+    struct biosnoop_op_state *st = key ? bpf_map_lookup_elem(&ops, key) : NULL;
+    if (st && !st->marker && st->op_id &&
+        !(*key == w->owner && st->op_id == w->owner_op) &&
         biosnoop_ledger_file(st->ino, st->s_dev) == file) {
       w->taken = *key;
       op_waited_for(st, BIOSNOOP_OPCLASS_WRITEBACK, w);
-      if (v->submit_ns) op_dirty_age(st, folio, v->submit_ns);
+      if (w->submit_ns && folio) op_dirty_age(st, folio, w->submit_ns);
     }
   }
   if (waiting_ops_active)
     bpf_loop(BIOSNOOP_OP_WAITERS, op_waiter_step, &nest, 0);
+  return 0;
+}
+
+static __always_inline void op_waited(const struct biosnoop_inflight_val *v,
+                                      struct request *rq, __u64 now,
+                                      __u64 device_ns, __u64 queue_ns,
+                                      __u32 nest) {
+  struct biosnoop_op_wait *w = bpf_map_lookup_elem(&op_wait_scratch, &nest);
+  if (!w) return;
+  w->rq = op_addr(rq);
+  w->now = now;
+  w->submit_ns = v->submit_ns;
+  w->since = v->submit_ns ? v->submit_ns : v->issue_ns;
+  w->device_ns = device_ns;
+  w->queue_ns = queue_ns;
+  w->bytes = v->bytes;
+  w->dev = v->dev;
+  w->write = v->op == BIOSNOOP_OP_WRITE;
+  w->file = 0;
+  w->taken = 0;
+  w->owner = v->op_key;
+  w->owner_op = v->op_id;
+  w->cgroup_id = v->cgroup_id;
+  w->pid = v->pid;
+  w->dirtier = 0;
+  __builtin_memcpy(w->comm, v->comm, sizeof(w->comm));
+  op_waited_run(nest);
 }
 
 #endif /* BIOSNOOP_BPF_OPS_BPF_H_ */

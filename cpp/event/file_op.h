@@ -52,7 +52,7 @@ struct OpCulprit {
   uint32_t pid = 0;
   std::array<char, 16> comm{};  // raw bytes, NUL-padded
   uint64_t cgroup_id = 0;
-  CgroupLabel cgroup;  // named by the enricher
+  CgroupLabel cgroup;    // named by the enricher
   bool dirtier = false;  // true: dirtied the pages; false: submitted them
   uint32_t requests = 0;
   uint64_t bytes = 0;

@@ -841,7 +841,9 @@ TEST(Operations, RunningProcessHoldsNoPrivilege) {
 // far below that; today it is about 5,000 without files and 26,000 with
 // them (the attribution's loops are bpf_loop callbacks, verified once; as
 // bounded loops they were 550,000); --ops adds its four programs and the
-// calls' part of the block hooks (about 60,000 in all).
+// calls' part of the block hooks, what calls wait for among them (the
+// disk's waiters, a global function verified once: inlined, it cost
+// 38,000 in each completion program): about 82,000 in all.
 TEST(Operations, VerifierWorkAtLoadStaysSmall) {
   BIOSNOOP_REQUIRE_ROOT();
   LoopDevice loop(8);
@@ -857,8 +859,8 @@ TEST(Operations, VerifierWorkAtLoadStaysSmall) {
       {{"--min-us", "1000", "-Q", "-p", "1", "--comm", "dd", "--op", "write",
         "-d", loop.name()},
        40000},
-      {{"--min-us", "0", "--ops"}, 80000},
-      {{"--ops", "--comm", "dd", "--cgroup", "/", "-d", loop.name()}, 80000},
+      {{"--min-us", "0", "--ops"}, 100000},
+      {{"--ops", "--comm", "dd", "--cgroup", "/", "-d", loop.name()}, 100000},
   };
   for (const Setup& setup : setups) {
     const std::vector<std::string>& args = setup.args;

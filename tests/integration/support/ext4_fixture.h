@@ -100,8 +100,12 @@ inline std::vector<std::string> MkfsCommand(FsType type,
     case FsType::kBtrfs:
       return {"mkfs.btrfs", "-q", "-f", dev};
     default:
-      return {"mkfs.ext4", "-q", "-F", "-E",
-              "lazy_itable_init=0,lazy_journal_init=0", dev};
+      return {"mkfs.ext4",
+              "-q",
+              "-F",
+              "-E",
+              "lazy_itable_init=0,lazy_journal_init=0",
+              dev};
   }
 }
 
@@ -121,8 +125,8 @@ class FileSystem {
       return;
     }
     dir_ = tmpl;
-    if (mount(dev.c_str(), dir_.c_str(), FsName(type), MS_NOATIME,
-              nullptr) != 0) {
+    if (mount(dev.c_str(), dir_.c_str(), FsName(type), MS_NOATIME, nullptr) !=
+        0) {
       error_ = "mount " + dev + ": " + strerror(errno);
       return;
     }
