@@ -538,10 +538,10 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   /* A call's own request is also one that other calls may wait for (a
    * writer's fdatasync data that a journal commit waits for). */
   if (ops_enabled) {
-    if (v->op_id) op_complete(v, now, device_ns, queue_ns);
+    const bool owned = v->op_id && op_complete(v, now, device_ns, queue_ns);
     if ((sync_ops_active || waiting_ops_active) &&
         (v->op == BIOSNOOP_OP_WRITE || v->op == BIOSNOOP_OP_FLUSH))
-      op_waited(v, rq, now, device_ns, queue_ns, nest);
+      op_waited(v, rq, now, device_ns, queue_ns, nest, owned);
   }
   __u64 latency = device_ns;
   if (include_queue && queue_ns != BIOSNOOP_QUEUE_UNKNOWN) latency += queue_ns;

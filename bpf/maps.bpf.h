@@ -331,8 +331,8 @@ struct {
   __type(value, __u64);
 } syncing SEC(".maps");
 
-/* The calls that may wait for other tasks' requests on a disk (writes
- * and the fsync family, ops.bpf.h op_wait_register): the disk's dev_t ->
+/* The calls that may wait for other tasks' requests on a disk (the
+ * fsync family, ops.bpf.h op_wait_register): the disk's dev_t ->
  * up to BIOSNOOP_OP_WAITERS keys in `ops` (0: a free place).  A ninth call
  * at once on one disk is not registered: what it waits for of others'
  * stays in its `other`. */
