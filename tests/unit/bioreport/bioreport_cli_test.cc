@@ -141,11 +141,11 @@ TEST(BioreportCliTest, ManPageListsEveryOptionHelpListsAndNoOther) {
                         "--of", "-h", "--version"}) {
     EXPECT_EQ(help.count(o), 1u) << o;
   }
-  EXPECT_EQ(help.size(), 29u + 7u) << "29 long options, 7 short ones";
+  EXPECT_EQ(help.size(), 30u + 7u) << "30 long options, 7 short ones";
   // And every report, in --help's list and the page's REPORTS.
   for (const char* report :
        {"summary", "hist", "csv", "json", "top", "sizes", "errors", "baseline",
-        "heatmap", "ops", "convert"}) {
+        "heatmap", "ops", "why", "convert"}) {
     EXPECT_TRUE(
         absl::StrContains(UsageText(), absl::StrCat("\n  ", report, " ")))
         << report;

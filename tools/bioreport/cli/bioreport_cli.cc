@@ -24,9 +24,11 @@
 #include "convert.h"
 #include "heatmap_command.h"
 #include "ops.h"
+#include "report_why.h"
 #include "stream_set.h"
 #include "stuck.h"
 #include "text_table.h"
+#include "why.h"
 
 namespace biosnoop::report {
 namespace {
@@ -121,8 +123,13 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   StuckCollector stuck;
   // The calls (ops): --top of them kept; with --op-id, that one call and
   // the events and stuck records that name it.
-  OpCollector ops(o.report == "ops" ? o.report_options.top : 0, o.op_id);
+  OpCollector ops(o.report == "ops" ? o.report_options.top : 0,
+                  o.report == "ops" ? o.op_id : std::nullopt);
   const bool want_ops = o.report == "ops";
+  // why: the selected calls' causes (report_why.h); --op-id selects by
+  // number within the window and host, as for ops.
+  const bool want_why = o.report == "why";
+  WhyCollector why(o.why_slowest);
   // --op-id selects by the window and host only (cli_options.cc refuses
   // the other filters with it).
   auto op_id_selects = [&](const std::string& host, int64_t ns) {
@@ -153,7 +160,7 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
             } else if (heatmap) {
               heatmap->Add(rec.event.host(), rec.event.disk(), rec.event.op(),
                            ns, rec.event.latency_us());
-            } else if (!want_ops) {
+            } else if (!want_ops && !want_why) {
               // (The calls' report needs none of the event figures either.)
               agg.AddEvent(rec.event, ns);
             }
@@ -196,8 +203,16 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
             heatmap->Add(rec.op.host(), rec.op.disk(), rec.op.call(), ns,
                          rec.op.latency_us());
           }
-          if (!want_ops) return absl::OkStatus();
+          if (!want_ops && !want_why) return absl::OkStatus();
           ops.Count();
+          if (want_why) {
+            if (o.op_id ? op_id_selects(rec.op.host(), ns) &&
+                              rec.op.op_id() == *o.op_id
+                        : filter.Matches(rec.op, ns)) {
+              why.Add(rec.op, ns);
+            }
+            return absl::OkStatus();
+          }
           if (o.op_id ? op_id_selects(rec.op.host(), ns)
                       : filter.Matches(rec.op, ns)) {
             ops.Add(rec.op, ns);
@@ -246,6 +261,23 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
   } else if (o.report == "ops") {
     text = o.op_id ? OpIdReport(in, o.report_options)
                    : OpsReport(in, o.report_options);
+  }
+  if (want_why) {
+    const WhyOptions why_options{
+        .filter = &filter, .op_id = o.op_id, .slowest = o.why_slowest};
+    const bool json = o.baseline_form == "json";
+    absl::StatusOr<std::string> r = json ? WhyJson(in, why, why_options)
+                                         : WhyReport(in, why, why_options);
+    if (!r.ok()) {
+      // An --op-id that names no call: the input does not hold what was
+      // asked for (exit 65, as for input that is not what it should be).
+      std::fputs(OpsWarningBlock(in, false).c_str(), err);
+      absl::FPrintF(err, "bioreport: %s\n", Printable(r.status().message()));
+      return kExitData;
+    }
+    // As for ops --json: the warnings go to stderr.
+    if (json) std::fputs(OpsWarningBlock(in, false).c_str(), err);
+    text = *std::move(r);
   }
   if (o.report == "baseline" && o.baseline_form == "text") {
     text = BaselineReport(in, o.report_options);

@@ -47,6 +47,7 @@ enum LongOnly {
   kFile,
   kOpId,
   kOf,
+  kSlowest,
 };
 
 // The reports, every option, their --help paragraphs and the man page's
@@ -89,6 +90,21 @@ cli::ProgramDoc MakeDoc() {
                  "calls (biosnoop --ops): the slowest with their time by "
                  "layer (block, writeback, other), p50/p99 per process and "
                  "per file; --op-id N: one call and its requests"),
+          report("why",
+                 "calls (biosnoop --ops): why the --slowest N selected calls "
+                 "(--comm, -p, --cgroup, --since, ...; or --op-id N) were "
+                 "slow: causes ranked by share of their time, with the "
+                 "tasks, cgroups and containers behind each",
+                 "The causes are the op records' layers: block (the call's "
+                 "own requests), writeback (its own file's data), journal, "
+                 "flush, others_writeback (other files' writeback it queued "
+                 "behind), and other (what no request accounts for); each "
+                 "with its share of the calls' time and the culprits (the "
+                 "dirtiers and submitters of the requests waited for) "
+                 "summed over the calls. Without --op-id, when more calls "
+                 "were selected, the slowest (worst) are set against the "
+                 "rest (steady). --op-id naming no op record is an error "
+                 "(exit 65)."),
           report("convert", "rewrite the stream in the other format (--to)",
                  "Every record is kept, in time order; filters select "
                  "events, stuck records and calls as for a report."),
@@ -173,15 +189,19 @@ cli::ProgramDoc MakeDoc() {
            "",
            "From 1 to 1000000."},
           {{Flag{"op-id", 0, "N", kOpId}},
-           "ops: the call N (Op.op_id), with the events it submitted and "
+           "ops, why: the call N (Op.op_id), with the events it submitted and "
            "the writeback of the pages it dirtied (filters: only --host, "
            "--since, --until)"},
+          {{Flag{"slowest", 0, "N", kSlowest}},
+           "why: explain the N slowest of the selected calls (default 10)",
+           "",
+           "From 1 to 1000000."},
           {{Flag{"tail-us", 0, "N", kTailUs}},
            "json: tail threshold (default 100000)"},
           {{Flag{"per-interval", 0, nullptr, kPerInterval}},
            "baseline: a row per summary interval"},
           {{Flag{"csv", 0, nullptr, kCsv}, Flag{"json", 0, nullptr, kJson}},
-           "baseline (and ops: --json): for scripts"},
+           "baseline (and ops, why: --json): for scripts"},
           {{Flag{"strict", 0, nullptr, kStrict}},
            "fail on corrupt or truncated input",
            "",
@@ -247,7 +267,8 @@ cli::ProgramDoc MakeDoc() {
       .exit_codes =
           {{0, "ok", "also when the reader of stdout went away"},
            {64, "bad usage", "one line on stderr saying what"},
-           {65, "not a biosnoop stream, or damage under --strict"},
+           {65, "not a biosnoop stream, or damage under --strict",
+            "Also why --op-id N when no op record has that number."},
            {66, "cannot open an input", "missing, permission, a directory"},
            {73, "cannot create output",
             "convert's or heatmap's output cannot be opened, or cannot hold "
@@ -269,6 +290,9 @@ cli::ProgramDoc MakeDoc() {
             "requests it waited for:",
             "bioreport ops slow.jsonl\nbioreport ops --op-id 4711 "
             "slow.jsonl"},
+           {"Why the slowest fdatasync calls of pgwal were slow, and who "
+            "was behind it:",
+            "bioreport why --comm pgwal --op flush slow.jsonl"},
            {"JSON Lines to protobuf:",
             "bioreport convert --to proto slow.jsonl > slow.pb"}},
       .see_also = {"biosnoop(1)"},
@@ -327,6 +351,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
   opterr = 0;
   bool by_set = false;
   bool heatmap_of_set = false;
+  bool slowest_set = false;
   std::vector<int> filters_seen;
   static const cli::GetoptTables* const tables =
       new cli::GetoptTables(cli::MakeGetoptTables(Doc()));
@@ -537,6 +562,11 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         if (absl::Status s = number(1, UINT64_MAX, &v); !s.ok()) return s;
         o.op_id = v;
         break;
+      case kSlowest:
+        if (absl::Status s = number(1, 1000000, &v); !s.ok()) return s;
+        o.why_slowest = static_cast<size_t>(v);
+        slowest_set = true;
+        break;
       case kPerInterval:
         o.report_options.per_interval = true;
         break;
@@ -580,7 +610,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     return Usage("--html, --columns, --bucket and --of are only for heatmap");
   }
   if (o.heatmap_columns == 0) o.heatmap_columns = kDefaultColumns;
-  if (o.report == "ops") {
+  if (o.report == "ops" || o.report == "why") {
     if (o.report_options.per_interval || o.baseline_form == "csv") {
       return Usage("--per-interval and --csv are only for baseline");
     }
@@ -588,10 +618,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
              (o.report_options.per_interval || o.baseline_form != "text")) {
     return Usage(
         "--per-interval, --csv and --json are only for baseline (--json "
-        "also for ops)");
+        "also for ops and why)");
   }
-  if (o.op_id.has_value() && o.report != "ops") {
-    return Usage("--op-id is only for ops");
+  if (o.op_id.has_value() && o.report != "ops" && o.report != "why") {
+    return Usage("--op-id is only for ops and why");
+  }
+  if (slowest_set && o.report != "why") {
+    return Usage("--slowest is only for why");
   }
   if (o.op_id.has_value()) {
     // One call whole: its requests are whatever disk, process or size

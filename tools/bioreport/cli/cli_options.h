@@ -5,7 +5,7 @@
 // --until after --since, stdin once) before any input is opened.
 //   bioreport [REPORT] [OPTIONS] [FILE...]
 // REPORT is summary (default), hist, csv, json, top, sizes, errors,
-// baseline, heatmap, ops or convert.  See docs/bioreport.md.
+// baseline, heatmap, ops, why or convert.  See docs/bioreport.md.
 
 #include <cstdint>
 #include <optional>
@@ -34,7 +34,8 @@ struct CliOptions {
   int heatmap_columns = 0;                   // heatmap: --columns (at most)
   int64_t heatmap_bucket_ns = 0;             // heatmap: --bucket (0: auto)
   bool heatmap_ops = false;                  // heatmap: --of ops (calls)
-  std::optional<uint64_t> op_id;             // ops: --op-id
+  std::optional<uint64_t> op_id;             // ops, why: --op-id
+  size_t why_slowest = 10;                   // why: --slowest
   std::vector<std::string> inputs;           // empty: stdin
   bool help = false;
   bool version = false;
