@@ -266,8 +266,8 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
     const WhyOptions why_options{
         .filter = &filter, .op_id = o.op_id, .slowest = o.why_slowest};
     const bool json = o.baseline_form == "json";
-    absl::StatusOr<std::string> r = json ? WhyJson(in, why, why_options)
-                                         : WhyReport(in, why, why_options);
+    absl::StatusOr<std::string> r =
+        json ? WhyJson(in, why, why_options) : WhyReport(in, why, why_options);
     if (!r.ok()) {
       // An --op-id that names no call: the input does not hold what was
       // asked for (exit 65, as for input that is not what it should be).
