@@ -664,12 +664,12 @@ static __always_inline void op_max(__u64 *m, __u64 v) {
   if (v > *m) *m = v; /* two completions at once may keep the smaller */
 }
 
-/* A completed request of entry `v` into layer `l`. */
+/* A completed request of `bytes` into layer `l`. */
 static __always_inline void op_layer_add(struct biosnoop_op_layer *l,
-                                         const struct biosnoop_inflight_val *v,
-                                         __u64 device_ns, __u64 queue_ns) {
+                                         __u32 bytes, __u64 device_ns,
+                                         __u64 queue_ns) {
   __sync_fetch_and_add(&l->requests, 1);
-  __sync_fetch_and_add(&l->bytes, v->bytes);
+  __sync_fetch_and_add(&l->bytes, bytes);
   if (queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
     __sync_fetch_and_add(&l->queue_ns_sum, queue_ns);
     op_max(&l->queue_ns_max, queue_ns);
@@ -691,7 +691,7 @@ static __always_inline bool op_complete(const struct biosnoop_inflight_val *v,
   op_segment(st, now);
   __u64 *n = op_count_of(st, v->op_class);
   if (*n) __sync_fetch_and_add(n, -1);
-  op_layer_add(op_layer_of(st, v->op_class), v, device_ns, queue_ns);
+  op_layer_add(op_layer_of(st, v->op_class), v->bytes, device_ns, queue_ns);
   return true;
 }
 
@@ -714,15 +714,7 @@ static __always_inline void op_waited_for(struct biosnoop_op_state *st,
                                           const struct biosnoop_op_wait *w) {
   __u64 waited = op_segment_waited(st, w->now, cls, w->since);
   if (!waited) return;
-  struct biosnoop_op_layer *l = op_layer_of(st, cls);
-  __sync_fetch_and_add(&l->requests, 1);
-  __sync_fetch_and_add(&l->bytes, w->bytes);
-  if (w->queue_ns != BIOSNOOP_QUEUE_UNKNOWN) {
-    __sync_fetch_and_add(&l->queue_ns_sum, w->queue_ns);
-    op_max(&l->queue_ns_max, w->queue_ns);
-  }
-  __sync_fetch_and_add(&l->device_ns_sum, w->device_ns);
-  op_max(&l->device_ns_max, w->device_ns);
+  op_layer_add(op_layer_of(st, cls), w->bytes, w->device_ns, w->queue_ns);
   op_culprit_add(st, cls, w, waited);
 }
 
