@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cgroup_reads.h"
 #include "cgroups.h"
 #include "gtest/gtest.h"
 #include "harness.h"
@@ -21,17 +22,6 @@ using nlohmann::json;
 
 constexpr int kBlock = 4096;
 constexpr int kReads = 4;
-
-// Reads kReads blocks of `dev` from block `skip` with O_DIRECT, as a
-// process that first moves itself into cgroup `rel`.
-int ReadInCgroup(const Cgroups& cg, const std::string& rel,
-                 const std::string& dev, int skip) {
-  return RunCommand({"sh", "-c",
-                     absl::StrCat("echo $$ > ", cg.mount(), rel,
-                                  "/cgroup.procs && exec dd if=", dev,
-                                  " of=/dev/null iflag=direct status=none bs=",
-                                  kBlock, " count=", kReads, " skip=", skip)});
-}
 
 // An event of those reads, submitted in the cgroup `id`.
 auto ReadOf(int skip, uint64_t id) {
@@ -64,7 +54,7 @@ TEST(CgroupFollowTest, FollowsItsPathWhenTheCgroupIsMadeAgain) {
   Biosnoop b({"--min-us", "0", "-d", disk.name(), "--cgroup", t});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
-  ASSERT_EQ(ReadInCgroup(cg, t, disk.path(), 0), 0);
+  ASSERT_EQ(DirectReadInCgroup(cg, t, disk.path(), kBlock, kReads, 0), 0);
   ASSERT_TRUE(b.WaitForRecords("event", kReads, ReadOf(0, first_id)));
 
   ASSERT_TRUE(cg.Remove(t));
@@ -80,7 +70,7 @@ TEST(CgroupFollowTest, FollowsItsPathWhenTheCgroupIsMadeAgain) {
       absl::StrCat("biosnoop: --cgroup ", t, ": made again (id ", second_id,
                    "), following it");
   ASSERT_TRUE(b.WaitForStderr(made));
-  ASSERT_EQ(ReadInCgroup(cg, t, disk.path(), 1000), 0);
+  ASSERT_EQ(DirectReadInCgroup(cg, t, disk.path(), kBlock, kReads, 1000), 0);
   ASSERT_TRUE(b.WaitForRecords("event", kReads, ReadOf(1000, second_id)));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cgroup_reads.h"
 #include "cgroups.h"
 #include "child_process.h"
 #include "gtest/gtest.h"
@@ -33,17 +34,6 @@ using nlohmann::json;
 
 constexpr int kBlock = 4096;
 constexpr int kReads = 6;
-
-// Reads kReads blocks of `dev` from block `skip` with O_DIRECT, as a
-// process that first moves itself into cgroup `rel`.
-int DdInCgroup(const Cgroups& cg, const std::string& rel,
-               const std::string& dev, int skip) {
-  return RunCommand({"sh", "-c",
-                     absl::StrCat("echo $$ > ", cg.mount(), rel,
-                                  "/cgroup.procs && exec dd if=", dev,
-                                  " of=/dev/null iflag=direct status=none bs=",
-                                  kBlock, " count=", kReads, " skip=", skip)});
-}
 
 // Sectors of the kReads blocks from block `skip`.
 std::set<uint64_t> Sectors(int skip) {
@@ -89,8 +79,10 @@ TEST_F(CgroupTest, EachEventNamesItsOwnCgroupMadeAfterStart) {
   const std::string a = cg.Add("a.service");
   const std::string c = cg.Add("b.slice/c.scope");
   ASSERT_FALSE(a.empty() || c.empty());
-  ASSERT_EQ(DdInCgroup(cg, a, disk_->loop_path(), 0), 0);
-  ASSERT_EQ(DdInCgroup(cg, c, disk_->loop_path(), 1000), 0);
+  ASSERT_EQ(DirectReadInCgroup(cg, a, disk_->loop_path(), kBlock, kReads, 0),
+            0);
+  ASSERT_EQ(DirectReadInCgroup(cg, c, disk_->loop_path(), kBlock, kReads, 1000),
+            0);
   ASSERT_TRUE(b.WaitForRecords("event", 2 * kReads));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
@@ -119,9 +111,14 @@ TEST_F(CgroupTest, CgroupFilterKeepsOneSubtreeInTheKernel) {
   Biosnoop b({"--min-us", "10000", "-d", disk_->loop_name(), "--cgroup",
               cg.mount() + kept});  // its path under the mount works too
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  ASSERT_EQ(DdInCgroup(cg, other, disk_->loop_path(), 2000), 0);
-  ASSERT_EQ(DdInCgroup(cg, kept, disk_->loop_path(), 0), 0);
-  ASSERT_EQ(DdInCgroup(cg, below, disk_->loop_path(), 1000), 0);
+  ASSERT_EQ(
+      DirectReadInCgroup(cg, other, disk_->loop_path(), kBlock, kReads, 2000),
+      0);
+  ASSERT_EQ(DirectReadInCgroup(cg, kept, disk_->loop_path(), kBlock, kReads, 0),
+            0);
+  ASSERT_EQ(
+      DirectReadInCgroup(cg, below, disk_->loop_path(), kBlock, kReads, 1000),
+      0);
   ASSERT_TRUE(b.WaitForRecords("event", 2 * kReads));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
@@ -166,8 +163,10 @@ TEST_F(CgroupTest, ContainerAndPodIdsFromContainerShapedCgroups) {
   ASSERT_FALSE(docker.empty() || pod.empty());
   Biosnoop b({"--min-us", "10000", "-d", disk_->loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
-  ASSERT_EQ(DdInCgroup(cg, docker, disk_->loop_path(), 0), 0);
-  ASSERT_EQ(DdInCgroup(cg, pod, disk_->loop_path(), 1000), 0);
+  ASSERT_EQ(
+      DirectReadInCgroup(cg, docker, disk_->loop_path(), kBlock, kReads, 0), 0);
+  ASSERT_EQ(
+      DirectReadInCgroup(cg, pod, disk_->loop_path(), kBlock, kReads, 1000), 0);
   ASSERT_TRUE(b.WaitForRecords("event", 2 * kReads));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
