@@ -21,6 +21,7 @@
 #include "ext4_fixture.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "op_records.h"
 #include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {
@@ -33,27 +34,6 @@ uint64_t MonotonicUs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
 }
-
-// The events carrying op_id `id`.
-std::vector<json> EventsOf(const std::vector<json>& events, uint64_t id) {
-  std::vector<json> out;
-  for (const json& e : events) {
-    if (e.value("op_id", uint64_t{0}) == id) out.push_back(e);
-  }
-  return out;
-}
-
-// The op records of call `call` by task `comm`.
-std::vector<json> OpsOf(const Biosnoop& b, const std::string& call,
-                        const std::string& comm) {
-  std::vector<json> out;
-  for (const json& o : b.RecordsOfType("op")) {
-    if (o["call"] == call && o["comm"] == comm) out.push_back(o);
-  }
-  return out;
-}
-
-uint64_t U(const json& j, const char* key) { return j.value(key, uint64_t{0}); }
 
 // What every op record must hold: its layers within its latency, never
 // overlapping, other the rest, and a unique op_id in its run.
@@ -74,27 +54,6 @@ void ExpectConsistent(const Biosnoop& b) {
     EXPECT_LE(waited, total);
     EXPECT_EQ(U(o, "other_us"), total - waited);
   }
-}
-
-// The requests of a layer pair are exactly `events`: count, bytes and
-// the largest device time (us, each side rounded down from ns).
-void ExpectLayersAre(const json& op, const std::vector<json>& events) {
-  const json& bl = op["block"];
-  const json& wb = op["writeback"];
-  EXPECT_EQ(U(bl, "requests") + U(wb, "requests"), events.size());
-  uint64_t bytes = 0, max_device = 0, sum_device = 0;
-  for (const json& e : events) {
-    bytes += U(e, "bytes");
-    max_device = std::max(max_device, U(e, "device_us"));
-    sum_device += U(e, "device_us");
-  }
-  EXPECT_EQ(U(bl, "bytes") + U(wb, "bytes"), bytes);
-  EXPECT_EQ(std::max(U(bl, "device_us_max"), U(wb, "device_us_max")),
-            max_device);
-  // Sums are rounded once, the events' each: they differ by < 1 us each.
-  const uint64_t layer_sum = U(bl, "device_us_sum") + U(wb, "device_us_sum");
-  EXPECT_GE(layer_sum + 1, sum_device);
-  EXPECT_LE(layer_sum, sum_device + events.size());
 }
 
 class OpsTest : public ::testing::Test {
