@@ -34,6 +34,10 @@
  * looked up in it at completion: the first page's entry is the event's
  * dirtier.  A slot holding another page is replaced (counted), so a lookup
  * that finds another page's entry is a miss, never a wrong name.
+ * A deleted file's entries stay (its dirty pages are dropped, unwritten),
+ * and a new file may get its inode number: entries keep the inode's
+ * generation, and one of the same number and index but another
+ * generation is the dead inode's, dropped when found (counted as stale).
  */
 #ifndef BIOSNOOP_BPF_ATTRIBUTION_BPF_H_
 #define BIOSNOOP_BPF_ATTRIBUTION_BPF_H_
@@ -103,11 +107,18 @@ static __always_inline void ledger_note(struct folio *folio,
   }
   __u64 file = biosnoop_ledger_file(host->i_ino, sb->s_dev);
   __u64 index = folio->index;
+  /* The entry keeps 32 bits of it (biosnoop_ledger_entry). */
+  if (index >> 32) return;
+  __u32 gen = host->i_generation;
   __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
   struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
   if (!e) return;
-  if (e->file && (e->file != file || e->index != index))
-    count(BIOSNOOP_CTR_LEDGER_REPLACED);
+  if (e->file) {
+    if (e->file != file || e->index != index)
+      count(BIOSNOOP_CTR_LEDGER_REPLACED);
+    else if (e->generation != gen)
+      count(BIOSNOOP_CTR_LEDGER_STALE);
+  }
   struct task_struct *task = bpf_get_current_task_btf();
   /* The key goes last, after a cleared one: a reader on another CPU
    * (attr_dirtier) that sees the same key before and after its copy
@@ -115,6 +126,7 @@ static __always_inline void ledger_note(struct folio *folio,
   e->file = 0;
   barrier();
   e->index = index;
+  e->generation = gen;
   e->who.dirtied_ns = bpf_ktime_get_ns();
   e->who.cgroup_id = bpf_get_current_cgroup_id();
   e->who.pid = task->tgid;
@@ -254,17 +266,35 @@ static __always_inline void attr_file(struct biosnoop_record_buf *b,
   b->attr.listed = l + 1;
 }
 
-/* Who dirtied page `index` of `file` (biosnoop_ledger_file), into *who;
- * false when the ledger has no entry for that page.  Copied, then the key
- * checked again: ledger_note writes it last. */
-static __always_inline bool ledger_read(__u64 file, __u64 index,
-                                        struct biosnoop_dirtier *who) {
+/* The ledger's entry of page `index` of `file` (biosnoop_ledger_file),
+ * whose inode has generation `gen`; NULL when it has none.  An entry of
+ * the same file and index but another generation is a deleted inode's
+ * whose number the file got: dropped (its key cleared) and counted, once.
+ * A dirtier rewriting the slot at that instant may lose its entry: a
+ * miss, never a wrong name. */
+static __always_inline struct biosnoop_ledger_entry *ledger_entry(__u64 file,
+                                                                  __u32 gen,
+                                                                  __u64 index) {
   __u32 slot = biosnoop_ledger_slot(file, index, ledger_mask);
   struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
-  if (!e || e->file != file || e->index != index) return false;
+  if (!e || e->file != file || e->index != index) return NULL;
+  if (e->generation == gen) return e;
+  if (__sync_val_compare_and_swap(&e->file, file, 0) == file)
+    count(BIOSNOOP_CTR_LEDGER_STALE);
+  return NULL;
+}
+
+/* Who dirtied page `index` of `file` (biosnoop_ledger_file), of an inode
+ * of generation `gen` (i_generation), into *who; false when the ledger
+ * has no entry for that page.  Copied, then the key checked again:
+ * ledger_note writes it last. */
+static __always_inline bool ledger_read(__u64 file, __u32 gen, __u64 index,
+                                        struct biosnoop_dirtier *who) {
+  struct biosnoop_ledger_entry *e = ledger_entry(file, gen, index);
+  if (!e) return false;
   __builtin_memcpy(who, &e->who, sizeof(*who));
   barrier();
-  return e->file == file && e->index == index;
+  return e->file == file && e->index == index && e->generation == gen;
 }
 
 /* Counts a dirtying call (--ops) once per request, and lists it while
@@ -298,6 +328,7 @@ static __always_inline void attr_dirtier(struct biosnoop_record_buf *b,
   struct biosnoop_dirtier who;
   if (!ledger_read(biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
                                         BPF_CORE_READ(inode, i_sb, s_dev)),
+                   BPF_CORE_READ(inode, i_generation),
                    BPF_CORE_READ(folio, index), &who)) {
     if (first && file) count(BIOSNOOP_CTR_LEDGER_MISSES);
     return;

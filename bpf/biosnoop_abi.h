@@ -166,10 +166,17 @@ struct biosnoop_attr {
 /* The dirtied-page ledger (--writeback-owner): one entry per slot, the
  * slot chosen by a hash of the page's file (its inode number and file
  * system) and the folio's index in it; an entry for another
- * page is replaced (counted). */
+ * page is replaced (counted).  An inode number is reused once its inode
+ * is deleted, so an entry also keeps the inode's generation (i_generation:
+ * ext4, xfs and btrfs give each new inode its own; 0 where a file system
+ * sets none): an entry of the same number and index but another
+ * generation is a deleted file's, never the new file's (counted, dropped).
+ * 64 bytes, one cache line: the index is kept in 32 bits, so pages past
+ * index 2^32 - 1 (16 TiB into a file with 4 KiB pages) are not noted. */
 struct biosnoop_ledger_entry {
-  __u64 file;  /* i_ino ^ (s_dev << 40) of the page's inode; 0: free */
-  __u64 index; /* the folio's index in its file */
+  __u64 file;       /* i_ino ^ (s_dev << 40) of the page's inode; 0: free */
+  __u32 index;      /* the folio's index in its file */
+  __u32 generation; /* the inode's i_generation */
   struct biosnoop_dirtier who;
 };
 
@@ -481,6 +488,11 @@ enum biosnoop_counter {
   BIOSNOOP_CTR_OPS_UNFOLLOWED,    /* calls on regular files of a file system
                                      with no block device biosnoop can find
                                      (FUSE, NFS...): not followed */
+  BIOSNOOP_CTR_LEDGER_STALE,      /* ledger entries of a deleted inode whose
+                                     number a new file got (same number and
+                                     index, another generation): dropped
+                                     when a lookup found them or the new
+                                     file's page was dirtied over them */
   BIOSNOOP_CTR_MAX,
 };
 

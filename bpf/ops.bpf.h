@@ -572,7 +572,9 @@ static __always_inline void op_dirty_age(struct biosnoop_op_state *st,
                                          struct folio *folio, __u64 submitted) {
   if (!ledger_enabled) return;
   struct biosnoop_dirtier who;
+  struct inode *inode = attr_folio_inode(folio);
   if (!ledger_read(biosnoop_ledger_file(st->ino, st->s_dev),
+                   BPF_CORE_READ(inode, i_generation),
                    BPF_CORE_READ(folio, index), &who) ||
       who.dirtied_ns > submitted)
     return;
@@ -824,10 +826,10 @@ __noinline int op_waited_run(__u32 nest) {
       w->file = biosnoop_ledger_file(BPF_CORE_READ(inode, i_ino),
                                      BPF_CORE_READ(inode, i_sb, s_dev));
     if (w->file && ledger_enabled) {
-      __u64 index = BPF_CORE_READ(folio, index);
-      __u32 slot = biosnoop_ledger_slot(w->file, index, ledger_mask);
-      struct biosnoop_ledger_entry *e = bpf_map_lookup_elem(&ledger, &slot);
-      if (e && e->file == w->file && e->index == index) {
+      struct biosnoop_ledger_entry *e =
+          ledger_entry(w->file, BPF_CORE_READ(inode, i_generation),
+                       BPF_CORE_READ(folio, index));
+      if (e) {
         w->cgroup_id = e->who.cgroup_id;
         w->pid = e->who.pid;
         __builtin_memcpy(w->comm, e->who.comm, sizeof(w->comm));

@@ -84,6 +84,7 @@ StatsSnapshot MakeStats(const Counters& k, const MissedHooks& missed,
   s.unfinished = c.unfinished;
   s.ledger_misses = k.v[BIOSNOOP_CTR_LEDGER_MISSES];
   s.ledger_replaced = k.v[BIOSNOOP_CTR_LEDGER_REPLACED];
+  s.ledger_stale = k.v[BIOSNOOP_CTR_LEDGER_STALE];
   if (c.ops) {
     s.ops_lost = k.ops_lost();
     s.ops_written = c.ops_written;

@@ -53,6 +53,9 @@ struct StatsSnapshot {
   uint64_t unfinished = 0;
   uint64_t ledger_misses = 0;    // dirtied-page ledger (docs/guide/
   uint64_t ledger_replaced = 0;  // slow-fsync.md, "Files and dirtiers")
+  // Ledger entries of deleted inodes whose number a new file got, dropped;
+  // written only when not 0.
+  uint64_t ledger_stale = 0;
   // --ops: Op records the kernel could not queue, Op records written,
   // calls not followed (no room); all 0 without --ops.
   uint64_t ops_lost = 0;

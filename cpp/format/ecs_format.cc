@@ -579,6 +579,7 @@ void AppendStatsEcs(const StatsSnapshot& stats, absl::string_view host,
     w.Uint("ops_untracked", stats.ops_untracked);
   }
   if (stats.ops_unfollowed != 0) w.Uint("ops_unfollowed", stats.ops_unfollowed);
+  if (stats.ledger_stale != 0) w.Uint("ledger_stale", stats.ledger_stale);
   w.Close();
   w.Close();
   w.End();

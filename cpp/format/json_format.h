@@ -122,8 +122,8 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
 // orphans, below_threshold, filtered, decode_errors, expired, written,
 // dropped, final (true/false), missed, unfinished, run_id (when not
 // empty), ledger_misses and ledger_replaced (when either is not 0),
-// ops_lost, ops_written, ops_untracked (all three when one is not 0)}, then
-// '\n'.
+// ops_lost, ops_written, ops_untracked (all three when one is not 0),
+// ops_unfollowed and ledger_stale (each when not 0)}, then '\n'.
 void AppendStatsJson(const StatsSnapshot& stats, std::string* out);
 
 // Appends a summary line: {"type":"summary", then every Summary field in

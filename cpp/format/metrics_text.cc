@@ -169,6 +169,10 @@ std::string FormatMetrics(const MetricsSnapshot& m) {
     RunCounter("ledger_replaced",
                "Ledger entries replaced before their pages were written.",
                s.ledger_replaced, &out);
+    RunCounter("ledger_stale",
+               "Ledger entries of deleted files whose inode number a new "
+               "file got, dropped unused.",
+               s.ledger_stale, &out);
   }
   if (m.ops) {
     RunCounter("ops_written",

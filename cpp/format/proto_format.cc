@@ -250,6 +250,7 @@ void FillStatsProto(const StatsSnapshot& stats, v1::Stats* msg) {
   msg->set_ops_written(stats.ops_written);
   msg->set_ops_untracked(stats.ops_untracked);
   msg->set_ops_unfollowed(stats.ops_unfollowed);
+  msg->set_ledger_stale(stats.ledger_stale);
 }
 
 namespace {

@@ -264,6 +264,7 @@ void AppendStatsRecordDelimited(const StatsSnapshot& stats, std::string* out) {
     s.U64(Sts::kOpsUntrackedFieldNumber, stats.ops_untracked);
   }
   s.U64(Sts::kOpsUnfollowedFieldNumber, stats.ops_unfollowed);
+  s.U64(Sts::kLedgerStaleFieldNumber, stats.ledger_stale);
   AppendRecord(Rec::kStatsFieldNumber, s, out);
 }
 

@@ -182,6 +182,11 @@ void AppendStatsJson(const StatsSnapshot& stats, std::string* out) {
   if (stats.ops_unfollowed != 0) {
     AppendUintField("ops_unfollowed", stats.ops_unfollowed, out);
   }
+  // Only when not 0: the stats of a run that met no reused inode number
+  // are as before it.
+  if (stats.ledger_stale != 0) {
+    AppendUintField("ledger_stale", stats.ledger_stale, out);
+  }
   out->append("}\n");
 }
 

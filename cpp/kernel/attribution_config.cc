@@ -58,6 +58,10 @@ absl::Status ConfigureAttribution(const ProbeConfig& config,
     skel->rodata->btrfs_dio_end_io =
         KernelSymbolAddress("/proc/kallsyms", "btrfs_dio_end_io");
   }
+  // One cache line per entry (the inode's generation fits beside a 32-bit
+  // index): ledger_note writes one per dirtied page.
+  static_assert(sizeof(biosnoop_ledger_entry) == 64);
+  static_assert(alignof(biosnoop_ledger_entry) == 8);
   const uint32_t entries = config.ledger_entries;
   skel->rodata->ledger_enabled = config.files && entries > 0 ? 1 : 0;
   skel->rodata->ledger_mask = entries > 0 ? entries - 1 : 0;

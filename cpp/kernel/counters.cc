@@ -40,6 +40,8 @@ const char* CounterName(int index) {
       return "ledger_misses";
     case BIOSNOOP_CTR_LEDGER_REPLACED:
       return "ledger_replaced";
+    case BIOSNOOP_CTR_LEDGER_STALE:
+      return "ledger_stale";
     case BIOSNOOP_CTR_ATTR_LOST:
       return "attr_lost";
     case BIOSNOOP_CTR_OPS_STARTED:

@@ -710,6 +710,7 @@ absl::Status ToDomainStats(const v1::Stats& m, StatsSnapshot* out) {
   out->ops_written = m.ops_written();
   out->ops_untracked = m.ops_untracked();
   out->ops_unfollowed = m.ops_unfollowed();
+  out->ledger_stale = m.ledger_stale();
   return absl::OkStatus();
 }
 

@@ -283,7 +283,8 @@ TEST(EcsFormatTest, StatsIsAMetricDocumentWithEveryCounter) {
       "below_threshold":80,"filtered":7,"decode_errors":3,"expired":4,
       "written":9,"dropped":1,"final":true,"missed":5,"unfinished":6,
       "ledger_misses":11,"ledger_replaced":12,"ops_lost":13,
-      "ops_written":14,"ops_untracked":15,"ops_unfollowed":16})"));
+      "ops_written":14,"ops_untracked":15,"ops_unfollowed":16,
+      "ledger_stale":17})"));
 }
 
 TEST(EcsFormatTest, SummaryIsOneDocumentPerGroup) {

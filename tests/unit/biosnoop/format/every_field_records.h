@@ -123,6 +123,7 @@ inline StatsSnapshot EveryFieldStats() {
   s.ops_written = 14;
   s.ops_untracked = 15;
   s.ops_unfollowed = 16;
+  s.ledger_stale = 17;
   return s;
 }
 

@@ -224,16 +224,20 @@ TEST(MetricsTextTest, LedgerCountersWithTheLedgerOnly) {
   MetricsSnapshot m;
   m.stats.ledger_misses = 4;
   m.stats.ledger_replaced = 9;
+  m.stats.ledger_stale = 2;
   std::map<std::string, std::string> s = Samples(FormatMetrics(m));
   EXPECT_EQ(s.count("biosnoop_ledger_misses_total"), 0u);
   EXPECT_EQ(s.count("biosnoop_ledger_replaced_total"), 0u);
+  EXPECT_EQ(s.count("biosnoop_ledger_stale_total"), 0u);
   m.ledger = true;
   std::map<std::string, std::string> types;
   s = Samples(FormatMetrics(m), &types);
   EXPECT_EQ(s["biosnoop_ledger_misses_total"], "4");
   EXPECT_EQ(s["biosnoop_ledger_replaced_total"], "9");
+  EXPECT_EQ(s["biosnoop_ledger_stale_total"], "2");
   EXPECT_EQ(types["biosnoop_ledger_misses_total"], "counter");
   EXPECT_EQ(types["biosnoop_ledger_replaced_total"], "counter");
+  EXPECT_EQ(types["biosnoop_ledger_stale_total"], "counter");
 }
 
 TEST(MetricsTextTest, NoIoYetStillDescribesTheFamilies) {

@@ -346,6 +346,7 @@ TEST(SchemaTest, StatsLineHasEveryFieldInSchemaOrder) {
   ASSERT_EQ(std::erase(but_run_id, "ops_written"), 1u);
   ASSERT_EQ(std::erase(but_run_id, "ops_untracked"), 1u);
   ASSERT_EQ(std::erase(but_run_id, "ops_unfollowed"), 1u);
+  ASSERT_EQ(std::erase(but_run_id, "ledger_stale"), 1u);
   EXPECT_EQ(ExpectMatchesSchema(StatsLine(StatsSnapshot{}), "stats"),
             but_run_id);
 }
@@ -451,7 +452,7 @@ TEST(SchemaTest, HeaderAndStatsValuesExactly) {
             R"("final":true,"missed":5,"unfinished":6,)"
             R"("run_id":"9f86d081884c7d65","ledger_misses":11,)"
             R"("ledger_replaced":12,"ops_lost":13,"ops_written":14,)"
-            R"("ops_untracked":15,"ops_unfollowed":16})"
+            R"("ops_untracked":15,"ops_unfollowed":16,"ledger_stale":17})"
             "\n");
 }
 
