@@ -721,6 +721,34 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret) {
   return op_exit(regs, ret);
 }
 
+/* A call's bios on their way to requests (ops.bpf.h, throttle): every
+ * bio's, returning at once for a thread in no followed call.  The four
+ * tracepoints take the bio alone since Linux 5.11 (commit "block: remove
+ * the request_queue argument to the block_bio_* tracepoints"). */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(handle_bio_queue, struct bio *bio) {
+  op_bio_queued(bio);
+  return 0;
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(handle_getrq, struct bio *bio) {
+  op_bio_request();
+  return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(handle_bio_backmerge, struct bio *bio) {
+  op_bio_request();
+  return 0;
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(handle_bio_frontmerge, struct bio *bio) {
+  op_bio_request();
+  return 0;
+}
+
 /* io_uring's submission tracepoint is io_uring_submit_req since Linux 6.4
  * (commit "io_uring: rename trace_io_uring_submit_sqe() tracepoint"),
  * io_uring_submit_sqe before, with the same request first.  Kernels
@@ -756,7 +784,7 @@ int BPF_PROG(handle_uring_complete_fields, void *ring, void *req,
 _Static_assert(sizeof(struct biosnoop_hist) ==
                    8 * (6 + 2 * BIOSNOOP_HIST_BUCKETS),
                "struct biosnoop_hist layout changed: change both sides");
-_Static_assert(sizeof(struct biosnoop_op_record) == 664,
+_Static_assert(sizeof(struct biosnoop_op_record) == 720,
                "struct biosnoop_op_record layout changed: bump "
                "BIOSNOOP_ABI_VERSION");
 _Static_assert(

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define BIOSNOOP_ABI_VERSION 5
+#define BIOSNOOP_ABI_VERSION 6
 
 /* Record kinds written to the ring buffer. */
 #define BIOSNOOP_REC_EVENT 1
@@ -383,11 +383,17 @@ enum biosnoop_call {
 #define BIOSNOOP_OP_DISKS 4    /* disks listed per call */
 #define BIOSNOOP_OP_CULPRITS 4 /* culprits kept per call */
 
+/* The request-queue controllers (rq_qos) a throttled bio's queue had on
+ * when it waited (the kernel says not which of them, nor a tag, held it). */
+#define BIOSNOOP_QOS_WBT 1       /* writeback throttling, enabled */
+#define BIOSNOOP_QOS_IOLATENCY 2 /* cgroup v2 io.latency */
+#define BIOSNOOP_QOS_IOCOST 4    /* cgroup v2 io.cost */
+
 /* One layer of a call: its requests, their times, and how long the call
  * had at least one of them in flight (wait_ns). */
 struct biosnoop_op_layer {
-  __u32 requests;
-  __u32 pad;
+  __u32 requests; /* throttle: the bios that waited */
+  __u32 qos;      /* throttle only: BIOSNOOP_QOS_* on their queues */
   __u64 bytes;
   __u64 queue_ns_sum; /* of the requests whose queue time is known */
   __u64 queue_ns_max;
@@ -412,7 +418,7 @@ struct biosnoop_op_culprit {
   char comm[16];
 };
 
-/* One call that took at least --op-min-us: 664 bytes, followed by the
+/* One call that took at least --op-min-us: 720 bytes, followed by the
  * file's names (names_len bytes, as in struct biosnoop_attr). */
 struct biosnoop_op_record {
   __u16 abi_version; /* BIOSNOOP_ABI_VERSION */
@@ -449,6 +455,9 @@ struct biosnoop_op_record {
   struct biosnoop_file file;
   __u32 names_len;
   __u32 pad1;
+  /* Its bios' waits to become requests (rq_qos throttling, a free tag;
+   * issue #39): requests counts bios, device and queue times are 0. */
+  struct biosnoop_op_layer throttle;
 };
 
 /* Per-CPU counters: index into the counters array map. */

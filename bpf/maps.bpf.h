@@ -309,6 +309,12 @@ struct biosnoop_op_state {
   /* Its own requests in flight that are journal or flush (op_segment). */
   __u64 n_journal;
   __u64 n_flush;
+  /* A bio of the thread between block_bio_queue and its request (1 or 0:
+   * the thread sleeps in submit_bio while it waits), its size and queue. */
+  __u64 n_throttle;
+  __u64 held_bytes;
+  __u64 held_queue;
+  struct biosnoop_op_layer throttle;
 };
 
 /* LRU: a call whose return was never seen (its thread killed in it) must

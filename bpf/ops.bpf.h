@@ -121,7 +121,8 @@ static __always_inline __u64 *op_count_of(struct biosnoop_op_state *st,
 /* A segment of the call's time ends now.  While one of its own requests
  * was in flight it counts for the first such layer in the order block,
  * writeback, journal, flush (a call's own requests of two layers at once
- * are rare: a flush it issued after its data).  Otherwise it counts for
+ * are rare: a flush it issued after its data); else, while one of its
+ * bios waited to become a request, for throttle.  Otherwise it counts for
  * layer `waited` (a request of class `waited` the call waited for but did
  * not submit, op_waited: from the request's submission `since`, if later
  * than the segment's start); with `waited` BIOSNOOP_OPCLASS_COUNT, for none.
@@ -140,6 +141,8 @@ static __always_inline __u64 op_segment_waited(struct biosnoop_op_state *st,
     __sync_fetch_and_add(&st->journal.wait_ns, now - prev);
   } else if (st->n_flush) {
     __sync_fetch_and_add(&st->flush.wait_ns, now - prev);
+  } else if (st->n_throttle) {
+    __sync_fetch_and_add(&st->throttle.wait_ns, now - prev);
   } else if (waited < BIOSNOOP_OPCLASS_COUNT) {
     __u64 from = since > prev ? since : prev;
     if (now <= from) return 0;
@@ -406,6 +409,7 @@ static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
   __builtin_memcpy(&r->flush, &st->flush, sizeof(r->flush));
   __builtin_memcpy(&r->others, &st->others, sizeof(r->others));
   __builtin_memcpy(r->culprits, st->culprits, sizeof(r->culprits));
+  __builtin_memcpy(&r->throttle, &st->throttle, sizeof(r->throttle));
   r->file.ino = st->ino;
   r->file.dev = op_file_name_dev(f, st->s_dev);
   r->file.names_off = 0;
@@ -852,6 +856,73 @@ __noinline int op_waited_run(__u32 nest) {
   if (waiting_ops_active)
     bpf_loop(BIOSNOOP_OP_WAITERS, op_waiter_step, &nest, 0);
   return 0;
+}
+
+/* Throttle: the time a call's bio waited between block_bio_queue and
+ * becoming a request (block_getrq) or joining one (block_bio_backmerge,
+ * _frontmerge).  In between, blk_mq_submit_bio sleeps in rq_qos_throttle
+ * (writeback throttling, io.latency, io.cost) and for a free tag, in the
+ * submitting thread, which therefore has one such bio at a time.  Only
+ * request-based queues: a bio-based one (device-mapper, md) turns no bio
+ * into a request; its bios go on to the disks below, which do.  io.max
+ * (blk-throttle) holds a bio before block_bio_queue, which its dispatch
+ * worker fires: that wait is not seen here. */
+static __always_inline void op_bio_queued(struct bio *bio) {
+  __u64 key;
+  struct biosnoop_op_state *st = op_current(&key);
+  if (!st || st->marker) return;
+  struct block_device *bd = bio->bi_bdev;
+  if (!bd) return;
+  struct gendisk *disk = bd->bd_disk;
+  if (!disk) return;
+  struct request_queue *q = disk->queue;
+  if (!q || !q->mq_ops) return;
+  op_segment(st, bpf_ktime_get_ns());
+  st->n_throttle = 1;
+  st->held_bytes = bio->bi_iter.bi_size;
+  st->held_queue = op_addr(q);
+}
+
+/* The controllers on queue `q` (BIOSNOOP_QOS_*): its rq_qos list, at most
+ * one of each kind.  Writeback throttling counts when enabled
+ * (min_lat_nsec, 0 when wbt_lat_usec is 0). */
+static __always_inline __u32 op_qos_of(__u64 q) {
+  struct rq_qos *r = BPF_CORE_READ((struct request_queue *)q, rq_qos);
+  __u32 mask = 0;
+  for (int i = 0; i < 3; i++) {
+    if (!r) break;
+    int id = BPF_CORE_READ(r, id);
+    if (id == bpf_core_enum_value(enum rq_qos_id, RQ_QOS_WBT)) {
+      struct rq_wb *rwb = (struct rq_wb *)((char *)r - bpf_core_field_offset(
+                                                           struct rq_wb, rqos));
+      if (BPF_CORE_READ(rwb, min_lat_nsec)) mask |= BIOSNOOP_QOS_WBT;
+    } else if (id == bpf_core_enum_value(enum rq_qos_id, RQ_QOS_LATENCY)) {
+      mask |= BIOSNOOP_QOS_IOLATENCY;
+    } else if (id == bpf_core_enum_value(enum rq_qos_id, RQ_QOS_COST)) {
+      mask |= BIOSNOOP_QOS_IOCOST;
+    }
+    r = BPF_CORE_READ(r, next);
+  }
+  return mask;
+}
+
+/* A wait shorter than this is the submission path's own time, not a
+ * throttle: the queue's controllers are not read for it. */
+#define OP_THROTTLE_NOTED_NS 20000
+
+/* The thread's held bio became a request or joined one. */
+static __always_inline void op_bio_request(void) {
+  __u64 key;
+  struct biosnoop_op_state *st = op_current(&key);
+  if (!st || st->marker || !st->n_throttle) return;
+  __u64 before = st->throttle.wait_ns;
+  op_segment(st, bpf_ktime_get_ns());
+  st->n_throttle = 0;
+  __u64 waited = st->throttle.wait_ns - before;
+  st->throttle.requests++;
+  st->throttle.bytes += st->held_bytes;
+  if (waited >= OP_THROTTLE_NOTED_NS)
+    st->throttle.qos |= op_qos_of(st->held_queue);
 }
 
 static __always_inline void op_waited(const struct biosnoop_inflight_val *v,

@@ -16,13 +16,16 @@ static_assert(
     sizeof(biosnoop_event) == 128,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(
-    sizeof(biosnoop_op_record) == 664,
+    sizeof(biosnoop_op_record) == 720,
     "struct biosnoop_op_record layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(BIOSNOOP_CALL_URING_FSYNC == static_cast<int>(Call::kUringFsync));
 static_assert(BIOSNOOP_CALL_SYNC_FILE_RANGE ==
               static_cast<int>(Call::kSyncFileRange));
 static_assert(BIOSNOOP_OP_DISKS == 4);
 static_assert(BIOSNOOP_OP_CULPRITS == 4);
+static_assert(BIOSNOOP_QOS_WBT == kQosWbt &&
+              BIOSNOOP_QOS_IOLATENCY == kQosIoLatency &&
+              BIOSNOOP_QOS_IOCOST == kQosIoCost);
 static_assert(BIOSNOOP_OP_OTHER == static_cast<int>(Op::kOther));
 static_assert(BIOSNOOP_FLAG_META == kFlagMeta);
 static_assert(BIOSNOOP_CTX_HARDIRQ ==
@@ -333,6 +336,8 @@ absl::Status DecodeOpRecordInto(const void* data, size_t size, FileOp* out) {
   CopyLayer(raw.journal, &op.journal);
   CopyLayer(raw.flush, &op.flush);
   CopyLayer(raw.others, &op.others_writeback);
+  CopyLayer(raw.throttle, &op.throttle);
+  op.throttle_qos = raw.throttle.qos;
   CopyCulprits(raw, &op);
   return absl::OkStatus();
 }

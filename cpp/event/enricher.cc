@@ -50,7 +50,7 @@ void Enricher::EnrichOp(uint64_t lookup_ns, EnrichedOp* out) {
   FillCgroupOf(op.cgroup_id, op.tid, &out->cgroup);
   // The tasks it waited for, named as the call's own cgroup is.
   for (OpLayer* layer : {&out->op.writeback, &out->op.journal, &out->op.flush,
-                         &out->op.others_writeback}) {
+                         &out->op.others_writeback}) {  // throttle has none
     for (OpCulprit& c : layer->culprits) {
       FillCgroupOf(c.cgroup_id, c.pid, &c.cgroup);
     }

@@ -80,8 +80,16 @@ uint64_t FileOp::OtherNs() const {
   return latency > waited ? latency - waited : 0;
 }
 
-std::array<const OpLayer*, 5> FileOp::Layers() const {
-  return {&block, &writeback, &journal, &flush, &others_writeback};
+std::array<const OpLayer*, 6> FileOp::Layers() const {
+  return {&block, &writeback, &journal, &flush, &others_writeback, &throttle};
+}
+
+std::vector<std::string> QosNames(uint32_t qos) {
+  std::vector<std::string> names;
+  if ((qos & kQosWbt) != 0) names.emplace_back("wbt");
+  if ((qos & kQosIoLatency) != 0) names.emplace_back("io.latency");
+  if ((qos & kQosIoCost) != 0) names.emplace_back("io.cost");
+  return names;
 }
 
 int FileOp::ErrorCode() const {

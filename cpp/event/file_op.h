@@ -40,6 +40,15 @@ enum class Call : uint8_t {
 // "io_uring_fsync"; "unknown" for anything else.
 absl::string_view CallName(Call c);
 
+// FileOp::throttle_qos bits, as BIOSNOOP_QOS_* in bpf/biosnoop_abi.h.
+inline constexpr uint32_t kQosWbt = 1;
+inline constexpr uint32_t kQosIoLatency = 2;
+inline constexpr uint32_t kQosIoCost = 4;
+
+// The names of the controllers in `qos` (kQos* bits), in bit order:
+// "wbt", "io.latency", "io.cost" (Op.throttle_controllers).
+std::vector<std::string> QosNames(uint32_t qos);
+
 // The fsync family: fsync, fdatasync, sync_file_range, io_uring_fsync
 // (calls with a writeback layer and no offset).
 bool IsSyncCall(Call c);
@@ -110,6 +119,11 @@ struct FileOp {
   OpLayer journal;
   OpLayer flush;
   OpLayer others_writeback;
+  // Its bios' waits before they became requests (rq_qos throttling: wbt,
+  // io.latency, io.cost; or a free tag): requests counts bios, and the
+  // controllers the queues had on (kQos* bits) when a bio waited.
+  OpLayer throttle;
+  uint32_t throttle_qos = 0;
 
   absl::string_view Comm() const;
   uint64_t LatencyNs() const {
@@ -122,8 +136,8 @@ struct FileOp {
   // other_us holds exactly in the output.
   uint64_t OtherUs() const;
   // Its layers, in the order of the proto's fields: block, writeback,
-  // journal, flush, others_writeback.
-  std::array<const OpLayer*, 5> Layers() const;
+  // journal, flush, others_writeback, throttle.
+  std::array<const OpLayer*, 6> Layers() const;
   // The bytes it read or wrote: result when not an error, else 0.
   uint64_t BytesDone() const {
     return result > 0 ? static_cast<uint64_t>(result) : 0;

@@ -504,6 +504,18 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
   OpLayerFields(w, "journal", op.journal, {}, 0, 0, 0);
   OpLayerFields(w, "flush", op.flush, {}, 0, 0, 0);
   OpLayerFields(w, "others_writeback", op.others_writeback, {}, 0, 0, 0);
+  OpLayerFields(w, "throttle", op.throttle, {}, 0, 0, 0);
+  const std::vector<std::string> qos = QosNames(op.throttle_qos);
+  if (!qos.empty()) {
+    w.ArrayKey("throttle_controllers");
+    std::string* out = w.out();
+    out->push_back('[');
+    for (size_t i = 0; i < qos.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendJsonString(qos[i], out);
+    }
+    out->push_back(']');
+  }
   w.Close();
   w.End();
 }

@@ -356,6 +356,11 @@ void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg) {
   FillOpLayer(op.flush, {}, 0, 0, 0, msg->mutable_flush());
   FillOpLayer(op.others_writeback, {}, 0, 0, 0,
               msg->mutable_others_writeback());
+  FillOpLayer(op.throttle, {}, 0, 0, 0, msg->mutable_throttle());
+  msg->clear_throttle_controllers();
+  for (std::string& name : QosNames(op.throttle_qos)) {
+    msg->add_throttle_controllers(std::move(name));
+  }
 }
 
 void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {

@@ -710,6 +710,11 @@ void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
   m.Message(OpMsg::kFlushFieldNumber, OpLayerMessage(op.flush, {}, 0, 0, 0));
   m.Message(OpMsg::kOthersWritebackFieldNumber,
             OpLayerMessage(op.others_writeback, {}, 0, 0, 0));
+  m.Message(OpMsg::kThrottleFieldNumber,
+            OpLayerMessage(op.throttle, {}, 0, 0, 0));
+  for (const std::string& name : QosNames(op.throttle_qos)) {
+    m.OptStr(OpMsg::kThrottleControllersFieldNumber, name);
+  }
   AppendRecord(Rec::kOpFieldNumber, m, out);
 }
 

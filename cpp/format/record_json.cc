@@ -304,6 +304,16 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   AppendOpLayerJson(op.flush, {}, 0, 0, 0, out);
   AppendKey("others_writeback", out);
   AppendOpLayerJson(op.others_writeback, {}, 0, 0, 0, out);
+  AppendKey("throttle", out);
+  AppendOpLayerJson(op.throttle, {}, 0, 0, 0, out);
+  AppendKey("throttle_controllers", out);
+  out->push_back('[');
+  const std::vector<std::string> qos = QosNames(op.throttle_qos);
+  for (size_t i = 0; i < qos.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(qos[i], out);
+  }
+  out->push_back(']');
   out->append("}\n");
 }
 

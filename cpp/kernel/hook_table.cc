@@ -61,6 +61,14 @@ constexpr HookRow kHooks[] = {
     {"handle_sys_enter_nocast", "sys_enter", S::kOps, nullptr,
      "handle_sys_enter", A::kAtLoad},
     {"handle_sys_exit", "sys_exit", S::kOps, nullptr, nullptr, A::kAtLoad},
+    // A call's bios until they are requests (its throttle layer).
+    {"handle_bio_queue", "block_bio_queue", S::kOps, nullptr, nullptr,
+     A::kAtLoad},
+    {"handle_getrq", "block_getrq", S::kOps, nullptr, nullptr, A::kAtLoad},
+    {"handle_bio_backmerge", "block_bio_backmerge", S::kOps, nullptr, nullptr,
+     A::kAtLoad},
+    {"handle_bio_frontmerge", "block_bio_frontmerge", S::kOps, nullptr, nullptr,
+     A::kAtLoad},
     // io_uring's: the submission tracepoint's name changed in 6.4, the
     // completion's arguments in 6.13.
     {"handle_uring_submit", "io_uring_submit_req", S::kOps, UringReq, nullptr,

@@ -46,8 +46,8 @@ void ExpectConsistent(const Biosnoop& b) {
     EXPECT_TRUE(ids.insert(id).second) << "op_id " << id << " twice";
     const uint64_t total = U(o, "latency_us");
     uint64_t waited = 0;
-    for (const char* layer :
-         {"block", "writeback", "journal", "flush", "others_writeback"}) {
+    for (const char* layer : {"block", "writeback", "journal", "flush",
+                              "others_writeback", "throttle"}) {
       EXPECT_LE(U(o[layer], "wait_us"), total) << layer;
       waited += U(o[layer], "wait_us");
     }

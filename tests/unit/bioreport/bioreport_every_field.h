@@ -163,7 +163,8 @@ inline v1::Op EveryFieldOp(bool failed) {
   }
   // What biosnoop's layers can say: block with its disks, no dirty ages
   // and no culprits, writeback with no disks, the other layers with
-  // neither disks nor dirty ages; culprits everywhere but in block.
+  // neither disks nor dirty ages; culprits everywhere but in block and
+  // throttle.
   v1::OpLayer* block = o.mutable_block();
   block->set_dirty_known(0);
   block->clear_dirty_age_us_max();
@@ -179,10 +180,21 @@ inline v1::Op EveryFieldOp(bool failed) {
     l->clear_dirty_age_us_min();
     FixCulprits(l);
   }
+  // Throttle: bios, no disks, no ages, no culprits; controllers by name.
+  v1::OpLayer* throttle = o.mutable_throttle();
+  throttle->clear_disks();
+  throttle->set_dirty_known(0);
+  throttle->clear_dirty_age_us_max();
+  throttle->clear_dirty_age_us_min();
+  throttle->clear_culprits();
+  o.clear_throttle_controllers();
+  o.add_throttle_controllers("wbt");
+  o.add_throttle_controllers("io.cost");
   o.set_latency_us(1'000'000);
   uint64_t waited = 0;
-  for (const v1::OpLayer* l : {&o.block(), &o.writeback(), &o.journal(),
-                               &o.flush(), &o.others_writeback()}) {
+  for (const v1::OpLayer* l :
+       {&o.block(), &o.writeback(), &o.journal(), &o.flush(),
+        &o.others_writeback(), &o.throttle()}) {
     waited += l->wait_us();
   }
   o.set_other_us(o.latency_us() - waited);

@@ -69,6 +69,7 @@ struct Call {
   std::string started;
   uint64_t latency_us = 0;
   Layer block, writeback, journal, flush, others;
+  uint64_t throttle_us = 0;  // one bio's wait, when not 0
   std::string error = kNoError;
   std::string offset = "0";
 };
@@ -91,10 +92,18 @@ std::string OpLine(const Call& c) {
       c.latency_us, R"(,"block":)", LayerJson(c.block, true),
       R"(,"writeback":)", LayerJson(c.writeback, false), R"(,"other_us":)",
       c.latency_us - c.block.wait_us - c.writeback.wait_us - c.journal.wait_us -
-          c.flush.wait_us - c.others.wait_us,
+          c.flush.wait_us - c.others.wait_us - c.throttle_us,
       R"(,"journal":)", LayerJson(c.journal, false), R"(,"flush":)",
       LayerJson(c.flush, false), R"(,"others_writeback":)",
-      LayerJson(c.others, false), "}");
+      LayerJson(c.others, false),
+      // Throttle: bios, with no device or queue time.
+      R"(,"throttle":{"requests":)", c.throttle_us > 0 ? 1 : 0, R"(,"bytes":)",
+      c.throttle_us > 0 ? 4096 : 0,
+      R"(,"disks":[],"queue_us_sum":0,"queue_us_max":0,"device_us_sum":0,)"
+      R"("device_us_max":0,"wait_us":)",
+      c.throttle_us,
+      R"(,"dirty_age_us_max":null,"dirty_age_us_min":null,"dirty_known":0,)"
+      R"("culprits":[]},"throttle_controllers":[]})");
 }
 
 // An event line; `tail` after completion_context (attribution, op keys).
@@ -510,6 +519,7 @@ TEST(BioreportOpsReaderTest, ProtobufOpRecordsAreReadAndChecked) {
   jbd2->set_wait_us(50000);
   o->mutable_flush()->set_wait_us(20000);
   o->mutable_others_writeback();
+  o->mutable_throttle();
   o->set_other_us(30000);
   std::string pb;
   AppendDelimited(header, &pb);
@@ -603,22 +613,22 @@ span: 2026-11-25 16:00:00 .. 2026-11-25 16:01:12 UTC (72.0 s)
 
 calls: 4
 
-slowest calls (times in us; others: other files' writeback; other = total - block - writeback - journal - flush - others):
-returned (UTC)           op_id  call     pid  comm      file             bytes  total  block  writeback  journal  flush  others  other  blk_req  wb_req  dirty_age_max  error
-2026-11-25 16:01:06.030      9  fsync    812  dd        /mnt/data/f    4.0 KiB  90000  70000          0     8000   4000    5000   3000        3       0              -  -
-2026-11-25 16:01:00.500      7  write    812  dd        /mnt/data/f    4.0 KiB  40000      0      30000        0      0       0  10000        0       2        1500000  -
-2026-11-25 16:01:07.001     12  pread64  900  postgres  /var/lib/pg/1      0 B  25000  24000          0        0      0       0   1000        1       0              -  EIO
-2026-11-25 16:01:08.000     13  read     900  postgres  /var/lib/pg/1  4.0 KiB  15000  14000          0        0      0       0   1000        1       0              -  -
+slowest calls (times in us; others: other files' writeback; throttle: bios waiting to become requests; other = total - block - writeback - journal - flush - others - throttle):
+returned (UTC)           op_id  call     pid  comm      file             bytes  total  block  writeback  journal  flush  others  throttle  other  blk_req  wb_req  dirty_age_max  error
+2026-11-25 16:01:06.030      9  fsync    812  dd        /mnt/data/f    4.0 KiB  90000  70000          0     8000   4000    5000         0   3000        3       0              -  -
+2026-11-25 16:01:00.500      7  write    812  dd        /mnt/data/f    4.0 KiB  40000      0      30000        0      0       0         0  10000        0       2        1500000  -
+2026-11-25 16:01:07.001     12  pread64  900  postgres  /var/lib/pg/1      0 B  25000  24000          0        0      0       0         0   1000        1       0              -  EIO
+2026-11-25 16:01:08.000     13  read     900  postgres  /var/lib/pg/1  4.0 KiB  15000  14000          0        0      0       0         0   1000        1       0              -  -
 
 calls per process (p50 and p99, us):
-pid  comm      calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  journal_p50  journal_p99  flush_p50  flush_p99  others_p50  others_p99  other_p50  other_p99
-812  dd            2       0  8.0 KiB      40000      90000          0      70000       0   30000            0         8000          0       4000           0        5000       3000      10000
-900  postgres      2       1  4.0 KiB      15000      25000      14000      24000       0       0            0            0          0          0           0           0       1000       1000
+pid  comm      calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  journal_p50  journal_p99  flush_p50  flush_p99  others_p50  others_p99  throttle_p50  throttle_p99  other_p50  other_p99
+812  dd            2       0  8.0 KiB      40000      90000          0      70000       0   30000            0         8000          0       4000           0        5000             0             0       3000      10000
+900  postgres      2       1  4.0 KiB      15000      25000      14000      24000       0       0            0            0          0          0           0           0             0             0       1000       1000
 
 calls per file (p50 and p99, us):
-file           calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  journal_p50  journal_p99  flush_p50  flush_p99  others_p50  others_p99  other_p50  other_p99
-/mnt/data/f        2       0  8.0 KiB      40000      90000          0      70000       0   30000            0         8000          0       4000           0        5000       3000      10000
-/var/lib/pg/1      2       1  4.0 KiB      15000      25000      14000      24000       0       0            0            0          0          0           0           0       1000       1000
+file           calls  errors    bytes  total_p50  total_p99  block_p50  block_p99  wb_p50  wb_p99  journal_p50  journal_p99  flush_p50  flush_p99  others_p50  others_p99  throttle_p50  throttle_p99  other_p50  other_p99
+/mnt/data/f        2       0  8.0 KiB      40000      90000          0      70000       0   30000            0         8000          0       4000           0        5000             0             0       3000      10000
+/var/lib/pg/1      2       1  4.0 KiB      15000      25000      14000      24000       0       0            0            0          0          0           0           0             0             0       1000       1000
 )");
 }
 
@@ -711,6 +721,7 @@ TEST_F(BioreportOpsCliTest, OpIdShowsTheCallWithItsRequests) {
   journal              8000         1   4.0 KiB                    10 / 10          8000 / 8000  -
   flush                4000         1   4.0 KiB                    10 / 10          4000 / 4000  -
   others_writeback     5000         2   8.0 KiB                    20 / 10          5000 / 5000  -
+  throttle                0         0       0 B                      0 / 0                0 / 0  -
   other                3000
   total               90000
 

@@ -456,6 +456,7 @@ TEST(BioreportToDomainTest, SparseRecordsRoundTrip) {
   o.mutable_journal();
   o.mutable_flush();
   o.mutable_others_writeback();
+  o.mutable_throttle();
   o.set_latency_us(1'000'000);
   o.set_other_us(1'000'000);
   ExpectJsonRoundTrip(RecordKind::kOp, o);

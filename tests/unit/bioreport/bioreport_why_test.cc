@@ -238,11 +238,12 @@ flush              7.0%  26.0 ms         3   12.0 KiB  kworker/1:1H[88]         
 writeback          3.2%  12.0 ms         3   12.0 KiB  (its own file's data)
 other              1.9%  7.00 ms                       (tied to no request: fs, locks, CPU)
 block              0.0%     0 us         0        0 B  -
+throttle           0.0%     0 us         0        0 B  -
 
 worst (the 3 slowest) and steady (the 5 other selected calls), share of each group's time:
-group   calls    time     mean  block  writeback  journal  flush  others_writeback  other  main cause
-worst       3  371 ms   124 ms   0.0%       3.2%    17.5%   7.0%             70.4%   1.9%  others_writeback: dd[4242] /noisy (dirtier)
-steady      5  175 ms  35.0 ms   0.0%      14.3%    57.1%  22.9%              0.0%   5.7%  journal: jbd2/loop3-8[412] / (submitter)
+group   calls    time     mean  block  writeback  journal  flush  others_writeback  throttle  other  main cause
+worst       3  371 ms   124 ms   0.0%       3.2%    17.5%   7.0%             70.4%      0.0%   1.9%  others_writeback: dd[4242] /noisy (dirtier)
+steady      5  175 ms  35.0 ms   0.0%      14.3%    57.1%  22.9%              0.0%      0.0%   5.7%  journal: jbd2/loop3-8[412] / (submitter)
 )");
 }
 
@@ -260,7 +261,8 @@ TEST_F(BioreportWhyTest, JsonHasTheSameFiguresAndSharesSumTo100) {
   EXPECT_EQ(j["latency_us"], 371000);
   EXPECT_EQ(j["causes_us"], 371000);
   const std::vector<std::string> order = {
-      "others_writeback", "journal", "flush", "writeback", "other", "block"};
+      "others_writeback", "journal", "flush", "writeback", "other", "block",
+      "throttle"};
   ASSERT_EQ(j["causes"].size(), order.size());
   double shares = 0;
   uint64_t waited = 0;
@@ -397,7 +399,7 @@ TEST_F(BioreportWhyTest, NothingToExplainIsSaid) {
       << r.out;
   const json j = Json({"--comm", "nobody"});
   EXPECT_EQ(j["calls"], 0);
-  EXPECT_EQ(j["causes"].size(), 6u);
+  EXPECT_EQ(j["causes"].size(), 7u);
   // A stream of a run without --ops.
   std::string header = Header();
   header.replace(header.find(R"(,"ops":true,"op_min_us":10000)"),
@@ -464,7 +466,9 @@ TEST(WhyTotalsTest, SharesAreRoundedToSumToExactly100) {
   EXPECT_EQ(s[static_cast<size_t>(Cause::kJournal)], 334);
   EXPECT_EQ(s[static_cast<size_t>(Cause::kFlush)], 333);
   EXPECT_EQ(s[static_cast<size_t>(Cause::kOther)], 333);
-  EXPECT_EQ(s[0] + s[1] + s[2] + s[3] + s[4] + s[5], 1000);
+  int sum = 0;
+  for (const int share : s) sum += share;
+  EXPECT_EQ(sum, 1000);
   // Nothing selected: no shares.
   EXPECT_EQ(SharesPermille(WhyTotals{}), (std::array<int, kCauses>{}));
 }

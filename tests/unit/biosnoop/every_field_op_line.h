@@ -40,7 +40,7 @@ inline std::string EveryFieldOpLine() {
          R"("comm":"kworker/u8:1","cgroup":"/","cgroup_id":1,)"
          R"("container_id":null,"pod_uid":null,"role":"submitter",)"
          R"("requests":1,"bytes":4096,"wait_us":4000}]},)"
-         R"("other_us":10000,)"
+         R"("other_us":4000,)"
          R"("journal":{"requests":3,"bytes":12288,"disks":[],)"
          R"("queue_us_sum":2,"queue_us_max":1,"device_us_sum":6000,)"
          R"("device_us_max":3000,"wait_us":5000,)"
@@ -72,7 +72,12 @@ inline std::string EveryFieldOpLine() {
          R"("wait_us":2500},{"pid":901,"comm":"batch",)"
          R"("cgroup":null,"cgroup_id":5151,"container_id":null,)"
          R"("pod_uid":null,"role":"submitter","requests":1,)"
-         R"("bytes":4096,"wait_us":500}]}})";
+         R"("bytes":4096,"wait_us":500}]},)"
+         R"("throttle":{"requests":3,"bytes":12288,"disks":[],)"
+         R"("queue_us_sum":0,"queue_us_max":0,"device_us_sum":0,)"
+         R"("device_us_max":0,"wait_us":6000,"dirty_age_us_max":null,)"
+         R"("dirty_age_us_min":null,"dirty_known":0,"culprits":[]},)"
+         R"("throttle_controllers":["wbt","io.cost"]})";
 }
 
 }  // namespace biosnoop

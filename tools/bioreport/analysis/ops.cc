@@ -38,6 +38,7 @@ void AddTo(OpGroup& g, const v1::Op& op) {
   g.journal_us.push_back(op.journal().wait_us());
   g.flush_us.push_back(op.flush().wait_us());
   g.others_writeback_us.push_back(op.others_writeback().wait_us());
+  g.throttle_us.push_back(op.throttle().wait_us());
   g.other_us.push_back(op.other_us());
 }
 

@@ -37,7 +37,7 @@ struct OpCall {
 };
 
 // The figures of a set of calls (one process's, one file's): exact
-// percentiles need every value, seven per call.
+// percentiles need every value, eight per call.
 struct OpGroup {
   std::string host;
   std::string name;  // comm, or the file as FileName() names it
@@ -47,7 +47,7 @@ struct OpGroup {
   Sum bytes_done = 0;
   uint64_t requests = 0;  // block and writeback requests waited for
   std::vector<uint64_t> total_us, block_us, writeback_us, journal_us, flush_us,
-      others_writeback_us, other_us;
+      others_writeback_us, throttle_us, other_us;
 };
 
 // One request tied to the call of --op-id.

@@ -32,6 +32,8 @@ const v1::OpLayer& LayerOf(const v1::Op& op, Cause c) {
       return op.journal();
     case Cause::kFlush:
       return op.flush();
+    case Cause::kThrottle:
+      return op.throttle();
     default:
       return op.others_writeback();
   }
@@ -52,7 +54,8 @@ CulpritKey KeyOf(const std::string& host, const v1::OpCulprit& c) {
 
 absl::string_view CauseName(Cause c) {
   static constexpr absl::string_view kNames[kCauses] = {
-      "block", "writeback", "journal", "flush", "others_writeback", "other"};
+      "block",    "writeback", "journal", "flush", "others_writeback",
+      "throttle", "other"};
   return kNames[static_cast<size_t>(c)];
 }
 

@@ -33,10 +33,12 @@ enum class Cause {
   kJournal,
   kFlush,
   kOthersWriteback,
+  kThrottle,
   kOther
 };
-inline constexpr size_t kCauses = 6;
-// "block", "writeback", "journal", "flush", "others_writeback", "other".
+inline constexpr size_t kCauses = 7;
+// "block", "writeback", "journal", "flush", "others_writeback",
+// "throttle", "other".
 absl::string_view CauseName(Cause c);
 
 // One task behind a layer's requests, as OpCulprit names it, on its host.

@@ -29,17 +29,18 @@ absl::Status NullableU64(ValueReader& r, Clear clear, Set set) {
   return s;
 }
 
-// "disks": an array of at most kMaxOpLayerDisks strings.
-absl::Status Disks(ValueReader& r, v1::OpLayer* l) {
+// An array of at most `most` strings (`what`, in errors) into `out`.
+absl::Status Strings(ValueReader& r, int most, absl::string_view what,
+                     google::protobuf::RepeatedPtrField<std::string>* out) {
   JsonLexer& lex = r.lex();
-  l->clear_disks();
+  out->Clear();
   if (!lex.Consume('[')) return lex.Error("expected an array of strings");
   if (lex.Consume(']')) return absl::OkStatus();
   do {
-    if (l->disks_size() == kMaxOpLayerDisks) {
-      return lex.Error(absl::StrCat("more than ", kMaxOpLayerDisks, " disks"));
+    if (out->size() == most) {
+      return lex.Error(absl::StrCat("more than ", most, " ", what));
     }
-    if (absl::Status s = r.Str(l->add_disks()); !s.ok()) return s;
+    if (absl::Status s = r.Str(out->Add()); !s.ok()) return s;
   } while (lex.Consume(','));
   if (!lex.Consume(']')) return lex.Error("expected ',' or ']'");
   return absl::OkStatus();
@@ -123,7 +124,7 @@ absl::Status OpLayerField(int field, ValueReader& r, v1::OpLayer* l) {
       l->set_bytes(u);
       return s;
     case L::kDisksFieldNumber:
-      return Disks(r, l);
+      return Strings(r, kMaxOpLayerDisks, "disks", l->mutable_disks());
     case L::kQueueUsSumFieldNumber:
       s = r.U64(kU64, &u);
       l->set_queue_us_sum(u);
@@ -262,6 +263,11 @@ absl::Status OpField(int field, ValueReader& r, v1::Op* op) {
       return Layer(r, op->mutable_flush());
     case v1::Op::kOthersWritebackFieldNumber:
       return Layer(r, op->mutable_others_writeback());
+    case v1::Op::kThrottleFieldNumber:
+      return Layer(r, op->mutable_throttle());
+    case v1::Op::kThrottleControllersFieldNumber:
+      return Strings(r, kMaxThrottleControllers, "controllers",
+                     op->mutable_throttle_controllers());
   }
   return UnlistedField(field, r, op);
 }

@@ -138,7 +138,8 @@ absl::Status CheckOp(const v1::Op& op) {
         {"writeback", &op.writeback()},
         {"journal", &op.journal()},
         {"flush", &op.flush()},
-        {"others_writeback", &op.others_writeback()}}) {
+        {"others_writeback", &op.others_writeback()},
+        {"throttle", &op.throttle()}}) {
     if (layer->disks_size() > kMaxOpLayerDisks) {
       return absl::InvalidArgumentError(absl::StrCat(
           "op record's ", name, " layer with ", layer->disks_size(),
@@ -149,6 +150,11 @@ absl::Status CheckOp(const v1::Op& op) {
           "op record's ", name, " layer with ", layer->culprits_size(),
           " culprits (at most ", kMaxOpCulprits, ")"));
     }
+  }
+  if (op.throttle_controllers_size() > kMaxThrottleControllers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op record with ", op.throttle_controllers_size(),
+        " throttle_controllers (at most ", kMaxThrottleControllers, ")"));
   }
   return absl::OkStatus();
 }

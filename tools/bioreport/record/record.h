@@ -55,6 +55,8 @@ inline constexpr int kMaxEventFiles = 8;
 inline constexpr int kMaxOpLayerDisks = 4;
 // The most culprits a layer may list (OpLayer.culprits: "at most 4").
 inline constexpr int kMaxOpCulprits = 4;
+// Op.throttle_controllers: wbt, io.latency, io.cost.
+inline constexpr int kMaxThrottleControllers = 3;
 
 // The most write calls an event may name as its dirtiers
 // (Event.dirtier_op_ids: "at most 8").

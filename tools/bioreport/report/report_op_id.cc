@@ -144,11 +144,20 @@ void AppendCallText(const OpCall& c, bool ms, std::string* out) {
       {"writeback", &op.writeback()},
       {"journal", &op.journal()},
       {"flush", &op.flush()},
-      {"others_writeback", &op.others_writeback()}};
+      {"others_writeback", &op.others_writeback()},
+      {"throttle", &op.throttle()}};
   for (const auto& [name, l] : layers) AppendLayerRow(name, *l, ms, &t);
   t.Add({"other", Us(op.other_us(), ms), "", "", "", "", "", ""});
   t.Add({"total", Us(op.latency_us(), ms), "", "", "", "", "", ""});
   AppendIndented(t.Render(), out);
+  if (!op.throttle_controllers().empty()) {
+    std::vector<std::string> names;
+    for (const std::string& n : op.throttle_controllers()) {
+      names.push_back(Printable(n));
+    }
+    absl::StrAppend(out, "  throttled where the queue had on: ",
+                    absl::StrJoin(names, ", "), "\n");
+  }
   // Whose requests the call waited for, per layer, most waited-for first.
   Table culprits({"layer", "culprit", "pid", "comm", "cgroup", "requests",
                   "bytes", absl::StrCat("wait_", u)},

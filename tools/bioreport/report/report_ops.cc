@@ -114,14 +114,15 @@ void AppendSlowest(const ReportInput& in, const ReportOptions& opt,
   const bool multi = MultiHost(in);
   const char* u = Unit(opt.ms);
   absl::StrAppend(out, "slowest calls (times in ", u,
-                  "; others: other files' writeback; other = total - "
-                  "block - writeback - journal - flush - others):\n");
-  Table t(
-      Cells(multi, "host",
-            {"returned (UTC)", "op_id", "call", "pid", "comm", "file", "bytes",
-             "total", "block", "writeback", "journal", "flush", "others",
-             "other", "blk_req", "wb_req", "dirty_age_max", "error"}),
-      multi ? "llrlrllrrrrrrrrrrrl" : "lrlrllrrrrrrrrrrrl");
+                  "; others: other files' writeback; throttle: bios "
+                  "waiting to become requests; other = total - block - "
+                  "writeback - journal - flush - others - throttle):\n");
+  Table t(Cells(multi, "host",
+                {"returned (UTC)", "op_id", "call", "pid", "comm", "file",
+                 "bytes", "total", "block", "writeback", "journal", "flush",
+                 "others", "throttle", "other", "blk_req", "wb_req",
+                 "dirty_age_max", "error"}),
+          multi ? "llrlrllrrrrrrrrrrrrl" : "lrlrllrrrrrrrrrrrrl");
   for (const OpCall& c : in.ops->Slowest()) {
     const v1::Op& op = c.op;
     t.Add(Cells(
@@ -132,7 +133,8 @@ void AppendSlowest(const ReportInput& in, const ReportOptions& opt,
          Us(op.latency_us(), opt.ms), Us(op.block().wait_us(), opt.ms),
          Us(op.writeback().wait_us(), opt.ms),
          Us(op.journal().wait_us(), opt.ms), Us(op.flush().wait_us(), opt.ms),
-         Us(op.others_writeback().wait_us(), opt.ms), Us(op.other_us(), opt.ms),
+         Us(op.others_writeback().wait_us(), opt.ms),
+         Us(op.throttle().wait_us(), opt.ms), Us(op.other_us(), opt.ms),
          absl::StrCat(op.block().requests()),
          absl::StrCat(op.writeback().requests()),
          DirtyAge(op.writeback(), opt.ms), ErrorName(op)}));
@@ -165,12 +167,12 @@ std::vector<OpGroup> Ranked(std::vector<OpGroup> groups, size_t top,
   return out;
 }
 
-// p50 and p99 of the total and each layer: fourteen cells.
+// p50 and p99 of the total and each layer: sixteen cells.
 std::vector<std::string> LayerCells(OpGroup& g, bool ms) {
   std::vector<std::string> cells;
   for (std::vector<uint64_t>* v :
        {&g.total_us, &g.block_us, &g.writeback_us, &g.journal_us, &g.flush_us,
-        &g.others_writeback_us, &g.other_us}) {
+        &g.others_writeback_us, &g.throttle_us, &g.other_us}) {
     const std::vector<uint64_t> p = Percentiles(v, kP50P99);
     cells.push_back(Us(p[0], ms));
     cells.push_back(Us(p[1], ms));
@@ -197,14 +199,15 @@ void AppendGroups(const ReportInput& in, const ReportOptions& opt,
   std::vector<std::string> header =
       per_process ? std::vector<std::string>{"pid", "comm"}
                   : std::vector<std::string>{"file"};
-  for (const char* h : {"calls", "errors", "bytes", "total_p50", "total_p99",
-                        "block_p50", "block_p99", "wb_p50", "wb_p99",
-                        "journal_p50", "journal_p99", "flush_p50", "flush_p99",
-                        "others_p50", "others_p99", "other_p50", "other_p99"}) {
+  for (const char* h :
+       {"calls", "errors", "bytes", "total_p50", "total_p99", "block_p50",
+        "block_p99", "wb_p50", "wb_p99", "journal_p50", "journal_p99",
+        "flush_p50", "flush_p99", "others_p50", "others_p99", "throttle_p50",
+        "throttle_p99", "other_p50", "other_p99"}) {
     header.push_back(h);
   }
   std::string align = per_process ? "rl" : "l";
-  align += "rrrrrrrrrrrrrrrrr";
+  align += std::string(3 + 16, 'r');
   Table t(Cells(multi, "host", header), multi ? "l" + align : align);
   for (OpGroup& g : groups) {
     std::vector<std::string> cells;
@@ -305,6 +308,8 @@ void AppendGroupsJson(std::vector<OpGroup> groups, bool per_process, bool multi,
     AppendPercentilesJson(&g.flush_us, out);
     out->append(",\"others_writeback_wait_us\":");
     AppendPercentilesJson(&g.others_writeback_us, out);
+    out->append(",\"throttle_wait_us\":");
+    AppendPercentilesJson(&g.throttle_us, out);
     out->append(",\"other_us\":");
     AppendPercentilesJson(&g.other_us, out);
     out->push_back('}');
@@ -357,7 +362,14 @@ void AppendCallJson(const OpCall& c, std::string* out) {
   AppendLayerJson(op.flush(), out);
   out->append(",\"others_writeback\":");
   AppendLayerJson(op.others_writeback(), out);
-  out->push_back('}');
+  out->append(",\"throttle\":");
+  AppendLayerJson(op.throttle(), out);
+  out->append(",\"throttle_controllers\":[");
+  for (int i = 0; i < op.throttle_controllers_size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(op.throttle_controllers(i), out);
+  }
+  out->append("]}");
 }
 
 std::string OpsWarningBlock(const ReportInput& in, bool with_events) {

@@ -34,6 +34,8 @@ const char* OwnWords(Cause c) {
       return "(its own requests)";
     case Cause::kWriteback:
       return "(its own file's data)";
+    case Cause::kThrottle:
+      return "(its bios waiting to become requests: throttled, or no tag)";
     case Cause::kOther:
       return "(tied to no request: fs, locks, CPU)";
     default:

@@ -361,6 +361,31 @@ absl::Status SetOtherLayer(absl::string_view name, const v1::OpLayer& m,
   return absl::OkStatus();
 }
 
+// Op.throttle_controllers as the kernel's bits: each name known, once,
+// in the order biosnoop writes them (QosNames), else refused.
+absl::Status SetQos(const v1::Op& m, uint32_t* qos) {
+  *qos = 0;
+  for (const std::string& name : m.throttle_controllers()) {
+    uint32_t bit = 0;
+    for (const uint32_t b : {kQosWbt, kQosIoLatency, kQosIoCost}) {
+      if (QosNames(b).front() == name) bit = b;
+    }
+    if (bit == 0) {
+      return Unrepresentable(
+          "throttle_controllers",
+          absl::StrCat("names \"", name, "\", which biosnoop never writes"));
+    }
+    *qos |= bit;
+  }
+  if (QosNames(*qos) !=
+      std::vector<std::string>(m.throttle_controllers().begin(),
+                               m.throttle_controllers().end())) {
+    return Unrepresentable("throttle_controllers",
+                           "repeats a name or lists them out of order");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ToDomainEvent(const v1::Event& m, DomainEvent* out) {
@@ -602,12 +627,17 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
   } others[] = {
       {"journal", m.journal(), &op.journal},
       {"flush", m.flush(), &op.flush},
-      {"others_writeback", m.others_writeback(), &op.others_writeback}};
+      {"others_writeback", m.others_writeback(), &op.others_writeback},
+      {"throttle", m.throttle(), &op.throttle}};
   for (const auto& l : others) {
     if (absl::Status s = SetOtherLayer(l.name, l.from, l.to); !s.ok()) {
       return s;
     }
   }
+  if (!m.throttle().culprits().empty()) {
+    return Unrepresentable("throttle", "has culprits: biosnoop names none");
+  }
+  if (absl::Status s = SetQos(m, &op.throttle_qos); !s.ok()) return s;
   if (op.OtherUs() != m.other_us()) {
     return Unrepresentable(
         "other_us",

@@ -58,8 +58,12 @@ TEST(EcsOpTest, CallWithEveryField) {
   EXPECT_EQ(b["bytes_requested_partial"], true);
   EXPECT_EQ(b["bytes_done"], 0);
   EXPECT_EQ(b["error_code"], 5);
-  // 45 ms - 21 ms block - 4 ms writeback - 5 journal - 2 flush - 3 others.
-  EXPECT_EQ(b["latency"], json::parse(R"({"us":45000,"other_us":10000})"));
+  // 45 ms - 21 ms block - 4 ms writeback - 5 journal - 2 flush - 3 others
+  // - 6 throttle.
+  EXPECT_EQ(b["latency"], json::parse(R"({"us":45000,"other_us":4000})"));
+  EXPECT_EQ(b["throttle"]["wait_us"], 6000);
+  EXPECT_EQ(b["throttle"]["requests"], 3);
+  EXPECT_EQ(b["throttle_controllers"], json::parse(R"(["wbt","io.cost"])"));
   EXPECT_EQ(b["block"], json::parse(R"({"requests":2,"bytes":8192,
       "disks":["sda"],"queue_us_sum":3,"queue_us_max":2,
       "device_us_sum":25000,"device_us_max":20000,"wait_us":21000,

@@ -200,6 +200,8 @@ inline EnrichedOp EveryFieldOp() {
            std::string(64, 'b'), "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"},
           true, 4, 65536, 2'500'000),
       EveryFieldCulprit(901, "batch", 5151, {}, false, 1, 4096, 500'000)};
+  op.throttle = {3, 12288, 0, 0, 0, 0, 6'000'000};
+  op.throttle_qos = kQosWbt | kQosIoCost;
   o.disk = "sda";
   o.partition = "sda1";
   o.cgroup = {

@@ -73,8 +73,13 @@ TEST(OpProtoWireTest, OpRecordReadsBackWithTheLibrary) {
   EXPECT_EQ(op.call(), "pwrite64");
   EXPECT_EQ(op.latency_us(), 45000u);
   // 45 ms - 21 (block) - 4 (writeback) - 5 (journal) - 2 (flush) - 3
-  // (others_writeback).
-  EXPECT_EQ(op.other_us(), 10000u);
+  // (others_writeback) - 6 (throttle).
+  EXPECT_EQ(op.other_us(), 4000u);
+  EXPECT_EQ(op.throttle().wait_us(), 6000u);
+  EXPECT_EQ(op.throttle().bytes(), 12288u);
+  ASSERT_EQ(op.throttle_controllers_size(), 2);
+  EXPECT_EQ(op.throttle_controllers(0), "wbt");
+  EXPECT_EQ(op.throttle_controllers(1), "io.cost");
   EXPECT_EQ(op.block().wait_us(), 21000u);
   EXPECT_EQ(op.journal().wait_us(), 5000u);
   EXPECT_EQ(op.flush().requests(), 2u);

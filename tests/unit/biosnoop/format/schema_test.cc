@@ -615,7 +615,8 @@ TEST(SchemaTest, ProtobufJsonParserReadsAnOpLineAsFillOpProto) {
       google::protobuf::util::MessageDifferencer::Equals(from_json, filled))
       << from_json.DebugString() << "\nvs\n"
       << filled.DebugString();
-  EXPECT_EQ(filled.other_us(), 10000u);
+  EXPECT_EQ(filled.other_us(), 4000u);
+  EXPECT_EQ(filled.throttle().wait_us(), 6000u);
   EXPECT_EQ(filled.others_writeback().culprits(1).cgroup_id(), 5151u);
   EXPECT_EQ(filled.error(), "EIO");
   EXPECT_TRUE(filled.writeback().has_dirty_age_us_max());

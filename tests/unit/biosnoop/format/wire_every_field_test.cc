@@ -137,7 +137,8 @@ TEST(WireEveryFieldTest, OpSetsEveryField) {
   // Fields no one record can have (proto/biosnoop.proto says why): a
   // failed call moved no bytes, the block layer (the call's own requests)
   // has no dirty age and no culprit, only it has a disk list, and only the
-  // writeback layer dirty ages.
+  // writeback layer dirty ages; throttle counts bios, with no device or
+  // queue time and no culprit.
   EXPECT_EQ(unset, (std::vector<std::string>{
                        "bytes_done",
                        "block.dirty_age_us_max",
@@ -157,6 +158,15 @@ TEST(WireEveryFieldTest, OpSetsEveryField) {
                        "others_writeback.dirty_age_us_max",
                        "others_writeback.dirty_age_us_min",
                        "others_writeback.dirty_known",
+                       "throttle.disks",
+                       "throttle.queue_us_sum",
+                       "throttle.queue_us_max",
+                       "throttle.device_us_sum",
+                       "throttle.device_us_max",
+                       "throttle.dirty_age_us_max",
+                       "throttle.dirty_age_us_min",
+                       "throttle.dirty_known",
+                       "throttle.culprits",
                    }));
 }
 

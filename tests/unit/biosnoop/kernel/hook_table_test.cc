@@ -109,8 +109,21 @@ TEST(HookTable, Linux618WithEverything) {
       ElementsAre("handle_rq_issue", "handle_rq_complete", "rescue_rq_complete",
                   "handle_io_start", "handle_rq_requeue", "handle_rq_merge",
                   "handle_dirty_folio", "handle_sys_enter", "handle_sys_exit",
-                  "handle_uring_submit", "handle_uring_complete",
-                  "attr_stuck"));
+                  "handle_bio_queue", "handle_getrq", "handle_bio_backmerge",
+                  "handle_bio_frontmerge", "handle_uring_submit",
+                  "handle_uring_complete", "attr_stuck"));
+}
+
+TEST(HookTable, TheThrottleHooksServeOpsAlone) {
+  ProbeConfig c = Everything();
+  c.ops = false;
+  for (const std::string& name : Loaded(Debian61(), c)) {
+    EXPECT_EQ(name.find("bio_"), std::string::npos) << name;
+    EXPECT_NE(name, "handle_getrq");
+  }
+  EXPECT_THAT(Loaded(Debian61(), Everything()),
+              IsSupersetOf({"handle_bio_queue", "handle_getrq",
+                            "handle_bio_backmerge", "handle_bio_frontmerge"}));
 }
 
 TEST(HookTable, Debian612TakesTheCompletionByFields) {
