@@ -43,6 +43,32 @@ run_mode() {
   stop_biosnoop "$mode"
 }
 
+# throttle_mode: the ops mode's reads from a cgroup v2 group that io.cost
+# holds to 10 reads a second (its model gives each read 100 ms of device
+# time, and the device's rate is fixed at the model's: min=max=100%), so
+# their bios wait in rq_qos_throttle before they become requests.  The
+# guest's hierarchy is cgroup v2 alone (mounted here if it is not yet).
+throttle_mode() {
+  mkdir -p /sys/fs/cgroup
+  cg=/sys/fs/cgroup
+  dev=$(cat /sys/block/vda/dev)
+  [ -e "$cg/cgroup.controllers" ] ||
+    mount -t cgroup2 none "$cg" 2>>"$results/throttle.err" || true
+  if ! [ -e "$cg/cgroup.controllers" ] ||
+    ! echo "$dev ctrl=user model=linear rbps=4294967296 rseqiops=10 rrandiops=10 wbps=4294967296 wseqiops=10 wrandiops=10" >"$cg/io.cost.model" ||
+    ! echo "$dev enable=1 ctrl=user min=100.00 max=100.00" >"$cg/io.cost.qos" ||
+    ! echo +io >"$cg/cgroup.subtree_control" || ! mkdir -p "$cg/slow"; then
+    log "throttle: no cgroup v2 io.cost"
+    echo "no cgroup v2 io.cost" >>"$results/throttle.err"
+    return 0
+  fi
+  if start_biosnoop throttle -d vda --ops --op-min-us 0; then
+    (echo 0 >"$cg/slow/cgroup.procs" && direct_reads throttle)
+  fi
+  stop_biosnoop throttle
+  echo "$dev enable=0" >"$cg/io.cost.qos" || true
+}
+
 mkdir -p "$results"
 : >"$manifest"
 uname -r >"$results/uname"
@@ -55,6 +81,7 @@ cat /sys/block/vda/queue/scheduler >"$results/schedulers"
 run_mode default
 run_mode no-files --no-files
 run_mode ops --ops --op-min-us 0
+throttle_mode
 run_mode writeback-owner --write --writeback-owner
 run_mode hist --hist --json
 run_mode proto --format proto

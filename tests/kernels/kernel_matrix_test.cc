@@ -7,6 +7,9 @@
 // expected kernel release come from the environment (BIOSNOOP_KERNEL_RESULTS,
 // BIOSNOOP_KERNEL_VERSION), set by run-kernel.
 
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <set>
@@ -144,8 +147,8 @@ class KernelMatrixTest : public GuestResultsTest {
 
 TEST_F(KernelMatrixTest, GuestBootedTheKernelAndRanEveryMode) {
   EXPECT_EQ(uname_, Env("BIOSNOOP_KERNEL_VERSION")) << "the guest's uname -r";
-  for (const char* mode : {"default", "no-files", "ops", "writeback-owner",
-                           "hist", "proto", "ecs"}) {
+  for (const char* mode : {"default", "no-files", "ops", "throttle",
+                           "writeback-owner", "hist", "proto", "ecs"}) {
     EXPECT_TRUE(ReadResult(dir_, std::string(mode) + ".rc").has_value())
         << "mode " << mode << " never ran";
   }
@@ -224,6 +227,90 @@ TEST_F(KernelMatrixTest, OpsModeRecordsEachReadCall) {
       }
     }
   }
+}
+
+// Microseconds since the epoch of a record's time, as biosnoop writes it
+// ("2026-11-28T10:00:00.123456789Z"); -1 when it is not one.
+int64_t Rfc3339Us(const std::string& s) {
+  struct tm tm = {};
+  long ns = 0;
+  int len = 0;
+  if (sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d.%9ldZ%n", &tm.tm_year, &tm.tm_mon,
+             &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ns,
+             &len) != 7 ||
+      size_t(len) != s.size() || s.size() != 30) {
+    return -1;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return int64_t(timegm(&tm)) * 1000000 + ns / 1000;
+}
+
+// --ops under cgroup v2's io.cost (the throttle mode): dd's direct reads
+// in a group held to 10 reads a second wait in rq_qos_throttle before
+// they become requests.  A read's time before its request's submission
+// (the event's completion less its device and queue times) is its
+// throttle wait plus the CPU work before its bio (under TCG, emulated:
+// up to a few ms), so the throttle layer is never more than that time
+// (within 1 ms), is most of it over all reads, and a read that waited
+// names io.cost among the queue's controllers.
+TEST_F(KernelMatrixTest, IoCostWaitsAreTheThrottleLayer) {
+  const std::string text = Output("throttle");
+  CheckJsonLines("throttle", text, /*files=*/true);
+  std::vector<nlohmann::json> records = Records("throttle", text);
+  std::map<int64_t, const nlohmann::json*> event_of;  // by op_id
+  for (const nlohmann::json& r : records) {
+    if (r.value("type", "") == "event" && r.contains("op_id") &&
+        r["op_id"].is_number()) {
+      event_of[r["op_id"].get<int64_t>()] = &r;
+    }
+  }
+  std::set<int64_t> dd_pids;
+  for (const Dd& dd : ManifestReads(manifest_, "throttle")) {
+    dd_pids.insert(dd.pid);
+  }
+  ASSERT_FALSE(dd_pids.empty()) << "no reads in the throttle mode";
+  int64_t longest = 0;
+  int64_t throttled = 0;
+  int64_t before_requests = 0;
+  int reads = 0;
+  for (const nlohmann::json& op : records) {
+    // (dd's last read() of each file, at its end, makes no request.)
+    if (op.value("type", "") != "op" || op.value("call", "") != "read" ||
+        dd_pids.count(op.value("pid", int64_t{0})) == 0 ||
+        op.value("bytes_done", int64_t{0}) == 0) {
+      continue;
+    }
+    ++reads;
+    const auto e = event_of.find(op.value("op_id", int64_t{0}));
+    if (e == event_of.end()) {
+      ADD_FAILURE() << "no event of the read's request: " << op.dump();
+      continue;
+    }
+    const nlohmann::json& ev = *e->second;
+    const int64_t submitted = Rfc3339Us(ev.value("timestamp", "")) -
+                              ev.value("device_us", int64_t{0}) -
+                              ev.value("queue_us", int64_t{0});
+    const int64_t start = Rfc3339Us(op.value("start_time", ""));
+    const int64_t before = submitted - start;
+    const int64_t got = op.value("/throttle/wait_us"_json_pointer, int64_t{-1});
+    EXPECT_GE(got, 0) << op.dump();
+    EXPECT_LE(got, before + 1000) << op.dump() << "\n" << ev.dump();
+    if (got >= 1000) {
+      const nlohmann::json& names = op["throttle_controllers"];
+      EXPECT_NE(std::find(names.begin(), names.end(), "io.cost"), names.end())
+          << op.dump();
+    }
+    throttled += got;
+    before_requests += before;
+    longest = std::max(longest, got);
+  }
+  EXPECT_GT(reads, 0);
+  EXPECT_GE(throttled * 2, before_requests)
+      << "of " << before_requests << " us before the reads' requests, "
+      << throttled << " us were throttle";
+  // 10 reads a second: dd's reads, back to back, wait most of 100 ms each.
+  EXPECT_GE(longest, 20000) << "no read waited in io.cost";
 }
 
 // --writeback-owner: the writeback of a file dd wrote names dd in
