@@ -689,8 +689,8 @@ int attr_stuck(struct bpf_raw_tracepoint_args *ctx) {
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(handle_dirty_folio, struct folio *folio,
              struct address_space *mapping) {
-  if (mapping)
-    ledger_note(folio, mapping, ops_enabled ? op_current_write() : 0);
+  __u64 op_id = ops_enabled ? op_dirtying() : 0;
+  if (mapping) ledger_note(folio, mapping, op_id);
   return 0;
 }
 
@@ -746,6 +746,24 @@ int BPF_PROG(handle_bio_backmerge, struct bio *bio) {
 SEC("tp_btf/block_bio_frontmerge")
 int BPF_PROG(handle_bio_frontmerge, struct bio *bio) {
   op_bio_request();
+  return 0;
+}
+
+/* A write call's sleeps for writeback (ops.bpf.h, op_sleep_begin).  Only
+ * the first argument of balance_dirty_pages is named: the others differ
+ * between Debian's 6.1 (twelve numbers) and later kernels (6.18 passes a
+ * struct dirty_throttle_control in place of six of them), and none is
+ * read: the sleep is timed, not taken from `pause`. */
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(handle_balance_dirty, struct bdi_writeback *wb) {
+  op_sleep_begin(NULL, NULL);
+  return 0;
+}
+
+SEC("tp_btf/folio_wait_writeback")
+int BPF_PROG(handle_folio_wait_writeback, struct folio *folio,
+             struct address_space *mapping) {
+  if (mapping) op_sleep_begin(folio, mapping->host);
   return 0;
 }
 

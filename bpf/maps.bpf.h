@@ -315,6 +315,15 @@ struct biosnoop_op_state {
   __u64 held_bytes;
   __u64 held_queue;
   struct biosnoop_op_layer throttle;
+  /* A write call asleep for writeback (op_sleep_begin), 1 or 0, the
+   * layer it counts in, and its culprit (the page's dirtier; pid 0:
+   * none). */
+  __u64 n_sleep;
+  __u64 sleep_cgroup;
+  __u32 sleep_pid;
+  __u8 sleep_layer;
+  __u8 pad2[3];
+  char sleep_comm[16];
 };
 
 /* LRU: a call whose return was never seen (its thread killed in it) must

@@ -76,15 +76,6 @@ static __always_inline struct biosnoop_op_state *op_current(__u64 *key) {
   return st;
 }
 
-/* The op_id of the write call the current thread is in, for the ledger;
- * 0 when none. */
-static __always_inline __u64 op_current_write(void) {
-  __u64 key;
-  struct biosnoop_op_state *st = op_current(&key);
-  if (!st || !op_call_is_write(st->call)) return 0;
-  return st->op_id;
-}
-
 /* The layer of a call that requests of class `cls` (BIOSNOOP_OPCLASS_*)
  * count in. */
 static __always_inline struct biosnoop_op_layer *op_layer_of(
@@ -122,7 +113,9 @@ static __always_inline __u64 *op_count_of(struct biosnoop_op_state *st,
  * was in flight it counts for the first such layer in the order block,
  * writeback, journal, flush (a call's own requests of two layers at once
  * are rare: a flush it issued after its data); else, while one of its
- * bios waited to become a request, for throttle.  Otherwise it counts for
+ * bios waited to become a request, for throttle; else, while a write call
+ * slept for writeback (op_sleep_begin), for that sleep's layer.
+ * Otherwise it counts for
  * layer `waited` (a request of class `waited` the call waited for but did
  * not submit, op_waited: from the request's submission `since`, if later
  * than the segment's start); with `waited` BIOSNOOP_OPCLASS_COUNT, for none.
@@ -143,6 +136,9 @@ static __always_inline __u64 op_segment_waited(struct biosnoop_op_state *st,
     __sync_fetch_and_add(&st->flush.wait_ns, now - prev);
   } else if (st->n_throttle) {
     __sync_fetch_and_add(&st->throttle.wait_ns, now - prev);
+  } else if (st->n_sleep) {
+    __sync_fetch_and_add(&op_layer_of(st, st->sleep_layer)->wait_ns,
+                         now - prev);
   } else if (waited < BIOSNOOP_OPCLASS_COUNT) {
     __u64 from = since > prev ? since : prev;
     if (now <= from) return 0;
@@ -373,8 +369,12 @@ static __always_inline int op_enter(struct pt_regs *regs, __u8 call,
 /* The call ends at `now` with result `ret`: its op record when it took
  * at least op_min_ns.  `f`: its file if still known to be the call's
  * (names are read from it), else NULL. */
+static __always_inline void op_sleep_end(struct biosnoop_op_state *st,
+                                         __u64 now);
+
 static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
                                       __u64 now, struct file *f) {
+  op_sleep_end(st, now);
   op_segment(st, now);
   if (now - st->start_ns < op_min_ns) return;
   __u32 zero = 0;
@@ -707,10 +707,11 @@ static __always_inline bool op_complete(const struct biosnoop_inflight_val *v,
  * on the stack: the completion program's stack is near the kernel's
  * limit, and the waiters' loop (a bpf_loop callback, verified once)
  * reads it from there. */
-static __always_inline void op_culprit_add(struct biosnoop_op_state *st,
-                                           __u8 cls,
-                                           const struct biosnoop_op_wait *w,
-                                           __u64 wait_ns);
+static __always_inline void op_culprit_note(struct biosnoop_op_state *st,
+                                            __u8 cls, __u64 cgroup_id,
+                                            __u32 pid, const char *comm,
+                                            __u8 dirtier, __u32 bytes,
+                                            __u64 wait_ns);
 
 /* A request of class `cls` that call `st` waited for but did not submit
  * completed: the part of its time the call spent on nothing of its own
@@ -721,35 +722,37 @@ static __always_inline void op_waited_for(struct biosnoop_op_state *st,
   __u64 waited = op_segment_waited(st, w->now, cls, w->since);
   if (!waited) return;
   op_layer_add(op_layer_of(st, cls), w->bytes, w->device_ns, w->queue_ns);
-  op_culprit_add(st, cls, w, waited);
+  op_culprit_note(st, cls, w->cgroup_id, w->pid, w->comm, w->dirtier, w->bytes,
+                  waited);
 }
 
-/* Adds one request of `w` (the call waited `wait_ns` for it) to the call's
- * culprits of layer `cls`: into the slot of the same task, cgroup and
- * layer, or a free one; when all are taken by others, it is left out of
- * the list (the layer's totals have it).  A slot is claimed by its cgroup
- * id (never 0 for a task: the root's is 1) with a compare-and-swap, 64
- * bits wide as the BPF instruction set has it: of two CPUs claiming one
- * slot at once, one gets it and the other looks on (at worst one task in
- * two slots). */
-static __always_inline void op_culprit_add(struct biosnoop_op_state *st,
-                                           __u8 cls,
-                                           const struct biosnoop_op_wait *w,
-                                           __u64 wait_ns) {
-  __u64 cg = w->cgroup_id ? w->cgroup_id : 1;
-  __u32 pid = w->pid ? w->pid : ~0u; /* 0 marks a free slot */
+/* Adds one request (or a write's wait on a page under writeback) of task
+ * `pid_in` in `cgroup_id`, of `bytes`, that the call waited `wait_ns` for,
+ * to the call's culprits of layer `cls`: into the slot of the same task, cgroup
+ * and layer, or a free one; when all are taken by others, it is left out of the
+ * list (the layer's totals have it).  A slot is claimed by its cgroup id (never
+ * 0 for a task: the root's is 1) with a compare-and-swap, 64 bits wide as the
+ * BPF instruction set has it: of two CPUs claiming one slot at once, one gets
+ * it and the other looks on (at worst one task in two slots). */
+static __always_inline void op_culprit_note(struct biosnoop_op_state *st,
+                                            __u8 cls, __u64 cgroup_id,
+                                            __u32 pid_in, const char *comm,
+                                            __u8 dirtier, __u32 bytes,
+                                            __u64 wait_ns) {
+  __u64 cg = cgroup_id ? cgroup_id : 1;
+  __u32 pid = pid_in ? pid_in : ~0u; /* 0 marks a free slot */
   for (int i = 0; i < BIOSNOOP_OP_CULPRITS; i++) {
     struct biosnoop_op_culprit *c = &st->culprits[i];
     if (!c->cgroup_id &&
         __sync_val_compare_and_swap(&c->cgroup_id, 0, cg) == 0) {
       c->layer = cls;
-      c->dirtier = w->dirtier;
-      __builtin_memcpy(c->comm, w->comm, sizeof(c->comm));
+      c->dirtier = dirtier;
+      __builtin_memcpy(c->comm, comm, sizeof(c->comm));
       c->pid = pid;
     }
     if (c->cgroup_id == cg && c->pid == pid && c->layer == cls) {
       __sync_fetch_and_add(&c->requests, 1);
-      __sync_fetch_and_add(&c->bytes, w->bytes);
+      __sync_fetch_and_add(&c->bytes, bytes);
       __sync_fetch_and_add(&c->wait_ns, wait_ns);
       return;
     }
@@ -877,7 +880,9 @@ static __always_inline void op_bio_queued(struct bio *bio) {
   if (!disk) return;
   struct request_queue *q = disk->queue;
   if (!q || !q->mq_ops) return;
-  op_segment(st, bpf_ktime_get_ns());
+  __u64 now = bpf_ktime_get_ns();
+  op_sleep_end(st, now);
+  op_segment(st, now);
   st->n_throttle = 1;
   st->held_bytes = bio->bi_iter.bi_size;
   st->held_queue = op_addr(q);
@@ -923,6 +928,79 @@ static __always_inline void op_bio_request(void) {
   st->throttle.bytes += st->held_bytes;
   if (waited >= OP_THROTTLE_NOTED_NS)
     st->throttle.qos |= op_qos_of(st->held_queue);
+}
+
+/* A write call's sleeps for writeback (issue #39): in balance_dirty_pages
+ * (the disk's, or its cgroup's, dirty pages over their limit: it waits
+ * for writeback to clean some, whoever's they are) and in
+ * folio_wait_writeback (a page it writes is being written out).  Each
+ * tracepoint fires in the thread before it sleeps; none fires when it
+ * wakes, so the sleep ends at the thread's next event: a page it dirties
+ * (the ledger's hook), a bio it queues, another such sleep, or its
+ * return.  That adds the CPU time from its wake-up to that event, a few
+ * microseconds of copying.  A balance_dirty_pages sleep is
+ * others_writeback with no culprit (no one request is waited for); a page
+ * under writeback is writeback when it is the call's file's, else
+ * others_writeback, its culprit who dirtied it (the ledger's entry for
+ * the page) when known. */
+static __always_inline void op_sleep_end(struct biosnoop_op_state *st,
+                                         __u64 now) {
+  if (!st->n_sleep) return;
+  struct biosnoop_op_layer *l = op_layer_of(st, st->sleep_layer);
+  __u64 before = l->wait_ns;
+  op_segment(st, now);
+  st->n_sleep = 0;
+  __u64 waited = l->wait_ns - before;
+  if (waited && st->sleep_pid)
+    op_culprit_note(st, st->sleep_layer, st->sleep_cgroup, st->sleep_pid,
+                    st->sleep_comm, 1, 4096, waited);
+}
+
+/* The write call the current thread is in; NULL when none. */
+static __always_inline struct biosnoop_op_state *op_current_writer(void) {
+  __u64 key;
+  struct biosnoop_op_state *st = op_current(&key);
+  if (!st || st->marker || !op_call_is_write(st->call)) return NULL;
+  return st;
+}
+
+/* balance_dirty_pages, or folio_wait_writeback of `folio` (of `inode`,
+ * NULL for the former): the thread's write call goes to sleep. */
+static __always_inline void op_sleep_begin(struct folio *folio,
+                                           struct inode *inode) {
+  struct biosnoop_op_state *st = op_current_writer();
+  if (!st) return;
+  __u64 now = bpf_ktime_get_ns();
+  op_sleep_end(st, now);
+  op_segment(st, now);
+  st->sleep_layer = BIOSNOOP_OPCLASS_OTHERS;
+  st->sleep_pid = 0;
+  if (inode) {
+    __u64 ino = inode->i_ino;
+    __u32 dev = 0;
+    struct super_block *sb = inode->i_sb;
+    if (sb) dev = sb->s_dev;
+    __u64 file = biosnoop_ledger_file(ino, dev);
+    if (ino == st->ino && dev == st->s_dev)
+      st->sleep_layer = BIOSNOOP_OPCLASS_WRITEBACK;
+    struct biosnoop_dirtier who;
+    if (ledger_enabled &&
+        ledger_read(file, inode->i_generation, folio->index, &who)) {
+      st->sleep_pid = who.pid;
+      st->sleep_cgroup = who.cgroup_id;
+      __builtin_memcpy(st->sleep_comm, who.comm, sizeof(st->sleep_comm));
+    }
+  }
+  st->n_sleep = 1;
+}
+
+/* A page the current thread dirties (the ledger's hook): the op_id of
+ * the write call it is in (0: none), whose sleep, if any, is over. */
+static __always_inline __u64 op_dirtying(void) {
+  struct biosnoop_op_state *st = op_current_writer();
+  if (!st) return 0;
+  if (st->n_sleep) op_sleep_end(st, bpf_ktime_get_ns());
+  return st->op_id;
 }
 
 static __always_inline void op_waited(const struct biosnoop_inflight_val *v,

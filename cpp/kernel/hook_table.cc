@@ -69,6 +69,12 @@ constexpr HookRow kHooks[] = {
      A::kAtLoad},
     {"handle_bio_frontmerge", "block_bio_frontmerge", S::kOps, nullptr, nullptr,
      A::kAtLoad},
+    // A write call's sleeps for writeback (its others_writeback and
+    // writeback layers).
+    {"handle_balance_dirty", "balance_dirty_pages", S::kOps, nullptr, nullptr,
+     A::kAtLoad},
+    {"handle_folio_wait_writeback", "folio_wait_writeback", S::kOps, nullptr,
+     nullptr, A::kAtLoad},
     // io_uring's: the submission tracepoint's name changed in 6.4, the
     // completion's arguments in 6.13.
     {"handle_uring_submit", "io_uring_submit_req", S::kOps, UringReq, nullptr,

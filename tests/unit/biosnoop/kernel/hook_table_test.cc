@@ -110,7 +110,8 @@ TEST(HookTable, Linux618WithEverything) {
                   "handle_io_start", "handle_rq_requeue", "handle_rq_merge",
                   "handle_dirty_folio", "handle_sys_enter", "handle_sys_exit",
                   "handle_bio_queue", "handle_getrq", "handle_bio_backmerge",
-                  "handle_bio_frontmerge", "handle_uring_submit",
+                  "handle_bio_frontmerge", "handle_balance_dirty",
+                  "handle_folio_wait_writeback", "handle_uring_submit",
                   "handle_uring_complete", "attr_stuck"));
 }
 
