@@ -251,9 +251,13 @@ int64_t Rfc3339Us(const std::string& s) {
 // they become requests.  A read's time before its request's submission
 // (the event's completion less its device and queue times) is its
 // throttle wait plus the CPU work before its bio (under TCG, emulated:
-// up to a few ms), so the throttle layer is never more than that time
-// (within 1 ms), is most of it over all reads, and a read that waited
-// names io.cost among the queue's controllers.
+// up to a few ms), so the throttle layer is at least half of that time
+// over all reads, and a read that waited names io.cost among the queue's
+// controllers.  It never exceeds the read's time before its request's
+// issue (within 1 ms).  (Before 6.5 the event's submission is the
+// request's allocation, which a plug's cached request can make earlier
+// than the end of the wait: issue is the bound that holds on every
+// kernel.)
 TEST_F(KernelMatrixTest, IoCostWaitsAreTheThrottleLayer) {
   const std::string text = Output("throttle");
   CheckJsonLines("throttle", text, /*files=*/true);
@@ -293,9 +297,11 @@ TEST_F(KernelMatrixTest, IoCostWaitsAreTheThrottleLayer) {
                               ev.value("queue_us", int64_t{0});
     const int64_t start = Rfc3339Us(op.value("start_time", ""));
     const int64_t before = submitted - start;
+    const int64_t before_issue =
+        submitted + ev.value("queue_us", int64_t{0}) - start;
     const int64_t got = op.value("/throttle/wait_us"_json_pointer, int64_t{-1});
     EXPECT_GE(got, 0) << op.dump();
-    EXPECT_LE(got, before + 1000) << op.dump() << "\n" << ev.dump();
+    EXPECT_LE(got, before_issue + 1000) << op.dump() << "\n" << ev.dump();
     if (got >= 1000) {
       const nlohmann::json& names = op["throttle_controllers"];
       EXPECT_NE(std::find(names.begin(), names.end(), "io.cost"), names.end())

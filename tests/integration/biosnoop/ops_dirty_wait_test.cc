@@ -91,8 +91,8 @@ Sleeps SleepsOf(const std::string& trace, pid_t pid) {
       const size_t at = line.find(" pause=");
       int64_t ms = 0;
       if (at != std::string::npos &&
-          absl::SimpleAtoi(
-              line.substr(at + 7, line.find(' ', at + 7) - at - 7), &ms) &&
+          absl::SimpleAtoi(line.substr(at + 7, line.find(' ', at + 7) - at - 7),
+                           &ms) &&
           ms > 0) {
         asleep_since = TraceUs(line, bdp);
         if (dirty_from < 0) dirty_from = asleep_since;
@@ -175,8 +175,11 @@ TEST_F(OpsDirtyWaitTest, ThrottledDirtyingIsOthersWriteback) {
     // No one request is waited for: no culprit.
     EXPECT_EQ(o["others_writeback"]["culprits"], json::array()) << o;
   }
-  fprintf(stderr, "DBG sleeps %d %ld us to_dirty %ld; latency %lu others %lu other %lu\n",
-          slept.count, long(slept.us), long(slept.to_dirty_us), latency, others, other);
+  fprintf(
+      stderr,
+      "DBG sleeps %d %ld us to_dirty %ld; latency %lu others %lu other %lu\n",
+      slept.count, long(slept.us), long(slept.to_dirty_us), latency, others,
+      other);
   // The bdi's limit made the writer sleep, for a good part of its time.
   ASSERT_GE(slept.count, 3);
   ASSERT_GE(slept.us * 4, int64_t(latency));
@@ -189,7 +192,6 @@ TEST_F(OpsDirtyWaitTest, ThrottledDirtyingIsOthersWriteback) {
   EXPECT_GE(int64_t(others), slept.us - 1000);
   EXPECT_LE(other * 10, latency);
 }
-
 
 // A write to pages under writeback waits for it where the disk needs
 // stable pages (queue/stable_writes, read at mount): that wait is the
@@ -210,8 +212,8 @@ TEST_F(OpsDirtyWaitTest, AWriteToPagesUnderWritebackWaitsForThem) {
   ASSERT_TRUE(WriteFile(path, 64 << 10, true));
   ASSERT_TRUE(disk.Set("write_delay_ms=20").ok());
 
-  Biosnoop b({"--ops", "--op-min-us", "0", "--min-us", "0", "-d",
-              disk.loop_name()});
+  Biosnoop b(
+      {"--ops", "--op-min-us", "0", "--min-us", "0", "-d", disk.loop_name()});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // Dirty 64 KiB, start its writeback (sync_file_range returns at once),
   // and write the same pages again while the disk takes 20 ms.
@@ -231,7 +233,9 @@ TEST_F(OpsDirtyWaitTest, AWriteToPagesUnderWritebackWaitsForThem) {
     return close(fd) == 0 ? 0 : 5;
   });
   ASSERT_GT(writer, 0);
-  auto by_writer = [&](const json& o) { return U(o, "pid") == uint64_t(writer); };
+  auto by_writer = [&](const json& o) {
+    return U(o, "pid") == uint64_t(writer);
+  };
   ASSERT_TRUE(b.WaitForRecords("op", 3, by_writer));
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
 
