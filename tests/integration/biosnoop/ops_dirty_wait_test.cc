@@ -175,11 +175,6 @@ TEST_F(OpsDirtyWaitTest, ThrottledDirtyingIsOthersWriteback) {
     // No one request is waited for: no culprit.
     EXPECT_EQ(o["others_writeback"]["culprits"], json::array()) << o;
   }
-  fprintf(
-      stderr,
-      "DBG sleeps %d %ld us to_dirty %ld; latency %lu others %lu other %lu\n",
-      slept.count, long(slept.us), long(slept.to_dirty_us), latency, others,
-      other);
   // The bdi's limit made the writer sleep, for a good part of its time.
   ASSERT_GE(slept.count, 3);
   ASSERT_GE(slept.us * 4, int64_t(latency));
