@@ -394,22 +394,27 @@ void CulpritFields(ObjectWriter& w, absl::Span<const OpCulprit> culprits) {
 
 // One layer of a call under biosnoop.block, .writeback, .journal, .flush
 // or .others_writeback.
+// `key`: an array of `names` (a keyword field), none when empty.
+void StringsField(ObjectWriter& w, absl::string_view key,
+                  absl::Span<const std::string> names) {
+  if (names.empty()) return;
+  w.ArrayKey(key);
+  std::string* out = w.out();
+  out->push_back('[');
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(names[i], out);
+  }
+  out->push_back(']');
+}
+
 void OpLayerFields(ObjectWriter& w, absl::string_view key, const OpLayer& l,
                    absl::Span<const std::string> disks, uint32_t dirty_known,
                    uint64_t dirty_age_max_ns, uint64_t dirty_age_min_ns) {
   w.Open(key);
   w.Uint("requests", l.requests);
   w.Uint("bytes", l.bytes);
-  if (!disks.empty()) {
-    w.ArrayKey("disks");
-    std::string* out = w.out();
-    out->push_back('[');
-    for (size_t i = 0; i < disks.size(); ++i) {
-      if (i > 0) out->push_back(',');
-      AppendJsonString(disks[i], out);
-    }
-    out->push_back(']');
-  }
+  StringsField(w, "disks", disks);
   w.Uint("queue_us_sum", l.queue_ns_sum / 1000);
   w.Uint("queue_us_max", l.queue_ns_max / 1000);
   w.Uint("device_us_sum", l.device_ns_sum / 1000);
@@ -505,17 +510,7 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
   OpLayerFields(w, "flush", op.flush, {}, 0, 0, 0);
   OpLayerFields(w, "others_writeback", op.others_writeback, {}, 0, 0, 0);
   OpLayerFields(w, "throttle", op.throttle, {}, 0, 0, 0);
-  const std::vector<std::string> qos = QosNames(op.throttle_qos);
-  if (!qos.empty()) {
-    w.ArrayKey("throttle_controllers");
-    std::string* out = w.out();
-    out->push_back('[');
-    for (size_t i = 0; i < qos.size(); ++i) {
-      if (i > 0) out->push_back(',');
-      AppendJsonString(qos[i], out);
-    }
-    out->push_back(']');
-  }
+  StringsField(w, "throttle_controllers", QosNames(op.throttle_qos));
   w.Close();
   w.End();
 }

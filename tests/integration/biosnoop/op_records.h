@@ -1,11 +1,13 @@
 #pragma once
 
 // Op records (biosnoop --ops) and the events that carry their op_id, for
-// the tests of calls on a disk (ops_test.cc) and on each file system
-// (ops_fs_test.cc).
+// the tests of calls on a disk (ops_test.cc), on each file system
+// (ops_fs_test.cc), and of their layers (ops_layers_test.cc,
+// ops_throttle_test.cc, ops_dirty_wait_test.cc); sysfs settings they make.
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,34 @@
 #include "nlohmann/json.hpp"
 
 namespace biosnoop::testing {
+
+// Writes `value` to the sysfs file `path`; whether it took.
+inline bool WriteSysfs(const std::string& path, const std::string& value) {
+  std::ofstream f(path);
+  f << value << "\n";
+  f.flush();
+  return f.good();
+}
+
+// The first line of the sysfs file `path`; empty when there is none.
+inline std::string ReadSysfs(const std::string& path) {
+  std::ifstream f(path);
+  std::string v;
+  std::getline(f, v);
+  return v;
+}
+
+// Within 1 ms or 2% of `want` (the bound of issue #39's layers).
+inline ::testing::AssertionResult Near(int64_t got, int64_t want,
+                                       const char* what) {
+  const int64_t slack = std::max<int64_t>(1000, want / 50);
+  if (got >= want - slack && got <= want + slack) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << what << ": " << got << " us, the witness says " << want
+         << " us (allowed " << slack << ")";
+}
 
 // An unsigned field of `j`, 0 when absent.
 inline uint64_t U(const nlohmann::json& j, const char* key) {

@@ -30,20 +30,6 @@ namespace {
 
 using nlohmann::json;
 
-bool WriteSysfs(const std::string& path, const std::string& value) {
-  std::ofstream f(path);
-  f << value << "\n";
-  f.flush();
-  return f.good();
-}
-
-std::string ReadSysfs(const std::string& path) {
-  std::ifstream f(path);
-  std::string v;
-  std::getline(f, v);
-  return v;
-}
-
 // The trace's seconds.micro timestamp of a line, in us; -1 when none.
 int64_t TraceUs(const std::string& line, size_t before) {
   const size_t colon = line.rfind(": ", before);

@@ -24,14 +24,13 @@
 #include "ext4_fixture.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "op_records.h"
 #include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {
 namespace {
 
 using nlohmann::json;
-
-uint64_t U(const json& j, const char* key) { return j.value(key, uint64_t{0}); }
 
 int64_t MonotonicNs() {
   struct timespec ts;
@@ -109,17 +108,6 @@ std::map<Layer, int64_t> Replay(const std::vector<Span>& spans, int64_t start,
     if (l != kOther) ++out[l];
   }
   return out;
-}
-
-// Within 1 ms or 2% of `want`.
-::testing::AssertionResult Near(int64_t got, int64_t want, const char* what) {
-  const int64_t slack = std::max<int64_t>(1000, want / 50);
-  if (got >= want - slack && got <= want + slack) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << what << ": " << got << " us, the witness says " << want
-         << " us (allowed " << slack << ")";
 }
 
 class OpsLayersTest : public ::testing::TestWithParam<FsType> {

@@ -22,40 +22,13 @@
 #include "ext4_fixture.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "op_records.h"
 #include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {
 namespace {
 
 using nlohmann::json;
-
-uint64_t U(const json& j, const char* key) { return j.value(key, uint64_t{0}); }
-
-// Writes `value` to the sysfs file `path`; whether it took.
-bool WriteSysfs(const std::string& path, const std::string& value) {
-  std::ofstream f(path);
-  f << value << "\n";
-  f.flush();
-  return f.good();
-}
-
-std::string ReadSysfs(const std::string& path) {
-  std::ifstream f(path);
-  std::string v;
-  std::getline(f, v);
-  return v;
-}
-
-// Within 1 ms or 2% of `want`.
-::testing::AssertionResult Near(int64_t got, int64_t want, const char* what) {
-  const int64_t slack = std::max<int64_t>(1000, want / 50);
-  if (got >= want - slack && got <= want + slack) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << what << ": " << got << " us, the witness says " << want
-         << " us (allowed " << slack << ")";
-}
 
 class OpsThrottleTest : public ::testing::Test {
  protected:
