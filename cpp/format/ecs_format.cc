@@ -90,12 +90,7 @@ class ObjectWriter {
   }
   void Strings(absl::string_view key, absl::Span<const std::string> values) {
     Key(key);
-    out_->push_back('[');
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (i > 0) out_->push_back(',');
-      AppendJsonString(values[i], out_);
-    }
-    out_->push_back(']');
+    AppendJsonStringArray(values, out_);
   }
   void Uints(absl::string_view key, absl::Span<const uint64_t> values) {
     Key(key);
@@ -394,27 +389,13 @@ void CulpritFields(ObjectWriter& w, absl::Span<const OpCulprit> culprits) {
 
 // One layer of a call under biosnoop.block, .writeback, .journal, .flush
 // or .others_writeback.
-// `key`: an array of `names` (a keyword field), none when empty.
-void StringsField(ObjectWriter& w, absl::string_view key,
-                  absl::Span<const std::string> names) {
-  if (names.empty()) return;
-  w.ArrayKey(key);
-  std::string* out = w.out();
-  out->push_back('[');
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(names[i], out);
-  }
-  out->push_back(']');
-}
-
 void OpLayerFields(ObjectWriter& w, absl::string_view key, const OpLayer& l,
                    absl::Span<const std::string> disks, uint32_t dirty_known,
                    uint64_t dirty_age_max_ns, uint64_t dirty_age_min_ns) {
   w.Open(key);
   w.Uint("requests", l.requests);
   w.Uint("bytes", l.bytes);
-  StringsField(w, "disks", disks);
+  if (!disks.empty()) w.Strings("disks", disks);
   w.Uint("queue_us_sum", l.queue_ns_sum / 1000);
   w.Uint("queue_us_max", l.queue_ns_max / 1000);
   w.Uint("device_us_sum", l.device_ns_sum / 1000);
@@ -510,7 +491,8 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
   OpLayerFields(w, "flush", op.flush, {}, 0, 0, 0);
   OpLayerFields(w, "others_writeback", op.others_writeback, {}, 0, 0, 0);
   OpLayerFields(w, "throttle", op.throttle, {}, 0, 0, 0);
-  StringsField(w, "throttle_controllers", QosNames(op.throttle_qos));
+  const std::vector<std::string> qos = QosNames(op.throttle_qos);
+  if (!qos.empty()) w.Strings("throttle_controllers", qos);
   w.Close();
   w.End();
 }

@@ -141,6 +141,9 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out);
 void AppendJsonDouble(double v, std::string* out);
 //   - [v0,v1,...] as JSON integers.
 void AppendJsonUintArray(absl::Span<const uint64_t> values, std::string* out);
+// Appends `values` as a JSON array of strings (each per AppendJsonString).
+void AppendJsonStringArray(absl::Span<const std::string> values,
+                           std::string* out);
 
 // How many leading elements of `values` remain once trailing zeros are
 // left out (0 when all are zero).

@@ -52,12 +52,9 @@ void AppendCommAndCgroupJson(absl::string_view comm, const CgroupLabel& c,
 
 void AppendOpLayerJson(const OpLayerValues& layer, std::string* out) {
   absl::StrAppend(out, "{\"requests\":", layer.requests,
-                  ",\"bytes\":", layer.bytes, ",\"disks\":[");
-  for (size_t i = 0; i < layer.disks.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(layer.disks[i], out);
-  }
-  absl::StrAppend(out, "],\"queue_us_sum\":", layer.queue_us_sum,
+                  ",\"bytes\":", layer.bytes, ",\"disks\":");
+  AppendJsonStringArray(layer.disks, out);
+  absl::StrAppend(out, ",\"queue_us_sum\":", layer.queue_us_sum,
                   ",\"queue_us_max\":", layer.queue_us_max,
                   ",\"device_us_sum\":", layer.device_us_sum,
                   ",\"device_us_max\":", layer.device_us_max,

@@ -136,12 +136,7 @@ void AppendHeaderJson(const StreamInfo& info, uint32_t format_version,
   // versions.
   if (!info.kernel_lacks.empty()) {
     AppendKey("kernel_lacks", out);
-    out->push_back('[');
-    for (size_t i = 0; i < info.kernel_lacks.size(); ++i) {
-      if (i > 0) out->push_back(',');
-      AppendJsonString(info.kernel_lacks[i], out);
-    }
-    out->push_back(']');
+    AppendJsonStringArray(info.kernel_lacks, out);
   }
   out->append("}\n");
 }
@@ -200,6 +195,16 @@ void AppendJsonDouble(double v, std::string* out) {
   char buf[32];
   const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
   out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+void AppendJsonStringArray(absl::Span<const std::string> values,
+                           std::string* out) {
+  out->push_back('[');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendJsonString(values[i], out);
+  }
+  out->push_back(']');
 }
 
 void AppendJsonUintArray(absl::Span<const uint64_t> values, std::string* out) {
@@ -307,13 +312,7 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   AppendKey("throttle", out);
   AppendOpLayerJson(op.throttle, {}, 0, 0, 0, out);
   AppendKey("throttle_controllers", out);
-  out->push_back('[');
-  const std::vector<std::string> qos = QosNames(op.throttle_qos);
-  for (size_t i = 0; i < qos.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(qos[i], out);
-  }
-  out->push_back(']');
+  AppendJsonStringArray(QosNames(op.throttle_qos), out);
   out->append("}\n");
 }
 

@@ -364,12 +364,12 @@ void AppendCallJson(const OpCall& c, std::string* out) {
   AppendLayerJson(op.others_writeback(), out);
   out->append(",\"throttle\":");
   AppendLayerJson(op.throttle(), out);
-  out->append(",\"throttle_controllers\":[");
-  for (int i = 0; i < op.throttle_controllers_size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(op.throttle_controllers(i), out);
-  }
-  out->append("]}");
+  out->append(",\"throttle_controllers\":");
+  AppendJsonStringArray(
+      std::vector<std::string>(op.throttle_controllers().begin(),
+                               op.throttle_controllers().end()),
+      out);
+  out->push_back('}');
 }
 
 std::string OpsWarningBlock(const ReportInput& in, bool with_events) {
