@@ -110,6 +110,7 @@ class Biosnoop {
   std::string Stdout() const;
   std::string Stderr() const;
   // Parses every stdout line; a line that is not valid JSON fails the test.
+  // While biosnoop runs, a last line not yet whole is left out.
   std::vector<nlohmann::json> Records() const;
   // The records of type "event" (not the stream's header and stats).
   std::vector<nlohmann::json> Events() const;
