@@ -32,12 +32,15 @@ namespace {
 
 using nlohmann::json;
 
-// Parses a JSONL file strictly: every line whole and valid.
-std::vector<json> ParseLines(const std::string& path) {
+// Parses a JSONL file strictly: every line whole and valid.  A file still
+// being written (`live`) may end in part of a record (a regular file grows
+// a page at a time under a write): that part is left out.
+std::vector<json> ParseLines(const std::string& path, bool live = false) {
   std::vector<json> out;
   std::string text = ReadFile(path);
-  if (!text.empty()) {
-    EXPECT_EQ(text.back(), '\n') << path << " ends mid-line";
+  if (!text.empty() && text.back() != '\n') {
+    EXPECT_TRUE(live) << path << " ends mid-line";
+    text.erase(text.rfind('\n') + 1);
   }
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
     try {
@@ -197,7 +200,7 @@ TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
   // Waits until `log` holds `n` events (biosnoop flushes every 10 ms).
   auto wait_events = [&](size_t n) {
-    return WaitUntil([&] { return ParseLines(log).size() >= n; });
+    return WaitUntil([&] { return ParseLines(log, true).size() >= n; });
   };
   constexpr int kReads = 40;
   Workload before = DirectDd(loop.loop_path(), true, 4096, kReads, 0);
