@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define BIOSNOOP_ABI_VERSION 6
+#define BIOSNOOP_ABI_VERSION 7
 
 /* Record kinds written to the ring buffer. */
 #define BIOSNOOP_REC_EVENT 1
@@ -378,6 +378,9 @@ enum biosnoop_call {
                                 (BIOSNOOP_MAX_IOVECS): bytes_requested \
                                 is a lower bound */
 #define BIOSNOOP_OPF_URING 4 /* an io_uring request, not a syscall */
+/* real_file is the real file under the call's overlayfs file; its names
+ * follow file's. */
+#define BIOSNOOP_OPF_REAL 8
 
 #define BIOSNOOP_MAX_IOVECS 8  /* vectors of readv/writev summed */
 #define BIOSNOOP_OP_DISKS 4    /* disks listed per call */
@@ -418,8 +421,9 @@ struct biosnoop_op_culprit {
   char comm[16];
 };
 
-/* One call that took at least --op-min-us: 720 bytes, followed by the
- * file's names (names_len bytes, as in struct biosnoop_attr). */
+/* One call that took at least --op-min-us: 736 bytes, followed by the
+ * file's names (names_len bytes, as in struct biosnoop_attr), then, for a
+ * file on overlayfs, the real file's. */
 struct biosnoop_op_record {
   __u16 abi_version; /* BIOSNOOP_ABI_VERSION */
   __u16 size;        /* the whole record, names included */
@@ -458,6 +462,10 @@ struct biosnoop_op_record {
   /* Its bios' waits to become requests (rq_qos throttling, a free tag;
    * issue #39): requests counts bios, device and queue times are 0. */
   struct biosnoop_op_layer throttle;
+  /* BIOSNOOP_OPF_REAL: the file an overlayfs file stands for (the upper
+   * one once written, else the lower), on the file system that holds it;
+   * its ino and dev are what its own stat() gives. */
+  struct biosnoop_file real_file;
 };
 
 /* Per-CPU counters: index into the counters array map. */

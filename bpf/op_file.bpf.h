@@ -236,10 +236,41 @@ static __always_inline bool op_file_wanted(struct file *file, bool cast,
   return true;
 }
 
-/* The device whose mount names the file the application opened: for an
- * overlayfs file the overlay's (the merged path), not the real file's. */
+/* The dev stat() gives for the file the application opened, which also
+ * finds the mount that names it: for an overlayfs file the overlay's (the
+ * merged path), not the real file's; on btrfs its subvolume's, as events'
+ * files carry. */
 static __always_inline __u32 op_file_name_dev(struct file *f, __u32 s_dev) {
-  return f ? BPF_CORE_READ(f, f_inode, i_sb, s_dev) : s_dev;
+  return f ? attr_file_dev(BPF_CORE_READ(f, f_inode)) : s_dev;
+}
+
+/* For an op record of a call on overlayfs file `file_addr` (the buffer's
+ * record, its names written up to names_len): the real file's ino, dev
+ * and names after the others, and BIOSNOOP_OPF_REAL.  A global function,
+ * verified once rather than in each program that ends a call; the file
+ * comes as an address, read through CO-RE. */
+__noinline int op_name_real_file(__u64 file_addr) {
+  __u32 zero = 0;
+  struct biosnoop_op_buf *b = bpf_map_lookup_elem(&op_buf, &zero);
+  if (!b) return 0;
+  struct biosnoop_op_record *r = &b->rec;
+  __builtin_memset(&r->real_file, 0, sizeof(r->real_file));
+  struct file *f = (struct file *)file_addr;
+  if (!f || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != OP_OVERLAYFS_MAGIC)
+    return 0;
+  struct file *real = op_ovl_real_file(f);
+  struct inode *inode = real ? BPF_CORE_READ(real, f_inode) : NULL;
+  if (!inode) return 0;
+  r->real_file.ino = BPF_CORE_READ(inode, i_ino);
+  r->real_file.dev = attr_file_dev(inode);
+  /* overlayfs opens the real file with the flags of its own. */
+  r->real_file.flags = r->file.flags & BIOSNOOP_FILE_DIRECT;
+  __u32 len = r->names_len;
+  attr_names_into(b->names, &len, &r->real_file,
+                  BPF_CORE_READ(real, f_path.dentry));
+  r->names_len = len;
+  r->flags |= BIOSNOOP_OPF_REAL;
+  return 0;
 }
 
 #endif /* BIOSNOOP_BPF_OP_FILE_BPF_H_ */

@@ -426,6 +426,7 @@ static __always_inline void op_finish(struct biosnoop_op_state *st, __s64 ret,
     if (BPF_CORE_READ(f, f_flags) & OP_O_DIRECT)
       r->file.flags |= BIOSNOOP_FILE_DIRECT;
   }
+  op_name_real_file((__u64)f);
   __u32 names = r->names_len;
   if (names > BIOSNOOP_NAMES_BYTES) names = BIOSNOOP_NAMES_BYTES;
   r->names_len = names;

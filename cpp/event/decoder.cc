@@ -16,7 +16,7 @@ static_assert(
     sizeof(biosnoop_event) == 128,
     "struct biosnoop_event layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(
-    sizeof(biosnoop_op_record) == 720,
+    sizeof(biosnoop_op_record) == 736,
     "struct biosnoop_op_record layout changed: bump BIOSNOOP_ABI_VERSION");
 static_assert(BIOSNOOP_CALL_URING_FSYNC == static_cast<int>(Call::kUringFsync));
 static_assert(BIOSNOOP_CALL_SYNC_FILE_RANGE ==
@@ -322,6 +322,12 @@ absl::Status DecodeOpRecordInto(const void* data, size_t size, FileOp* out) {
     // ino and dev are what entry saw; names only when named at return.
     op.file.names.clear();
     op.file.reached_root = false;
+  }
+  if (raw.flags & BIOSNOOP_OPF_REAL) {
+    DecodeFile(raw.real_file, static_cast<const char*>(data) + sizeof(raw),
+               names_len, &op.real_file.emplace());
+  } else {
+    op.real_file.reset();
   }
   CopyLayer(raw.block, &op.block);
   const size_t listed = raw.block_dev_count < BIOSNOOP_OP_DISKS

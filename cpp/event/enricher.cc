@@ -61,6 +61,12 @@ void Enricher::EnrichOp(uint64_t lookup_ns, EnrichedOp* out) {
     out->file.path.clear();
     out->file.kind = PathKind::kNone;
   }
+  if (op.real_file) {
+    FillFileLabel(*op.real_file, lookup_ns, &out->real_file);
+  } else {
+    out->real_file.path.clear();
+    out->real_file.kind = PathKind::kNone;
+  }
   out->block_disks.resize(op.block_devs.size());
   for (size_t i = 0; i < op.block_devs.size(); ++i) {
     const uint32_t dev = op.block_devs[i];  // kernel dev_t: 12 + 20 bits

@@ -105,6 +105,10 @@ struct FileOp {
   // (file.ino and file.dev_* still hold what entry saw).
   FileRef file;
   bool named = false;
+  // A call on overlayfs: the real file its file stands for (the upper one
+  // once written, else the lower), on the file system that holds it, as
+  // its own stat() gives it.  Absent for other file systems.
+  std::optional<FileRef> real_file;
   OpLayer block;
   // Disks of the block layer's requests (kernel dev_t), at most 4, and how
   // many there were.
@@ -157,6 +161,7 @@ struct EnrichedOp {
   std::string partition;  // empty when none
   CgroupLabel cgroup;
   FileLabel file;                        // file path (kind kNone: not named)
+  FileLabel real_file;                   // op.real_file's path, when it has one
   std::vector<std::string> block_disks;  // names of op.block_devs
   int64_t realtime_ns = 0;               // wall clock of end_ns
   int64_t start_realtime_ns = 0;         // wall clock of start_ns

@@ -475,6 +475,17 @@ void AppendOpEcs(const EnrichedOp& o, absl::string_view host,
   w.String("dev", absl::StrCat(op.file.dev_major, ":", op.file.dev_minor));
   w.Bool("direct", op.file.direct);
   w.Close();
+  if (op.real_file) {
+    // overlayfs: the real file behind the merged one, as events name it.
+    w.Open("real_file");
+    w.String("path", o.real_file.path);
+    w.String("path_kind", PathKindName(o.real_file.kind));
+    w.String("inode", absl::StrCat(op.real_file->ino));
+    w.String("dev", absl::StrCat(op.real_file->dev_major, ":",
+                                 op.real_file->dev_minor));
+    w.Bool("direct", op.real_file->direct);
+    w.Close();
+  }
   if (op.offset.has_value()) w.Uint("offset", *op.offset);
   w.Uint("bytes_requested", op.bytes_requested);
   w.Bool("bytes_requested_partial", op.bytes_requested_partial);

@@ -294,6 +294,16 @@ void FillOpLayer(const OpLayer& l, absl::Span<const std::string> disks,
   }
 }
 
+// An op's file (Op.file, Op.real_file).
+void FillOpFile(const FileLabel& label, const FileRef& file, v1::FileRef* f) {
+  AssignUtf8(label.path, f->mutable_path());
+  const absl::string_view kind = PathKindName(label.kind);
+  f->mutable_path_kind()->assign(kind.data(), kind.size());
+  f->set_inode(file.ino);
+  f->set_dev(absl::StrCat(file.dev_major, ":", file.dev_minor));
+  f->set_direct(file.direct);
+}
+
 }  // namespace
 
 void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg) {
@@ -318,13 +328,12 @@ void FillOpProto(const EnrichedOp& o, absl::string_view host, v1::Op* msg) {
   } else {
     FillCgroupFields(CgroupLabel{}, 0, msg);
   }
-  v1::FileRef* f = msg->mutable_file();
-  AssignUtf8(o.file.path, f->mutable_path());
-  const absl::string_view kind = PathKindName(o.file.kind);
-  f->mutable_path_kind()->assign(kind.data(), kind.size());
-  f->set_inode(op.file.ino);
-  f->set_dev(absl::StrCat(op.file.dev_major, ":", op.file.dev_minor));
-  f->set_direct(op.file.direct);
+  FillOpFile(o.file, op.file, msg->mutable_file());
+  if (op.real_file) {
+    FillOpFile(o.real_file, *op.real_file, msg->mutable_real_file());
+  } else {
+    msg->clear_real_file();
+  }
   AssignUtf8(o.disk, msg->mutable_disk());
   if (o.partition.empty()) {
     msg->clear_partition();

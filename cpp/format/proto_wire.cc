@@ -616,6 +616,19 @@ Encoder OpCulpritMessage(const OpCulprit& c) {
   return m;
 }
 
+// An op's file (Op.file, Op.real_file).
+Encoder OpFileMessage(const FileLabel& label, const FileRef& file,
+                      std::string* fixed) {
+  Encoder f;
+  f.Str(File::kPathFieldNumber, Utf8(label.path, fixed));
+  f.Str(File::kPathKindFieldNumber, PathKindName(label.kind));
+  f.U64(File::kInodeFieldNumber, file.ino);
+  f.Str(File::kDevFieldNumber,
+        absl::StrCat(file.dev_major, ":", file.dev_minor));
+  f.Bool(File::kDirectFieldNumber, file.direct);
+  return f;
+}
+
 // One OpLayer message; the dirty ages present when the ledger knew some
 // of its requests' first pages (dirty_known > 0).
 Encoder OpLayerMessage(const OpLayer& l, absl::Span<const std::string> disks,
@@ -675,14 +688,7 @@ void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
       m.OptStr(OpMsg::kPodUidFieldNumber, Utf8(c.pod_uid, &fixed));
     }
   }
-  Encoder f;
-  f.Str(File::kPathFieldNumber, Utf8(o.file.path, &fixed));
-  f.Str(File::kPathKindFieldNumber, PathKindName(o.file.kind));
-  f.U64(File::kInodeFieldNumber, op.file.ino);
-  f.Str(File::kDevFieldNumber,
-        absl::StrCat(op.file.dev_major, ":", op.file.dev_minor));
-  f.Bool(File::kDirectFieldNumber, op.file.direct);
-  m.Message(OpMsg::kFileFieldNumber, f);
+  m.Message(OpMsg::kFileFieldNumber, OpFileMessage(o.file, op.file, &fixed));
   m.Str(OpMsg::kDiskFieldNumber, Utf8(o.disk, &fixed));
   if (!o.partition.empty()) {
     m.OptStr(OpMsg::kPartitionFieldNumber, Utf8(o.partition, &fixed));
@@ -714,6 +720,10 @@ void AppendOpRecordDelimited(const EnrichedOp& o, const ProtoHost& host,
             OpLayerMessage(op.throttle, {}, 0, 0, 0));
   for (const std::string& name : QosNames(op.throttle_qos)) {
     m.OptStr(OpMsg::kThrottleControllersFieldNumber, name);
+  }
+  if (op.real_file) {
+    m.Message(OpMsg::kRealFileFieldNumber,
+              OpFileMessage(o.real_file, *op.real_file, &fixed));
   }
   AppendRecord(Rec::kOpFieldNumber, m, out);
 }

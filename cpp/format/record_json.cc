@@ -253,6 +253,24 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
   out->append("]}\n");
 }
 
+namespace {
+
+// An op record's file object, {"path":...,"direct":...}, under `key`.
+void AppendOpFileJson(absl::string_view key, const FileLabel& label,
+                      const FileRef& file, std::string* out) {
+  AppendKey(key, out);
+  out->append("{\"path\":");
+  AppendJsonString(label.path, out);
+  AppendStringField("path_kind", PathKindName(label.kind), out);
+  AppendUintField("inode", file.ino, out);
+  AppendStringField("dev", absl::StrCat(file.dev_major, ":", file.dev_minor),
+                    out);
+  AppendBoolField("direct", file.direct, out);
+  out->push_back('}');
+}
+
+}  // namespace
+
 void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   const FileOp& op = o.op;
   out->append("{\"type\":\"op\"");
@@ -264,15 +282,10 @@ void AppendOpJson(const EnrichedOp& o, const JsonHost& host, std::string* out) {
   AppendUintField("pid", op.pid, out);
   AppendUintField("tid", op.tid, out);
   AppendCommAndCgroupJson(op.Comm(), o.cgroup, op.cgroup_id, out);
-  AppendKey("file", out);
-  out->append("{\"path\":");
-  AppendJsonString(o.file.path, out);
-  AppendStringField("path_kind", PathKindName(o.file.kind), out);
-  AppendUintField("inode", op.file.ino, out);
-  AppendStringField(
-      "dev", absl::StrCat(op.file.dev_major, ":", op.file.dev_minor), out);
-  AppendBoolField("direct", op.file.direct, out);
-  out->push_back('}');
+  AppendOpFileJson("file", o.file, op.file, out);
+  if (op.real_file) {
+    AppendOpFileJson("real_file", o.real_file, *op.real_file, out);
+  }
   AppendStringField("disk", o.disk, out);
   AppendKey("partition", out);
   if (o.partition.empty()) {

@@ -29,13 +29,6 @@ namespace {
 
 using nlohmann::json;
 
-// stat()'s st_dev of `path` as biosnoop writes a dev, "MAJ:MIN".
-std::string StatDev(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return "";
-  return absl::StrCat(major(st.st_dev), ":", minor(st.st_dev));
-}
-
 uint64_t StatIno(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;

@@ -137,12 +137,36 @@ TEST_P(OpsFsTest, FsyncAndDirectPreadAreFollowed) {
     EXPECT_EQ(U(op, "pid"), uint64_t(child));
     EXPECT_EQ(op["file"]["path"], path);
     EXPECT_EQ(U(op["file"], "inode"), st.st_ino);
+    // btrfs: the subvolume's dev, not the super block's.
+    EXPECT_EQ(op["file"]["dev"], StatDev(path));
     EXPECT_EQ(op["disk"], disk.loop_name());
+    // overlayfs: the upper file behind the merged one, as its own stat()
+    // and the events of its pages name it; no other file system has one.
+    const std::string real = overlay ? overlay->UpperPath("wal") : "";
+    if (overlay) {
+      struct stat upper;
+      ASSERT_EQ(stat(real.c_str(), &upper), 0);
+      ASSERT_TRUE(op.contains("real_file"));
+      EXPECT_EQ(op["real_file"]["path"], real);
+      EXPECT_EQ(op["real_file"]["path_kind"], "absolute");
+      EXPECT_EQ(U(op["real_file"], "inode"), upper.st_ino);
+      EXPECT_EQ(op["real_file"]["dev"], StatDev(real));
+      EXPECT_EQ(op["real_file"]["direct"], op["file"]["direct"]);
+    } else {
+      EXPECT_FALSE(op.contains("real_file"));
+    }
     const std::vector<json> mine = EventsOf(events, U(op, "op_id"));
     ASSERT_FALSE(mine.empty()) << b.Stdout();
     for (const json& e : mine) {
       EXPECT_EQ(e["comm"], "ops-fs") << e;
       EXPECT_EQ(e["disk"], disk.loop_name()) << e;
+      // The events name the file the op record does: the real one.
+      if (e.value("content", "") == "file") {
+        EXPECT_EQ(e["files"][0]["path"], overlay ? real : path) << e;
+        EXPECT_EQ(e["files"][0]["dev"],
+                  overlay ? op["real_file"]["dev"] : op["file"]["dev"])
+            << e;
+      }
     }
     ExpectLayersAre(op, BlockOrWritebackOf(mine));
   }

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bpf/bpf.h"
@@ -39,6 +40,12 @@ std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string StatDev(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return "";
+  return absl::StrCat(major(st.st_dev), ":", minor(st.st_dev));
 }
 
 TempDir::TempDir() {

@@ -194,6 +194,9 @@ int64_t ProgramRunCount(uint32_t prog_id);
 
 // The whole content of the file at `path` ("" if it cannot be read).
 std::string ReadFile(const std::string& path);
+// stat()'s st_dev of `path` as biosnoop writes a dev, "MAJ:MIN"; "" when
+// stat() fails.
+std::string StatDev(const std::string& path);
 
 // Polls `done` every 10 ms until it holds, for at most `timeout_ms`:
 // for a test that must wait for a state (never a fixed sleep).  Returns

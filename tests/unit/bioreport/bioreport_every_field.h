@@ -152,6 +152,8 @@ inline v1::Op EveryFieldOp(bool failed) {
   o.set_comm_raw(kRawComm);
   o.mutable_file()->set_path_kind("name");
   o.mutable_file()->set_dev("253:3");
+  o.mutable_real_file()->set_path_kind("absolute");
+  o.mutable_real_file()->set_dev("8:2");
   // The result: bytes done, or an error (a variant each).
   if (failed) {
     o.set_bytes_done(0);

@@ -704,6 +704,21 @@ TEST_F(BioreportOpsCliTest, FiltersTopAndJson) {
       << r.err;
 }
 
+// A call on overlayfs: the merged path it opened, then the real file.
+TEST(BioreportOpsCli, OpIdNamesAnOverlayCallsRealFile) {
+  TempDir dir;
+  WriteFile(dir.Path("in.jsonl"), Header("aaaa000000000001", kOpsOn) + "\n" +
+                                      EveryFieldOpLine() + "\n");
+  const CliResult r = RunCli({"ops", "--op-id", "31", dir.Path("in.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  file: /srv/data/f\"1 (inode 12 on 8:1), disk sda\n"
+                       "  real file (overlayfs): "
+                       "/var/lib/ovl/upper/srv/data/f\"1 (inode 77 on 8:2)\n"
+                       "  offset 65536,"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(BioreportOpsCliTest, OpIdShowsTheCallWithItsRequests) {
   const CliResult r = Run({"ops", "--op-id", "9"});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -22,7 +22,10 @@ inline std::string EveryFieldOpLine() {
          std::string(64, 'a') +
          R"(","pod_uid":"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",)"
          R"("file":{"path":"/srv/data/f\"1","path_kind":"absolute",)"
-         R"("inode":12,"dev":"8:1","direct":true},"disk":"sda",)"
+         R"("inode":12,"dev":"8:1","direct":true},)"
+         R"("real_file":{"path":"/var/lib/ovl/upper/srv/data/f\"1",)"
+         R"("path_kind":"absolute","inode":77,"dev":"8:2","direct":true},)"
+         R"("disk":"sda",)"
          R"("partition":"sda1","offset":65536,"bytes_requested":8192,)"
          R"("bytes_requested_partial":true,"bytes_done":0,)"
          R"("error_code":5,"error":"EIO",)"

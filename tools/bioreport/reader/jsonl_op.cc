@@ -210,6 +210,8 @@ absl::Status OpField(int field, ValueReader& r, v1::Op* op) {
                            [op] { return op->mutable_pod_uid(); });
     case v1::Op::kFileFieldNumber:
       return FileObject(r, op->mutable_file());
+    case v1::Op::kRealFileFieldNumber:
+      return FileObject(r, op->mutable_real_file());
     case v1::Op::kDiskFieldNumber:
       return r.Str(op->mutable_disk());
     case v1::Op::kPartitionFieldNumber:

@@ -126,7 +126,15 @@ void AppendCallText(const OpCall& c, bool ms, std::string* out) {
     absl::StrAppend(out, " (inode ", f.inode(), " on ", Printable(f.dev()),
                     ")");
   }
-  absl::StrAppend(out, ", disk ", Printable(op.disk()), "\n  offset ",
+  absl::StrAppend(out, ", disk ", Printable(op.disk()));
+  if (op.has_real_file()) {
+    // overlayfs: the file the events of its pages name.
+    const v1::FileRef& real = op.real_file();
+    absl::StrAppend(
+        out, "\n  real file (overlayfs): ", Printable(FileName(real)),
+        " (inode ", real.inode(), " on ", Printable(real.dev()), ")");
+  }
+  absl::StrAppend(out, "\n  offset ",
                   op.has_offset() ? absl::StrCat(op.offset()) : "-",
                   ", bytes requested ", op.bytes_requested(),
                   op.bytes_requested_partial() ? " (at least)" : "", ", done ",

@@ -543,6 +543,22 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
     return s;
   }
   op.file.direct = m.file().direct();
+  if (m.has_real_file()) {
+    const v1::FileRef& rf = m.real_file();
+    FileRef& real = op.real_file.emplace();
+    o.real_file.path = rf.path();
+    if (absl::Status s = SetPathKind(rf.path_kind(), &o.real_file.kind);
+        !s.ok()) {
+      return s;
+    }
+    real.ino = rf.inode();
+    if (absl::Status s =
+            SetDev("real_file.dev", rf.dev(), &real.dev_major, &real.dev_minor);
+        !s.ok()) {
+      return s;
+    }
+    real.direct = rf.direct();
+  }
   o.disk = m.disk();
   SetNonEmpty(m.has_partition(), m.partition(), &o.partition);
   if (m.has_offset()) op.offset = m.offset();

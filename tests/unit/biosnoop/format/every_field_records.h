@@ -173,6 +173,15 @@ inline EnrichedOp EveryFieldOp() {
   op.file.reached_root = true;
   op.file.names = {"f\"1", "data"};
   op.named = true;
+  // The upper file under an overlay (values apart from file's, so that a
+  // writer or reader that mixes them up is caught).
+  FileRef& real = op.real_file.emplace();
+  real.ino = 77;
+  real.dev_major = 8;
+  real.dev_minor = 2;
+  real.direct = true;
+  real.reached_root = true;
+  real.names = {"f\"1", "data", "srv", "upper", "ovl"};
   op.block = {2, 8192, 3000, 2000, 25'000'000, 20'000'000, 21'000'000};
   op.block_devs = {8u << 20};
   op.block_dev_count = 1;
@@ -209,6 +218,7 @@ inline EnrichedOp EveryFieldOp() {
       "/kubepods.slice/p/cri-containerd-" + std::string(64, 'a') + ".scope",
       std::string(64, 'a'), "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
   o.file = {"/srv/data/f\"1", PathKind::kAbsolute};
+  o.real_file = {"/var/lib/ovl/upper/srv/data/f\"1", PathKind::kAbsolute};
   o.block_disks = {"sda"};
   o.start_realtime_ns = 1795239840000000001;
   o.realtime_ns = 1795239840045000002;
