@@ -49,8 +49,11 @@ int64_t TraceUs(const std::string& line, size_t before) {
 // What the kernel's trace says of task `pid`'s sleeps in
 // balance_dirty_pages: from each line of it that announced a pause
 // (pause=N, N > 0; N <= 0: it did not sleep) until the task next ran (a
-// sched_switch to next_pid=pid: `us`), and until it next dirtied a page
-// (its next writeback_dirty_folio, or the trace's end: `to_dirty_us`).
+// sched_switch to next_pid=pid, or, where the trace has none, its next
+// line of its own: `us`), and until it next dirtied a page (its next
+// writeback_dirty_folio, or the trace's end: `to_dirty_us`).  The trace
+// here may lack a CPU's switches out of idle (seen on CPU 1 of this
+// machine's kernel: 0 of them, against 128 on CPU 0 in the same run).
 struct Sleeps {
   int count = 0;
   int64_t us = 0;
@@ -64,16 +67,29 @@ Sleeps SleepsOf(const std::string& trace, pid_t pid) {
   int64_t asleep_since = -1;
   int64_t dirty_from = -1;
   std::string line;
+  // The sleep announced ends, at the latest, when the task acts again.
+  auto woke_at = [&](int64_t woke) {
+    if (asleep_since < 0) return;
+    if (woke >= asleep_since) {
+      out.us += woke - asleep_since;
+      ++out.count;
+    }
+    asleep_since = -1;
+  };
   while (std::getline(in, line)) {
     const size_t dirty = line.find(" writeback_dirty_folio: ");
     if (dirty != std::string::npos &&
-        line.rfind(who, dirty) != std::string::npos && dirty_from >= 0) {
-      out.to_dirty_us += TraceUs(line, dirty) - dirty_from;
-      dirty_from = -1;
+        line.rfind(who, dirty) != std::string::npos) {
+      woke_at(TraceUs(line, dirty));
+      if (dirty_from >= 0) {
+        out.to_dirty_us += TraceUs(line, dirty) - dirty_from;
+        dirty_from = -1;
+      }
       continue;
     }
     const size_t bdp = line.find(" balance_dirty_pages: ");
     if (bdp != std::string::npos && line.rfind(who, bdp) != std::string::npos) {
+      woke_at(TraceUs(line, bdp));
       const size_t at = line.find(" pause=");
       int64_t ms = 0;
       if (at != std::string::npos &&
@@ -86,14 +102,9 @@ Sleeps SleepsOf(const std::string& trace, pid_t pid) {
       continue;
     }
     const size_t sw = line.find(" sched_switch: ");
-    if (sw != std::string::npos && asleep_since >= 0 &&
+    if (sw != std::string::npos &&
         (line + " ").find(next, sw) != std::string::npos) {
-      const int64_t woke = TraceUs(line, sw);
-      if (woke >= asleep_since) {
-        out.us += woke - asleep_since;
-        ++out.count;
-      }
-      asleep_since = -1;
+      woke_at(TraceUs(line, sw));
     }
   }
   return out;
