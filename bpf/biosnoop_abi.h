@@ -382,8 +382,17 @@ enum biosnoop_call {
  * follow file's. */
 #define BIOSNOOP_OPF_REAL 8
 
-#define BIOSNOOP_MAX_IOVECS 8  /* vectors of readv/writev summed */
-#define BIOSNOOP_OP_DISKS 4    /* disks listed per call */
+#define BIOSNOOP_MAX_IOVECS 8 /* vectors of readv/writev summed */
+#define BIOSNOOP_OP_DISKS 4   /* disks listed per call */
+
+/* The disks under a stacked (device-mapper, md) disk, user space's
+ * `op_lower_disks` map: its key the stacked disk's dev_t, its value the
+ * whole disks below it (requests reach those, never the stacked disk),
+ * the disks with nothing under them first; 0 ends the list. */
+#define BIOSNOOP_OP_LOWER 4
+struct biosnoop_op_lower {
+  __u32 devs[BIOSNOOP_OP_LOWER];
+};
 #define BIOSNOOP_OP_CULPRITS 4 /* culprits kept per call */
 
 /* The request-queue controllers (rq_qos) a throttled bio's queue had on

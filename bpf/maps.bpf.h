@@ -299,7 +299,11 @@ struct biosnoop_op_state {
   __u8 marker;     /* 1: only uring_key is meaningful */
   __u8 registered; /* an fsync-family call with its file in `syncing` */
   __u8 waiter;     /* its place in op_waiters for disk_dev, plus 1; 0: none */
-  __u8 pad[3];
+  /* Its places under the disks below a stacked disk_dev (op_lower_register):
+   * lower_dev[i] and its place plus 1; 0: none. */
+  __u8 lower_waiter[BIOSNOOP_OP_LOWER];
+  __u8 pad[7];
+  __u32 lower_dev[BIOSNOOP_OP_LOWER];
   struct biosnoop_op_layer block;
   struct biosnoop_op_layer writeback;
   struct biosnoop_op_layer journal;
@@ -361,6 +365,16 @@ struct {
   __type(key, __u32);
   __type(value, struct biosnoop_op_waiters);
 } op_waiters SEC(".maps");
+
+/* A stacked disk's dev_t -> the whole disks below it (biosnoop_abi.h),
+ * kept by user space from sysfs (slaves/): a call on a file system over
+ * device-mapper or md waits for requests on those. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u32);
+  __type(value, struct biosnoop_op_lower);
+} op_lower_disks SEC(".maps");
 
 /* A completed request that followed calls may have waited for, as
  * op_waited sees it, per CPU: [0] the completion program's, [1] the

@@ -237,9 +237,52 @@ static __always_inline __u8 op_wait_register(__u32 dev, __u64 key) {
   return 0;
 }
 
+/* op_wait_register as a global function, verified once: op_lower_register
+ * calls it for each disk below. */
+__noinline int op_wait_register_at(__u32 dev, __u64 key) {
+  return op_wait_register(dev, key);
+}
+
+/* A call on a stacked disk (device-mapper, md: bio-based, its requests
+ * are on the disks below) registers under each disk below it too, so that
+ * the journal commits, flushes and writeback there that it waits for find
+ * it.  Global functions, verified once: they are called where calls start
+ * and end, in most of the ops programs. */
+__noinline int op_lower_register(struct biosnoop_op_state *st, __u64 key) {
+  if (!st) return 0;
+  __u32 dev = st->disk_dev;
+  struct biosnoop_op_lower *lower = bpf_map_lookup_elem(&op_lower_disks, &dev);
+  if (!lower) return 0;
+  for (int i = 0; i < BIOSNOOP_OP_LOWER; i++) {
+    __u32 below = lower->devs[i];
+    st->lower_dev[i] = below;
+    st->lower_waiter[i] = below ? op_wait_register_at(below, key) : 0;
+  }
+  return 0;
+}
+
+__noinline int op_lower_unregister(struct biosnoop_op_state *st, __u64 key) {
+  if (!st) return 0;
+  for (int i = 0; i < BIOSNOOP_OP_LOWER; i++) {
+    __u32 place = st->lower_waiter[i];
+    st->lower_waiter[i] = 0;
+    if (!place || place > BIOSNOOP_OP_WAITERS) continue;
+    __u32 below = st->lower_dev[i];
+    struct biosnoop_op_waiters *w = bpf_map_lookup_elem(&op_waiters, &below);
+    if (w &&
+        __sync_val_compare_and_swap(
+            &w->keys[(place - 1) & (BIOSNOOP_OP_WAITERS - 1)], key, 0) == key)
+      __sync_fetch_and_add(&waiting_ops_active, -1);
+  }
+  return 0;
+}
+
 /* The call under `key` waits no more. */
 static __always_inline void op_wait_unregister(struct biosnoop_op_state *st,
                                                __u64 key) {
+  /* Inline, so that a call on a disk stacked on nothing (most) pays a
+   * load and a branch, not a call. */
+  if (st->lower_dev[0]) op_lower_unregister(st, key);
   if (!st->waiter) return;
   __u32 dev = st->disk_dev;
   struct biosnoop_op_waiters *w = bpf_map_lookup_elem(&op_waiters, &dev);
@@ -271,8 +314,10 @@ static __always_inline bool op_store(__u64 key, struct biosnoop_op_state *st) {
   /* A call whose return was never seen (its thread killed in it) gives
    * its place up first. */
   if (old) op_wait_unregister(old, key);
-  if (!st->marker && st->disk_dev && op_call_is_sync(st->call))
+  if (!st->marker && st->disk_dev && op_call_is_sync(st->call)) {
     st->waiter = op_wait_register(st->disk_dev, key);
+    op_lower_register(st, key);
+  }
   /* The thread's entry of its last call, when still there, is reused in
    * place: an update and a delete per call cost more than the rest of
    * the call's two programs. */

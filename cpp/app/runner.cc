@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "event_stream.h"
 #include "exit_codes.h"
@@ -12,11 +14,27 @@
 #include "run_output.h"
 #include "session.h"
 #include "signals.h"
+#include "stacked_devices.h"
 #include "status_macros.h"
 #include "unfollowed_fs.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
+
+namespace {
+
+// --ops: the stacked disks and the disks below each, as sysfs says now
+// (an LVM volume made or removed shows within a second).
+void FollowLowerDisks(const ProbeConfig& config, Probe& probe) {
+  if (!config.ops) return;
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> disks;
+  for (LowerDisks& d : ScanLowerDisks("/sys")) {
+    disks.emplace_back(d.dev, std::move(d.below));
+  }
+  probe.SetLowerDisks(disks);
+}
+
+}  // namespace
 
 bool RunState::Keep(absl::Status status) {
   if (!status.ok() && output_status.ok()) {
@@ -81,6 +99,7 @@ absl::Status Runner::Start() {
   cgroup_.emplace(run_.config, options.cgroup);
   rotation_.emplace(&mode_.output(), run_.diag);
   next_second_ = run_.start_ns + kTickNs;
+  FollowLowerDisks(run_.config, *run_.probe);
   return mode_.Started(run_);
 }
 
@@ -100,6 +119,7 @@ absl::StatusOr<bool> Runner::Tick() {
                     run_.diag);
     FollowCgroup(*cgroup_, *run_.probe, run_.config, run_.diag);
     NoteUnfollowedFs(*run_.probe, run_.diag);
+    FollowLowerDisks(run_.config, *run_.probe);
     RETURN_IF_ERROR(mode_.EverySecond(run_, now));
     if (!run_.output_ok()) return false;
   }

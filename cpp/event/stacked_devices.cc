@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
+#include <fstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -125,6 +127,83 @@ bool StackedDevices::AppendHolders(const std::string& name, int depth,
     if (!AppendHolders(holder, depth + 1, seen, out)) return false;
   }
   return true;
+}
+
+namespace {
+
+// The kernel dev_t in `root`/class/block/`name`/dev ("MAJ:MIN\n"); 0 when
+// it cannot be read.
+uint32_t ReadDev(const std::string& root, const std::string& name) {
+  std::ifstream in(absl::StrCat(root, "/class/block/", name, "/dev"));
+  unsigned major = 0, minor = 0;
+  char colon = 0;
+  if (!(in >> major >> colon >> minor) || colon != ':' || major >= (1u << 12) ||
+      minor >= (1u << 20)) {
+    return 0;
+  }
+  return (major << 20) | minor;
+}
+
+bool IsPartition(const std::string& root, const std::string& name) {
+  return access(absl::StrCat(root, "/class/block/", name, "/partition").c_str(),
+                F_OK) == 0;
+}
+
+// The whole disk of partition `name`: its device directory's parent's name
+// (class/block/vda1 leads to .../block/vda/vda1).
+std::string DiskOfPartition(const std::string& root, const std::string& name) {
+  std::error_code ec;
+  const std::filesystem::path dir =
+      std::filesystem::canonical(absl::StrCat(root, "/class/block/", name), ec);
+  if (ec) return "";
+  const std::string disk = dir.parent_path().filename().string();
+  return IsValidName(disk) ? disk : "";
+}
+
+// Appends the whole disks below `name` (slaves/) to `leaves` (nothing
+// below them) or `stacked`, each once.
+void AppendBelow(const std::string& root, const std::string& name, int depth,
+                 std::vector<std::string>* leaves,
+                 std::vector<std::string>* stacked) {
+  if (depth >= StackedDevices::kMaxDepth) return;
+  for (std::string slave :
+       SortedEntries(absl::StrCat(root, "/class/block/", name, "/slaves"))) {
+    if (IsPartition(root, slave)) slave = DiskOfPartition(root, slave);
+    if (slave.empty() ||
+        std::find(leaves->begin(), leaves->end(), slave) != leaves->end() ||
+        std::find(stacked->begin(), stacked->end(), slave) != stacked->end()) {
+      continue;
+    }
+    const bool has_below =
+        !SortedEntries(absl::StrCat(root, "/class/block/", slave, "/slaves"))
+             .empty();
+    (has_below ? stacked : leaves)->push_back(slave);
+    if (has_below) AppendBelow(root, slave, depth + 1, leaves, stacked);
+  }
+}
+
+}  // namespace
+
+std::vector<LowerDisks> ScanLowerDisks(const std::string& sysfs_root) {
+  std::vector<LowerDisks> out;
+  for (const std::string& name :
+       SortedEntries(absl::StrCat(sysfs_root, "/class/block"))) {
+    if (IsPartition(sysfs_root, name)) continue;
+    std::vector<std::string> leaves, stacked;
+    AppendBelow(sysfs_root, name, 0, &leaves, &stacked);
+    if (leaves.empty() && stacked.empty()) continue;
+    LowerDisks d;
+    d.dev = ReadDev(sysfs_root, name);
+    if (d.dev == 0) continue;
+    leaves.insert(leaves.end(), stacked.begin(), stacked.end());
+    for (const std::string& below : leaves) {
+      if (d.below.size() == LowerDisks::kMax) break;
+      const uint32_t dev = ReadDev(sysfs_root, below);
+      if (dev != 0 && dev != d.dev) d.below.push_back(dev);
+    }
+    if (!d.below.empty()) out.push_back(std::move(d));
+  }
+  return out;
 }
 
 }  // namespace biosnoop

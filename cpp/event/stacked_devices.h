@@ -43,6 +43,24 @@
 
 namespace biosnoop {
 
+// A stacked disk (device-mapper, md: one with slaves/) and the whole
+// disks below it, for --ops: a call on a file system over it waits for
+// requests on those (bpf/ops.bpf.h, op_lower_register).
+struct LowerDisks {
+  uint32_t dev = 0;  // kernel dev_t (major << 20 | minor)
+  // Its whole disks below, at every level: those with nothing below them
+  // first (the request-based ones), then the stacked ones nearest first,
+  // each once, at most kMax; the kernel's dev_t of each.
+  static constexpr size_t kMax = 4;
+  std::vector<uint32_t> below;
+};
+
+// Every stacked whole disk under `sysfs_root`/class/block, by name, with
+// its disks below (slaves/, a partition counting as its disk), followed
+// StackedDevices::kMaxDepth levels down; one whose dev cannot be read is
+// left out.
+std::vector<LowerDisks> ScanLowerDisks(const std::string& sysfs_root);
+
 class StackedDevices {
  public:
   static constexpr uint64_t kRevalidateNs = 1'000'000'000;

@@ -8,6 +8,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "biosnoop_skeleton.h"
 #include "kernel_counts.h"
 #include "load_log.h"
@@ -124,6 +125,31 @@ std::vector<uint32_t> Probe::TakeUnfollowedFs() {
     out.push_back(key);
   }
   return out;
+}
+
+void Probe::SetLowerDisks(
+    const std::vector<std::pair<uint32_t, std::vector<uint32_t>>>& disks) {
+  const int fd = bpf_map__fd(program_->skel()->maps.op_lower_disks);
+  absl::flat_hash_set<uint32_t> now;
+  for (const auto& [dev, below] : disks) {
+    biosnoop_op_lower value = {};
+    for (size_t i = 0; i < below.size() && i < BIOSNOOP_OP_LOWER; ++i) {
+      value.devs[i] = below[i];
+    }
+    uint32_t key = dev;
+    // Full (256 stacked disks): the rest wait as before, on their own.
+    if (bpf_map_update_elem(fd, &key, &value, BPF_ANY) == 0) now.insert(dev);
+  }
+  // Those gone since (an LVM volume removed).
+  std::vector<uint32_t> gone;
+  uint32_t key = 0, next = 0;
+  uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    key = next;
+    prev = &key;
+    if (!now.contains(key)) gone.push_back(key);
+  }
+  for (uint32_t dev : gone) bpf_map_delete_elem(fd, &dev);
 }
 
 const std::vector<std::string>& Probe::attached() const {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -101,6 +102,14 @@ class Probe {
   // 20 | minor) on which calls were made that cannot be followed (no block
   // device), not returned before.  Needs no privilege, as above.
   std::vector<uint32_t> TakeUnfollowedFs();
+
+  // --ops: the stacked disks (device-mapper, md) and the whole disks below
+  // each (kernel dev_t; at most BIOSNOOP_OP_LOWER used), replacing what
+  // was set before: a call on a file system over a stacked disk waits for
+  // requests on those (bpf/ops.bpf.h, op_lower_register).  Needs no privilege,
+  // as above.
+  void SetLowerDisks(
+      const std::vector<std::pair<uint32_t, std::vector<uint32_t>>>& disks);
 
   // The requests in flight, as the programs hold them.
   InflightTable& inflight() { return *inflight_; }

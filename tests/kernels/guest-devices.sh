@@ -20,6 +20,7 @@
 #   MODE device NAME [MAPPER_NAME]   the stacked device the reads go through
 #   MODE member DISK OFFSET          a disk under it and the sector on DISK
 #                                    where the device's sector 0 is
+#   MODE fsync PID STATUS PATH       lvm-ops: dd's write and fsync of PATH
 set -eu -o pipefail
 export PATH=/bin
 results=/results
@@ -62,6 +63,17 @@ buffered_reads() {
     wait "$pid" || rc=$?
     echo "$1 buffered-read $pid $rc $path $sectors" >>"$manifest"
   done </etc/kernel-matrix/files
+}
+
+# lvm_fsync MODE: dd writes a new file on /mnt (16 blocks) and fsyncs it;
+# "MODE fsync PID STATUS PATH" in the manifest.
+lvm_fsync() {
+  dd if=/dev/zero of=/mnt/ops-fsync bs=4096 count=16 conv=fsync \
+    2>>"$results/$1.dd.err" &
+  pid=$!
+  rc=0
+  wait "$pid" || rc=$?
+  echo "$1 fsync $pid $rc /mnt/ops-fsync" >>"$manifest"
 }
 
 # run_mode MODE READS ARGS...: one biosnoop run (ARGS) around READS (a
@@ -110,6 +122,10 @@ run_mode lvm "direct_reads lvm" -d vda
 run_mode lvm-d-kernel-name "direct_reads lvm-d-kernel-name" -d "$dm"
 run_mode lvm-d-mapper "direct_reads lvm-d-mapper" -d /dev/mapper/vg0-data
 run_mode lvm-buffered "buffered_reads lvm-buffered" -d vda
+# --ops on the volume: dd writes a new file and fsyncs it; the journal
+# commit and cache flush it waits for are requests on vda, below the
+# volume.
+run_mode lvm-ops "lvm_fsync lvm-ops" --ops --op-min-us 0
 umount /mnt
 
 # dm-crypt: "secret" over vdb from sector $crypt_offset, read raw.

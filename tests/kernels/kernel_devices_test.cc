@@ -387,6 +387,53 @@ TEST_F(KernelDevicesTest, LvmBufferedReadsNameTheirFiles) {
   }
 }
 
+// --ops on a file system over LVM: the volume is bio-based, so the
+// journal commit and the cache flush an fsync waits for are requests on
+// vda, the disk below it, submitted by jbd2 and a flush worker.  A call is
+// registered as waiting on its file system's disk and on the disks below
+// it (op_lower_disks, from sysfs slaves/): its journal and flush layers
+// hold those requests, and not its `other`.
+TEST_F(KernelDevicesTest, LvmFsyncWaitsForTheJournalOnTheDiskBelow) {
+  const std::vector<IoEvent> events = Events("lvm-ops");
+  std::vector<Dd> dds = ManifestDds(manifest_, "lvm-ops", "fsync");
+  ASSERT_EQ(dds.size(), 1u) << "the guest drove no fsync";
+  EXPECT_EQ(dds[0].status, 0) << "dd of " << dds[0].path;
+  std::vector<std::string> errors;
+  const std::vector<nlohmann::json> records =
+      ParseJsonLines(ReadResult(dir_, "lvm-ops.out").value_or(""), &errors);
+  const std::vector<std::string> device = Device("lvm");
+  ASSERT_FALSE(device.empty());
+  const nlohmann::json* fsync = nullptr;
+  for (const nlohmann::json& r : records) {
+    if (r.value("type", "") == "op" && r.value("call", "") == "fsync" &&
+        r.value("pid", 0) == dds[0].pid) {
+      fsync = &r;
+    }
+  }
+  ASSERT_NE(fsync, nullptr) << "no op record of dd's fsync";
+  const nlohmann::json& op = *fsync;
+  SCOPED_TRACE(op.dump());
+  EXPECT_EQ(op["disk"], device[0]) << "the call's disk is the volume's";
+  EXPECT_EQ(op["file"]["path"], dds[0].path);
+  EXPECT_GE(op["journal"]["requests"].get<int>(), 1);
+  EXPECT_GE(op["flush"]["requests"].get<int>(), 1);
+  bool jbd2 = false;
+  for (const nlohmann::json& c : op["journal"]["culprits"]) {
+    jbd2 |= c.value("comm", "").rfind("jbd2/" + device[0], 0) == 0;
+  }
+  EXPECT_TRUE(jbd2) << "no culprit is the volume's journal thread";
+  // The layers' waits are the call's time, not `other`.
+  const int64_t latency = op["latency_us"].get<int64_t>();
+  EXPECT_GT(op["journal"]["wait_us"].get<int64_t>(), 0);
+  EXPECT_LT(op["other_us"].get<int64_t>(), latency);
+  // The journal's requests are events on vda, below the volume.
+  int on_vda = 0;
+  for (const IoEvent& e : events) {
+    on_vda += e.disk == "vda" && e.comm.rfind("jbd2/", 0) == 0;
+  }
+  EXPECT_GE(on_vda, 1) << "no jbd2 event on vda";
+}
+
 TEST_F(KernelDevicesTest, LvmEventsNameTheStack) {
   std::vector<std::string> device = Device("lvm");
   ASSERT_EQ(device.size(), 2u) << "the LVM volume's kernel and mapper names";

@@ -458,5 +458,61 @@ TEST_F(StackedDevicesTest, OddHoldersDirectories) {
   EXPECT_THAT(Stack("vde", t0_), ElementsAre("dm-0"));
 }
 
+// --ops' disks below each stacked disk: LVM over a partition names the
+// partition's disk; LVM over md RAID and dm-crypt over that name the
+// member disks first, then the stacked ones between; at most 4.
+TEST(ScanLowerDisksTest, EveryStackedDiskWithTheDisksBelowIt) {
+  FakeSysfs sysfs;
+  int minor = 0;
+  auto dev = [&](const std::string& name) {
+    sysfs.WriteDeviceFile(name, "dev", absl::StrCat("254:", minor++, "\n"));
+  };
+  for (const char* d : {"vda", "vdb", "vdc", "vdd", "vde", "vdf", "vdg"}) {
+    sysfs.AddDisk(d);
+    dev(d);  // 254:0 .. 254:6
+  }
+  sysfs.AddPartition("vda", "vda1");
+  dev("vda1");  // 254:7
+  sysfs.AddDm("dm-0", "vg0-root");
+  dev("dm-0");  // 254:8
+  sysfs.Hold("vda1", "dm-0");
+  sysfs.AddMd("md0");
+  dev("md0");  // 254:9
+  sysfs.Hold("vdb", "md0");
+  sysfs.Hold("vdc", "md0");
+  sysfs.AddDm("dm-1", "vg1-data");
+  dev("dm-1");  // 254:10
+  sysfs.Hold("md0", "dm-1");
+  sysfs.AddDm("dm-2", "data_crypt");
+  dev("dm-2");  // 254:11
+  sysfs.Hold("dm-1", "dm-2");
+  // Striped over five disks: the first four (by name) are kept.
+  sysfs.AddDm("dm-3", "wide");
+  dev("dm-3");  // 254:12
+  for (const char* d : {"vdc", "vdd", "vde", "vdf", "vdg"})
+    sysfs.Hold(d, "dm-3");
+  // A hostile tree: a device below itself, and one with no dev.
+  sysfs.AddDm("dm-4", "loop");
+  dev("dm-4");  // 254:13
+  sysfs.Hold("dm-4", "dm-4");
+  sysfs.Hold("vdd", "dm-4");
+  sysfs.AddDm("dm-5", "nodev");
+  sysfs.Hold("vde", "dm-5");
+
+  auto d = [](unsigned m) { return (254u << 20) | m; };
+  std::map<uint32_t, std::vector<uint32_t>> got;
+  for (const LowerDisks& l : ScanLowerDisks(sysfs.root())) {
+    EXPECT_TRUE(got.emplace(l.dev, l.below).second) << l.dev;
+  }
+  EXPECT_THAT(got[d(8)], ElementsAre(d(0)));               // dm-0: vda
+  EXPECT_THAT(got[d(9)], ElementsAre(d(1), d(2)));         // md0
+  EXPECT_THAT(got[d(10)], ElementsAre(d(1), d(2), d(9)));  // dm-1
+  // dm-2: the members, then the stacked ones nearest first.
+  EXPECT_THAT(got[d(11)], ElementsAre(d(1), d(2), d(10), d(9)));
+  EXPECT_THAT(got[d(12)], ElementsAre(d(2), d(3), d(4), d(5)));
+  EXPECT_THAT(got[d(13)], ElementsAre(d(3)));
+  EXPECT_EQ(got.size(), 6u) << "only the stacked disks with a dev";
+}
+
 }  // namespace
 }  // namespace biosnoop
