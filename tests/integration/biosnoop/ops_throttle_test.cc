@@ -143,8 +143,12 @@ TEST_F(OpsThrottleTest, AWaitForAFreeRequestIsTheThrottleLayer) {
     const int64_t end = ParseRfc3339Ns(op["timestamp"]) / 1000;
     const json& t = op["throttle"];
     EXPECT_TRUE(Near(int64_t(U(t, "wait_us")), submitted - start, "throttle"));
+    // Its request's own span, submission to completion; the call's return
+    // may come later on a busy machine (its wake-up waits for a CPU: CI
+    // under load saw 2.4 ms), and that is `other`.
     EXPECT_TRUE(
-        Near(int64_t(U(op["block"], "wait_us")), end - submitted, "block"));
+        Near(int64_t(U(op["block"], "wait_us")), done - submitted, "block"));
+    EXPECT_GE(end, done);
     EXPECT_GE(U(t, "requests"), 1u);
     EXPECT_GE(U(t, "bytes"), 4096u);
     EXPECT_EQ(U(t, "device_us_sum"), 0u);
