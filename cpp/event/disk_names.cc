@@ -157,6 +157,12 @@ struct DirCloser {
 
 }  // namespace
 
+bool ReadSysfsDev(const std::string& path, uint32_t* major, uint32_t* minor) {
+  std::string text;
+  int err;
+  return ReadSmallFile(path, &text, &err) && ParseDev(text, major, minor);
+}
+
 absl::StatusOr<std::string> DiskNames::NameOfNode(absl::string_view path) {
   const std::string p(path);
   struct stat st;

@@ -46,6 +46,11 @@ struct ResolvedDisk {
   uint32_t part_minor = 0;
 };
 
+// A sysfs dev attribute ("254:0\n") at `path`: false when it cannot be
+// read (read without blocking, so that a FIFO in a broken or hostile tree
+// cannot hang the caller) or parsed.
+bool ReadSysfsDev(const std::string& path, uint32_t* major, uint32_t* minor);
+
 class DiskNames {
  public:
   static constexpr uint64_t kNegativeRetryNs = 1'000'000'000;

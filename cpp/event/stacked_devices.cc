@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -131,14 +130,13 @@ bool StackedDevices::AppendHolders(const std::string& name, int depth,
 
 namespace {
 
-// The kernel dev_t in `root`/class/block/`name`/dev ("MAJ:MIN\n"); 0 when
-// it cannot be read.
+// The kernel dev_t in `root`/class/block/`name`/dev; 0 when it cannot be
+// read or does not fit the kernel's encoding.
 uint32_t ReadDev(const std::string& root, const std::string& name) {
-  std::ifstream in(absl::StrCat(root, "/class/block/", name, "/dev"));
-  unsigned major = 0, minor = 0;
-  char colon = 0;
-  if (!(in >> major >> colon >> minor) || colon != ':' || major >= (1u << 12) ||
-      minor >= (1u << 20)) {
+  uint32_t major = 0, minor = 0;
+  if (!ReadSysfsDev(absl::StrCat(root, "/class/block/", name, "/dev"), &major,
+                    &minor) ||
+      major >= (1u << 12) || minor >= (1u << 20)) {
     return 0;
   }
   return (major << 20) | minor;
