@@ -108,16 +108,29 @@ void Probe::SetCgroupId(uint64_t id) {
   biosnoop::SetCgroupId(program_->skel(), id);
 }
 
-std::vector<uint32_t> Probe::TakeUnfollowedFs() {
-  // The kernel notes a file system with 1; once returned it is marked 2,
-  // so the map itself remembers what was said.
-  const int fd = bpf_map__fd(program_->skel()->maps.ops_unfollowed_devs);
-  std::vector<uint32_t> out;
+namespace {
+
+// The keys of the hash map `fd` whose keys are a u32.
+std::vector<uint32_t> MapKeys(int fd) {
+  std::vector<uint32_t> keys;
   uint32_t key = 0, next = 0;
   uint32_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     key = next;
     prev = &key;
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::vector<uint32_t> Probe::TakeUnfollowedFs() {
+  // The kernel notes a file system with 1; once returned it is marked 2,
+  // so the map itself remembers what was said.
+  const int fd = bpf_map__fd(program_->skel()->maps.ops_unfollowed_devs);
+  std::vector<uint32_t> out;
+  for (uint32_t key : MapKeys(fd)) {
     uint8_t v = 0;
     if (bpf_map_lookup_elem(fd, &key, &v) != 0 || v != 1) continue;
     const uint8_t noted = 2;
@@ -141,15 +154,9 @@ void Probe::SetLowerDisks(
     if (bpf_map_update_elem(fd, &key, &value, BPF_ANY) == 0) now.insert(dev);
   }
   // Those gone since (an LVM volume removed).
-  std::vector<uint32_t> gone;
-  uint32_t key = 0, next = 0;
-  uint32_t* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    key = next;
-    prev = &key;
-    if (!now.contains(key)) gone.push_back(key);
+  for (uint32_t dev : MapKeys(fd)) {
+    if (!now.contains(dev)) bpf_map_delete_elem(fd, &dev);
   }
-  for (uint32_t dev : gone) bpf_map_delete_elem(fd, &dev);
 }
 
 const std::vector<std::string>& Probe::attached() const {
