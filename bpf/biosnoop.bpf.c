@@ -802,6 +802,9 @@ int BPF_PROG(handle_uring_complete_fields, void *ring, void *req,
 _Static_assert(sizeof(struct biosnoop_hist) ==
                    8 * (6 + 2 * BIOSNOOP_HIST_BUCKETS),
                "struct biosnoop_hist layout changed: change both sides");
+_Static_assert(sizeof(struct biosnoop_hist_fine) ==
+                   8 * (1 + BIOSNOOP_HIST_FINE_BUCKETS),
+               "struct biosnoop_hist_fine layout changed: change both sides");
 _Static_assert(sizeof(struct biosnoop_op_record) == 736,
                "struct biosnoop_op_record layout changed: bump "
                "BIOSNOOP_ABI_VERSION");

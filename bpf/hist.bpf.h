@@ -18,31 +18,38 @@
 
 #include "biosnoop_abi.h"
 #include "counters.bpf.h"
-#include "maps.bpf.h" /* hist_enabled, hist_unit_ns, hist_slots, hist_overflow */
+#include "maps.bpf.h" /* hist_enabled, hist_unit_ns, hist_slots, hist_overflow,
+                         hist_fine_slots, hist_fine_overflow */
 
-static __always_inline struct biosnoop_hist *hist_for(__u64 key) {
-  __u32 idx = biosnoop_hist_slot_index(key);
-  struct biosnoop_hist *h = bpf_map_lookup_elem(&hist_slots, &idx);
+/* The value of `key` in a slot array and its overflow hash (both holding
+ * values whose first __u64 is their key), inserting it from `zero` when it
+ * is in neither.  NULL when the overflow is full. */
+static __always_inline void *keyed_value(void *slots, void *overflow,
+                                         const void *zero, __u32 idx,
+                                         __u64 key) {
+  __u64 *h = bpf_map_lookup_elem(slots, &idx);
   if (h) {
-    if (h->key == key) return h;
-    if (h->key == 0) {
-      h->key = key;
+    if (*h == key) return h;
+    if (*h == 0) {
+      *h = key;
       return h;
     }
   }
-  h = bpf_map_lookup_elem(&hist_overflow, &key);
+  h = bpf_map_lookup_elem(overflow, &key);
   if (h) return h;
   /* Too big for the stack: insert from an all-zero global, then key it. */
-  bpf_map_update_elem(&hist_overflow, &key, &hist_zero, BPF_NOEXIST);
-  h = bpf_map_lookup_elem(&hist_overflow, &key);
-  if (h) h->key = key;
+  bpf_map_update_elem(overflow, &key, zero, BPF_NOEXIST);
+  h = bpf_map_lookup_elem(overflow, &key);
+  if (h) *h = key;
   return h;
 }
 
 static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
                                        __u64 latency_ns, __u32 bytes, bool slow,
                                        bool failed) {
-  struct biosnoop_hist *h = hist_for(biosnoop_hist_key(dev, op, flags));
+  __u64 key = biosnoop_hist_key(dev, op, flags);
+  struct biosnoop_hist *h = keyed_value(&hist_slots, &hist_overflow, &hist_zero,
+                                        biosnoop_hist_slot_index(key), key);
   if (!h) {
     count(BIOSNOOP_CTR_HIST_FULL);
     return;
@@ -58,6 +65,16 @@ static __always_inline void hist_count(__u32 dev, __u8 op, __u8 flags,
    * verifier. */
   h->latency[lb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
   h->size[sb & (BIOSNOOP_HIST_BUCKETS - 1)] += 1;
+  __u64 fine_key = biosnoop_hist_key(dev, op, 0);
+  struct biosnoop_hist_fine *f =
+      keyed_value(&hist_fine_slots, &hist_fine_overflow, &hist_fine_zero,
+                  biosnoop_hist_fine_slot_index(fine_key), fine_key);
+  if (!f) {
+    count(BIOSNOOP_CTR_HIST_FULL);
+    return;
+  }
+  f->latency[biosnoop_fine_bucket(latency_ns) &
+             (BIOSNOOP_HIST_FINE_BUCKETS - 1)] += 1;
 }
 
 #endif /* BIOSNOOP_BPF_HIST_BPF_H_ */

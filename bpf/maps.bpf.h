@@ -131,6 +131,7 @@ __u64 uring_ops_live = 0;
 __u64 waiting_ops_active = 0;
 /* Never written: the initial value of a hist_overflow entry. */
 struct biosnoop_hist hist_zero = {};
+struct biosnoop_hist_fine hist_fine_zero = {};
 /* Only its address matters: requests are named relative to it (rq_id in
  * biosnoop.bpf.c). */
 static char rq_id_base;
@@ -216,6 +217,21 @@ struct {
   __type(key, __u64);
   __type(value, struct biosnoop_hist);
 } hist_overflow SEC(".maps");
+
+/* Fine latency counts per (dev, op), the same way (hist.bpf.h). */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, BIOSNOOP_HIST_FINE_SLOTS);
+  __type(key, __u32);
+  __type(value, struct biosnoop_hist_fine);
+} hist_fine_slots SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u64);
+  __type(value, struct biosnoop_hist_fine);
+} hist_fine_overflow SEC(".maps");
 
 /* Where a record with attribution is built (attribution.bpf.h), per CPU:
  * the event, its attribution and names (written to the ring buffer as one

@@ -11,7 +11,8 @@
 namespace biosnoop {
 
 // Every key of `kernel`, bucket arrays copied as they are (the two layouts
-// have the same number of buckets).
+// have the same buckets); a fine key's counts go to the entry of the same
+// key (dev, op, flags 0), made if that key had no completions of its own.
 HistSet DecodeHistograms(const KernelHistograms& kernel);
 
 }  // namespace biosnoop

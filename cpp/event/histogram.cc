@@ -3,6 +3,8 @@
 
 #include "histogram.h"
 
+#include <cmath>
+
 namespace biosnoop {
 
 void HistData::Add(const HistData& o) {
@@ -13,6 +15,15 @@ void HistData::Add(const HistData& o) {
   latency_ns += o.latency_ns;
   for (size_t i = 0; i < latency.size(); ++i) latency[i] += o.latency[i];
   for (size_t i = 0; i < size.size(); ++i) size[i] += o.size[i];
+  for (size_t i = 0; i < fine.size(); ++i) fine[i] += o.fine[i];
+}
+
+bool HistData::empty() const {
+  if (count != 0) return false;
+  for (uint64_t n : fine) {
+    if (n != 0) return false;
+  }
+  return true;
 }
 
 HistData HistData::Minus(const HistData& e) const {
@@ -28,6 +39,7 @@ HistData HistData::Minus(const HistData& e) const {
   for (size_t i = 0; i < latency.size(); ++i)
     d.latency[i] = sub(latency[i], e.latency[i]);
   for (size_t i = 0; i < size.size(); ++i) d.size[i] = sub(size[i], e.size[i]);
+  for (size_t i = 0; i < fine.size(); ++i) d.fine[i] = sub(fine[i], e.fine[i]);
   return d;
 }
 
@@ -55,5 +67,9 @@ HistSet HistDelta(const HistSet& cur, const HistSet& prev) {
 
 uint64_t BucketLow(int i) { return i == 0 ? 0 : (uint64_t{1} << i); }
 uint64_t BucketHigh(int i) { return (uint64_t{1} << (i + 1)) - 1; }
+
+double FineUpperSeconds(int n) {
+  return std::exp2(static_cast<double>(n + kFineFirst) / (1 << kFineSchema));
+}
 
 }  // namespace biosnoop

@@ -21,6 +21,18 @@ namespace biosnoop {
 // equal in hist_decoder.cc.
 inline constexpr int kHistBuckets = 32;
 
+// Fine latency buckets (the kernel's BIOSNOOP_HIST_FINE_*): 8 per power of
+// two on the seconds grid of Prometheus's native histograms at schema 3.
+// Element n is bucket k = n + kFineFirst, holding latencies in
+// (2^((k-1)/8), 2^(k/8)] seconds; element 0 also holds everything at most
+// 2^-20 s (the zero bucket), the last element everything above.
+inline constexpr int kFineBuckets = 256;
+inline constexpr int kFineFirst = -160;
+inline constexpr int kFineSchema = 3;
+// FineUpperSeconds(n) = 2^((n + kFineFirst) / 8), the upper bound of
+// element n (for element 0, the zero bucket's threshold 2^-20 s).
+double FineUpperSeconds(int n);
+
 struct HistData {
   uint64_t count = 0;
   uint64_t bytes = 0;
@@ -29,11 +41,15 @@ struct HistData {
   uint64_t latency_ns = 0;  // the latencies summed, in ns
   std::array<uint64_t, kHistBuckets> latency{};
   std::array<uint64_t, kHistBuckets> size{};
+  // Fine latency counts (kFineBuckets).  The kernel keeps them per disk
+  // and op, not per flags: DecodeHistograms puts them on the key with
+  // flags 0, so a grouping by flags sees them in that group alone.
+  std::array<uint64_t, kFineBuckets> fine{};
 
   void Add(const HistData& other);
   // this - earlier, bucket by bucket (counters only grow).
   HistData Minus(const HistData& earlier) const;
-  bool empty() const { return count == 0; }
+  bool empty() const;
 };
 
 // Kernel key (dev << 16 | op << 8 | flags, as bpf's biosnoop_hist_key

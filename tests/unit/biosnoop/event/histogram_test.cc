@@ -1,5 +1,7 @@
 #include "histogram.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,50 @@ TEST(HistogramTest, KernelBucketIsFloorLog2CappedAtTheLastBucket) {
     EXPECT_EQ(biosnoop_log2_bucket(BucketLow(b)), b);
     EXPECT_EQ(biosnoop_log2_bucket(BucketHigh(b)), b);
   }
+}
+
+// The kernel's fine bucket (biosnoop_abi.h) against ceil(8 log2(ns / 1e9))
+// in long double, over ns from 1 to 2^44 (values closer to a boundary than
+// long double can tell are left out), and exactly at the boundaries that
+// are whole ns: 1e9 * 2^j, which belongs to the bucket it bounds.
+TEST(HistogramTest, KernelFineBucketIsPrometheusSchema3InSeconds) {
+  auto reference = [](uint64_t v, bool* near) -> int {
+    const long double c = 239.178822831890089046663L;  // 8 log2(1e9)
+    const long double x = 8 * std::log2(static_cast<long double>(v)) - c;
+    *near = std::fabs(x - std::round(x)) < 1e-12L;
+    const long double k = std::ceil(x);
+    return static_cast<int>(
+        std::clamp<long double>(k - kFineFirst, 0, kFineBuckets - 1));
+  };
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  int compared = 0;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    const uint64_t v = (x >> (20 + i % 44)) + 1;
+    bool near = false;
+    const int want = reference(v, &near);
+    if (near) continue;
+    ASSERT_EQ(static_cast<int>(biosnoop_fine_bucket(v)), want) << v;
+    ++compared;
+  }
+  EXPECT_GT(compared, 199000);
+  // 1953125 << j ns is exactly 2^(j-9) s: the top of bucket k = 8(j-9).
+  for (int j = 0; j <= 20; ++j) {
+    const uint64_t v = uint64_t{1953125} << j;
+    const int n = 8 * (j - 9) - kFineFirst;
+    EXPECT_EQ(static_cast<int>(biosnoop_fine_bucket(v)), n) << v;
+    EXPECT_EQ(static_cast<int>(biosnoop_fine_bucket(v + 1)), n + 1) << v;
+    EXPECT_EQ(biosnoop_fine_bucket(v), biosnoop_fine_bucket(v - 1)) << v;
+    EXPECT_DOUBLE_EQ(FineUpperSeconds(n), std::exp2(j - 9));
+  }
+  // The zero bucket: everything up to 2^-20 s (953.67 ns).
+  EXPECT_EQ(biosnoop_fine_bucket(0), 0u);
+  EXPECT_EQ(biosnoop_fine_bucket(953), 0u);
+  EXPECT_EQ(biosnoop_fine_bucket(954), 1u);
+  EXPECT_DOUBLE_EQ(FineUpperSeconds(0), std::exp2(-20));
+  // Everything from bucket 95 (~62 min) up, in the last element.
+  EXPECT_EQ(biosnoop_fine_bucket(~0ull), kFineBuckets - 1u);
+  EXPECT_EQ(biosnoop_fine_bucket(uint64_t{1} << 50), kFineBuckets - 1u);
 }
 
 TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
