@@ -29,6 +29,7 @@ HistogramMode::HistogramMode(const Options& options)
     : options_(options),
       unit_(options.hist_ms ? HistUnit::kMilliseconds
                             : HistUnit::kMicroseconds),
+      rows_(options.hist_fine ? HistRows::kFine : HistRows::kLog2),
       grouping_(GroupingFor(options)) {}
 
 absl::StatusOr<absl::Duration> HistogramMode::OpenOutput(const RunState& run) {
@@ -100,14 +101,14 @@ absl::Status HistogramMode::Report(RunState& run) {
   switch (options_.hist_format) {
     case Options::HistFormat::kText:
       text = FormatHistText(groups, unit_,
-                            absl::StrFormat("%s (%.1f s)", ts, seconds));
+                            absl::StrFormat("%s (%.1f s)", ts, seconds), rows_);
       break;
     case Options::HistFormat::kCsv:
-      text = FormatHistCsv(groups, grouping_, unit_, csv_header_);
+      text = FormatHistCsv(groups, grouping_, unit_, csv_header_, rows_);
       csv_header_ = false;
       break;
     case Options::HistFormat::kJson:
-      text = FormatHistJson(groups, unit_, ts, seconds);
+      text = FormatHistJson(groups, unit_, ts, seconds, rows_);
       break;
   }
   if (text.empty()) return absl::OkStatus();

@@ -51,6 +51,7 @@ class HistogramMode : public RunMode {
 
   const Options& options_;
   const HistUnit unit_;
+  const HistRows rows_;
   const HistGrouping grouping_;
   std::unique_ptr<OutputFile> file_;
   DiskNames names_;

@@ -35,6 +35,7 @@ enum LongOnly : int {
   kOptInterval,
   kOptCsv,
   kOptJson,
+  kOptFine,
   kOptSummaryInterval,
   kOptFormat,
   kOptStatsInterval,
@@ -214,6 +215,15 @@ cli::ProgramDoc MakeDoc() {
           {{Flag{"per-flags", 'F'}},
            "one histogram per operation flags (rwbs)"},
           {{Flag{"ms", 'm'}}, "millisecond buckets (default microseconds)"},
+          {{Flag{"fine", 0, nullptr, kOptFine}},
+           "8 latency buckets per power of two instead of one (each 9% "
+           "wide), per disk and operation",
+           "",
+           "The buckets are those of Prometheus's native histograms at "
+           "schema 3: (2^((k-1)/8), 2^(k/8)] seconds, the bucket index k in "
+           "the CSV's bucket column and the JSON's \"k\"; rows run from the "
+           "first non-empty bucket to the last. The kernel keeps them per "
+           "disk and operation, not per flags: with -F it is bad usage."},
           {{Flag{"csv", 0, nullptr, kOptCsv}},
            "print CSV: [disk,][op,]bucket,lo_us,hi_us,count",
            "",
@@ -544,6 +554,9 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       case 'm':
         opts.hist_ms = true;
         break;
+      case kOptFine:
+        opts.hist_fine = true;
+        break;
       case kOptCsv:
       case kOptJson: {
         const Options::HistFormat format = c == kOptCsv
@@ -623,11 +636,16 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       }
     }
   }
-  if (!opts.hist &&
-      (opts.interval.has_value() || opts.per_disk || opts.per_flags ||
-       opts.hist_ms || opts.hist_format != Options::HistFormat::kText)) {
+  if (!opts.hist && (opts.interval.has_value() || opts.per_disk ||
+                     opts.per_flags || opts.hist_ms || opts.hist_fine ||
+                     opts.hist_format != Options::HistFormat::kText)) {
     return absl::InvalidArgumentError(
-        "--interval, -D, -F, -m, --csv and --json go with --hist");
+        "--interval, -D, -F, -m, --fine, --csv and --json go with --hist");
+  }
+  if (opts.hist_fine && opts.per_flags) {
+    return absl::InvalidArgumentError(
+        "--fine buckets are kept per disk and operation, not per flags: "
+        "drop -F (or --fine)");
   }
   if (!opts.files && writeback_owner_given) {
     return absl::InvalidArgumentError(

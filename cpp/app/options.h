@@ -44,6 +44,7 @@ struct Options {
   bool per_disk = false;                   // -D/--per-disk
   bool per_flags = false;                  // -F/--per-flags (rwbs)
   bool hist_ms = false;                    // -m/--ms: millisecond buckets
+  bool hist_fine = false;  // --fine: 8 latency rows per power of two
   enum class HistFormat { kText, kCsv, kJson } hist_format = HistFormat::kText;
   // --summary-interval: in the event stream, a summary record with the
   // interval's histograms every T; zero turns it off.

@@ -3,6 +3,7 @@
 #include "hist_format.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -49,6 +50,53 @@ void AppendBars(const std::array<uint64_t, kHistBuckets>& b,
   }
 }
 
+// The non-empty span [first, last] of the fine buckets; first > last when
+// all are empty.
+std::pair<int, int> FineSpan(const std::array<uint64_t, kFineBuckets>& f) {
+  int first = 0, last = kFineBuckets - 1;
+  while (first < kFineBuckets && f[first] == 0) ++first;
+  while (last >= 0 && f[last] == 0) --last;
+  return {first, last};
+}
+
+double UnitsPerSecond(HistUnit unit) {
+  return unit == HistUnit::kMilliseconds ? 1e3 : 1e6;
+}
+
+// Element n's bounds in `unit`: (FineUpperSeconds(n - 1), FineUpperSeconds(n)],
+// and [0, 2^-20 s] for the zero bucket.
+std::pair<double, double> FineBounds(int n, HistUnit unit) {
+  const double lo = n == 0 ? 0 : FineUpperSeconds(n - 1);
+  return {lo * UnitsPerSecond(unit),
+          FineUpperSeconds(n) * UnitsPerSecond(unit)};
+}
+
+// At least 4 significant digits, so that neighbours (9% apart) differ.
+std::string FineBound(double v) {
+  if (v >= 1000) return absl::StrFormat("%.0f", v);
+  return absl::StrFormat("%.4g", v);
+}
+
+void AppendFineBars(const std::array<uint64_t, kFineBuckets>& f, HistUnit unit,
+                    std::string* out) {
+  const auto [first, last] = FineSpan(f);
+  if (first > last) {
+    absl::StrAppend(out, "     (no I/O)\n");
+    return;
+  }
+  const uint64_t max = *std::max_element(f.begin(), f.end());
+  // As wide as "%12s -> %-12s" below.
+  absl::StrAppendFormat(out, "%28s : count    distribution\n",
+                        absl::StrCat(UnitName(unit), " (lo, hi]"));
+  for (int n = first; n <= last; ++n) {
+    const int stars = static_cast<int>(f[n] * kBarWidth / max);
+    const auto [lo, hi] = FineBounds(n, unit);
+    absl::StrAppendFormat(out, "%12s -> %-12s : %-8d |%-*s|\n", FineBound(lo),
+                          FineBound(hi), f[n], kBarWidth,
+                          std::string(stars, '*'));
+  }
+}
+
 std::string GroupLabel(const HistGroup& g) {
   if (g.disk.empty() && g.op.empty()) return "all I/O";
   if (g.op.empty()) return absl::StrCat("disk = ", g.disk);
@@ -59,14 +107,18 @@ std::string GroupLabel(const HistGroup& g) {
 }  // namespace
 
 std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
-                           absl::string_view title) {
+                           absl::string_view title, HistRows rows) {
   std::string out;
   if (!title.empty()) absl::StrAppend(&out, title, "\n");
   for (const HistGroup& g : groups) {
     absl::StrAppendFormat(&out, "\n%s: %d I/Os, %d bytes, %d slow, %d failed\n",
                           GroupLabel(g), g.data.count, g.data.bytes,
                           g.data.slow, g.data.errors);
-    AppendBars(g.data.latency, UnitName(unit), 1, &out);
+    if (rows == HistRows::kFine) {
+      AppendFineBars(g.data.fine, unit, &out);
+    } else {
+      AppendBars(g.data.latency, UnitName(unit), 1, &out);
+    }
     if (g.data.count != 0) {
       absl::StrAppend(&out, "\n");
       // Sizes are counted in bytes; bitesize users read KiB.
@@ -81,7 +133,8 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
 }
 
 std::string FormatHistCsv(const std::vector<HistGroup>& groups,
-                          HistGrouping grouping, HistUnit unit, bool header) {
+                          HistGrouping grouping, HistUnit unit, bool header,
+                          HistRows rows) {
   const bool by_disk = GroupsByDisk(grouping);
   const bool by_op = GroupsByOp(grouping);
   std::string out;
@@ -91,6 +144,17 @@ std::string FormatHistCsv(const std::vector<HistGroup>& groups,
     out += "bucket,lo_us,hi_us,count\n";
   }
   for (const HistGroup& g : groups) {
+    if (rows == HistRows::kFine) {
+      const auto [first, last] = FineSpan(g.data.fine);
+      for (int n = first; n <= last; ++n) {
+        if (by_disk) absl::StrAppend(&out, g.disk, ",");
+        if (by_op) absl::StrAppend(&out, g.op, ",");
+        const auto [lo, hi] = FineBounds(n, HistUnit::kMicroseconds);
+        absl::StrAppendFormat(&out, "%d,%.3f,%.3f,%d\n", n + kFineFirst, lo, hi,
+                              g.data.fine[n]);
+      }
+      continue;
+    }
     int top = HighestBucket(g.data.latency);
     for (int i = 0; i <= top; ++i) {
       if (by_disk) absl::StrAppend(&out, g.disk, ",");
@@ -106,12 +170,15 @@ std::string FormatHistCsv(const std::vector<HistGroup>& groups,
 }
 
 std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
-                           absl::string_view timestamp, double interval_s) {
+                           absl::string_view timestamp, double interval_s,
+                           HistRows rows) {
   std::string out = "{\"type\":\"histogram\",\"timestamp\":";
   AppendJsonString(timestamp, &out);
-  absl::StrAppendFormat(
-      &out, ",\"interval_s\":%.3f,\"unit\":\"%s\",\"histograms\":[", interval_s,
-      unit == HistUnit::kMilliseconds ? "ms" : "us");
+  absl::StrAppendFormat(&out, ",\"interval_s\":%.3f,\"unit\":\"%s\"",
+                        interval_s,
+                        unit == HistUnit::kMilliseconds ? "ms" : "us");
+  if (rows == HistRows::kFine) out += ",\"buckets\":\"fine\"";
+  out += ",\"histograms\":[";
   bool first_group = true;
   for (const HistGroup& g : groups) {
     if (!first_group) out += ",";
@@ -130,7 +197,17 @@ std::string FormatHistJson(const std::vector<HistGroup>& groups, HistUnit unit,
                     ",\"bytes\":", g.data.bytes, ",\"slow\":", g.data.slow,
                     ",\"errors\":", g.data.errors, ",\"latency\":[");
     bool first = true;
-    for (int i = 0; i < kHistBuckets; ++i) {
+    for (int n = 0; rows == HistRows::kFine && n < kFineBuckets; ++n) {
+      if (g.data.fine[n] == 0) continue;
+      const auto [lo, hi] = FineBounds(n, unit);
+      absl::StrAppendFormat(&out,
+                            "%s{\"k\":%d,\"lo\":%.3f,\"hi\":%.3f,"
+                            "\"count\":%d}",
+                            first ? "" : ",", n + kFineFirst, lo, hi,
+                            g.data.fine[n]);
+      first = false;
+    }
+    for (int i = 0; rows == HistRows::kLog2 && i < kHistBuckets; ++i) {
       if (g.data.latency[i] == 0) continue;
       absl::StrAppend(&out, first ? "" : ",", "{\"lo\":", BucketLow(i),
                       ",\"hi\":", BucketHigh(i),

@@ -202,6 +202,38 @@ TEST(Hist, EverySlowReadLandsInTheBucketOfItsDelay) {
   EXPECT_EQ((*all)["size_bytes"][0]["count"], count);
 }
 
+// --fine: the same reads in 9%-wide buckets.  20 ms is bucket k = -45,
+// (18581, 20263] us; a read answered a little late lands in k = -44,
+// (20263, 22097] us.  None is faster than its delay, every counted read
+// is in exactly one bucket, and most are in those two.
+TEST(Hist, FineBucketsPlaceEverySlowReadWithinNinePercent) {
+  BIOSNOOP_REQUIRE_ROOT();
+  SlowDisk slow({.read_delay_ms = 20});
+  ASSERT_TRUE(slow.ok()) << slow.error();
+  Biosnoop b({"--hist", "--json", "--fine", "-D", "-d", slow.loop_name()});
+  ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
+  constexpr int kIos = 50;
+  ASSERT_EQ(DirectDd(slow.loop_path(), true, 4096, kIos).exit_code, 0);
+  ASSERT_EQ(b.Stop(), 0) << b.Stderr();
+  json report = OnlyReport(b);
+  EXPECT_EQ(report["buckets"], "fine");
+  const json* disk = Find(report, slow.loop_name(), "");
+  ASSERT_NE(disk, nullptr) << report.dump();
+  const uint64_t count = (*disk)["count"].get<uint64_t>();
+  EXPECT_EQ(count + b.Summary()["missed"], kIos) << b.Stderr();
+  uint64_t listed = 0, near = 0;
+  for (const json& l : (*disk)["latency"]) {
+    const int k = l["k"].get<int>();
+    EXPECT_GE(k, -45) << disk->dump();
+    EXPECT_GE(l["hi"].get<double>(), 20000.0) << disk->dump();
+    EXPECT_NEAR(l["hi"].get<double>() / l["lo"].get<double>(), 1.0905, 1e-3);
+    if (k <= -44) near += l["count"].get<uint64_t>();
+    listed += l["count"].get<uint64_t>();
+  }
+  EXPECT_EQ(listed, count) << disk->dump();
+  EXPECT_GE(near * 2, count) << disk->dump();
+}
+
 // Failed I/O is counted like any other, and as failed: 16 of 20 reads
 // across a region of the disk that fails at once.
 TEST(Hist, FailedReadsAreCountedAsFailed) {

@@ -355,11 +355,24 @@ TEST(OptionsTest, AFilterGivenTwiceIsAnErrorNotTheLastOne) {
   EXPECT_EQ(o->min_us, 7u);
 }
 
+// The kernel keeps fine buckets per disk and op: per flags they would be
+// wrong, so -F with --fine is refused; -D and the default are taken.
+TEST(OptionsTest, FineGoesWithHistButNotPerFlags) {
+  EXPECT_EQ(ErrorOf({"--hist", "--fine", "-F"}),
+            "--fine buckets are kept per disk and operation, not per flags: "
+            "drop -F (or --fine)");
+  absl::StatusOr<Options> o = Parse({"--hist", "--fine", "-D"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->hist_fine);
+  EXPECT_TRUE(o->per_disk);
+}
+
 // Options of one mode given in the other would be silently ignored: bad
 // usage instead, both ways.
 TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
   EXPECT_EQ(ErrorOf({"--json"}),
-            "--interval, -D, -F, -m, --csv and --json go with --hist");
+            "--interval, -D, -F, -m, --fine, --csv and --json go with --hist");
+  EXPECT_EQ(ErrorOf({"--fine"}), ErrorOf({"--json"}));
   EXPECT_EQ(ErrorOf({"--hist", "--format", "proto"}),
             "--format, --stats-interval, --summary-interval, --stuck-after "
             "and --metrics-listen go with the event stream, not --hist");

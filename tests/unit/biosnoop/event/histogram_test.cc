@@ -216,6 +216,58 @@ TEST(HistFormatTest, CsvColumnsAndMillisecondBounds) {
             "disk,op,bucket,lo_us,hi_us,count\nvda,read,0,0,1,1\n");
 }
 
+// --fine: 20 ms is bucket k = -45, (18581.4, 20263.1] us; 100 us is
+// k = -106, (94.13, 102.6] us.  Rows from the first non-empty bucket to
+// the last, bounds as decimals, in every format.
+TEST(HistFormatTest, FineRowsAreSchema3BucketsInTheUnit) {
+  HistGroup g{"vda", "", Data(4, 6, 12, 4096)};
+  g.data.fine[-106 - kFineFirst] = 3;
+  g.data.fine[-45 - kFineFirst] = 1;
+  const std::string text =
+      FormatHistText({g}, HistUnit::kMicroseconds, "title", HistRows::kFine);
+  EXPECT_NE(text.find("usecs (lo, hi]"), std::string::npos) << text;
+  EXPECT_NE(text.find("94.13 -> 102.6        : 3        |*****"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("              usecs (lo, hi] : count    distribution"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("18581 -> 20263        : 1        |*************  "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("102.6 -> 111.9        : 0"), std::string::npos)
+      << "empty rows between non-empty ones are shown: " << text;
+  EXPECT_EQ(text.find("86.32 -> 94.13"), std::string::npos)
+      << "no row before the first non-empty one: " << text;
+  EXPECT_EQ(text.find("20263 -> 22097"), std::string::npos)
+      << "no row past the last non-empty one: " << text;
+  const std::string ms =
+      FormatHistText({g}, HistUnit::kMilliseconds, "title", HistRows::kFine);
+  EXPECT_NE(ms.find("18.58 -> 20.26        : 1"), std::string::npos) << ms;
+
+  const std::string csv =
+      FormatHistCsv({g}, HistGrouping::kPerDisk, HistUnit::kMilliseconds, true,
+                    HistRows::kFine);
+  EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1) + 1),
+            "disk,bucket,lo_us,hi_us,count\nvda,-106,94.129,102.648,3\n");
+  EXPECT_NE(csv.find("vda,-45,18581.361,20263.118,1\n"), std::string::npos)
+      << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + (-45 + 106 + 1));
+
+  const nlohmann::json j = nlohmann::json::parse(
+      FormatHistJson({g}, HistUnit::kMicroseconds, "2026-11-28T00:00:00Z", 1.0,
+                     HistRows::kFine));
+  EXPECT_EQ(j["buckets"], "fine");
+  const auto& lat = j["histograms"][0]["latency"];
+  ASSERT_EQ(lat.size(), 2u) << j.dump();
+  EXPECT_EQ(lat[0]["k"], -106);
+  EXPECT_NEAR(lat[0]["lo"].get<double>(), 94.129, 0.001);
+  EXPECT_NEAR(lat[0]["hi"].get<double>(), 102.648, 0.001);
+  EXPECT_EQ(lat[0]["count"], 3);
+  EXPECT_EQ(lat[1]["k"], -45);
+  EXPECT_EQ(lat[1]["count"], 1);
+}
+
 // --hist --csv -D --interval: the first interval may have no I/O, and its
 // header is the file's only one, so it must name the columns of the rows
 // that come later.
