@@ -218,7 +218,8 @@ struct {
   __type(value, struct biosnoop_hist);
 } hist_overflow SEC(".maps");
 
-/* Fine latency counts per (dev, op), the same way (hist.bpf.h). */
+/* Fine latency counts per (dev, op), the same way (hist.bpf.h): room for
+ * 64 + 128 keys, 2 KiB each per CPU (the overflow is preallocated). */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, BIOSNOOP_HIST_FINE_SLOTS);
@@ -228,7 +229,7 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(max_entries, 256);
+  __uint(max_entries, 128);
   __type(key, __u64);
   __type(value, struct biosnoop_hist_fine);
 } hist_fine_overflow SEC(".maps");

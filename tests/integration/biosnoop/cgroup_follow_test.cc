@@ -26,7 +26,7 @@ constexpr int kReads = 4;
 // An event of those reads, submitted in the cgroup `id`.
 auto ReadOf(int skip, uint64_t id) {
   return [skip, id](const json& e) {
-    const uint64_t first = uint64_t{skip} * (kBlock / 512);
+    const uint64_t first = static_cast<uint64_t>(skip) * (kBlock / 512);
     const uint64_t sector = e.value("sector", uint64_t{0});
     return e.value("cgroup_id", uint64_t{0}) == id && sector >= first &&
            sector < first + kReads * (kBlock / 512);
