@@ -12,6 +12,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "output_target.h"
 
 namespace biosnoop {
@@ -33,6 +34,31 @@ int OpenRetryingEintr(const std::string& path, int flags) {
     fd = open(path.c_str(), flags, kCreateMode);
   } while (fd < 0 && errno == EINTR);
   return fd;
+}
+
+// An output that was there before biosnoop (root) appends to it: refused
+// when another user could read or rewrite what it logs, as logrotate
+// refuses such files.  Owned by another user than root and biosnoop's
+// own: that user reads the lines and can swap the file.  Writable by
+// others, or by a group other than root: anyone may rewrite them.
+absl::Status CheckOwnership(const struct stat& st, const std::string& what) {
+  if (st.st_uid != 0 && st.st_uid != geteuid()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, ": it belongs to uid ", st.st_uid,
+        ", another user, who could read what biosnoop logs and rewrite it; "
+        "remove it (biosnoop creates its file 0640) or chown it to root"));
+  }
+  const bool other_write = (st.st_mode & S_IWOTH) != 0;
+  const bool group_write = (st.st_mode & S_IWGRP) != 0 && st.st_gid != 0;
+  if (other_write || group_write) {
+    const std::string who =
+        other_write ? "every user" : absl::StrCat("group ", st.st_gid);
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: it is writable by %s (mode %04o), who could rewrite what "
+        "biosnoop logs; chmod go-w it",
+        what, who, st.st_mode & 07777));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -121,6 +147,9 @@ absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
   if (fstat(fd, &st) != 0) return absl::ErrnoToStatus(errno, what);
   if (absl::Status s = CheckOutputTarget(st, fd, false, what); !s.ok()) {
     return s;
+  }
+  if (!created) {
+    if (absl::Status s = CheckOwnership(st, what); !s.ok()) return s;
   }
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {

@@ -238,6 +238,63 @@ TEST_F(OutputFileTest, AppendsToAnExistingFile) {
   EXPECT_EQ(ReadFile(path), "earlier\nlater\n");
 }
 
+// An existing output another user could read or rewrite is refused, as
+// logrotate refuses it, and nothing is written to it: owned by another
+// user than root and biosnoop's own, writable by every user, writable by
+// a group other than root's.  Root's own, and a file biosnoop creates,
+// are taken.
+TEST_F(OutputFileTest, RefusesAnExistingOutputOthersCouldReadOrRewrite) {
+  const std::string world = Path("world.jsonl");
+  { std::ofstream(world) << "x\n"; }
+  ASSERT_EQ(chmod(world.c_str(), 0666), 0);
+  auto file = OutputFile::Open(world);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(file.status().message(),
+            absl::StrCat("cannot open output \"", world,
+                         "\": it is writable by every user (mode 0666), who "
+                         "could rewrite what biosnoop logs; chmod go-w it"));
+  EXPECT_EQ(ReadFile(world), "x\n");
+  ASSERT_EQ(chmod(world.c_str(), 0644), 0);
+  EXPECT_TRUE(OutputFile::Open(world).ok());
+
+  if (geteuid() != 0) GTEST_SKIP() << "chown needs root";
+  const std::string theirs = Path("theirs.jsonl");
+  { std::ofstream(theirs) << "y\n"; }
+  ASSERT_EQ(chown(theirs.c_str(), 65534, 65534), 0);
+  file = OutputFile::Open(theirs);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find(
+                "it belongs to uid 65534, another user, who could read what "
+                "biosnoop logs and rewrite it"),
+            std::string::npos)
+      << file.status();
+  EXPECT_EQ(ReadFile(theirs), "y\n");
+  const std::string group = Path("group.jsonl");
+  { std::ofstream(group) << ""; }
+  ASSERT_EQ(chown(group.c_str(), 0, 65534), 0);
+  ASSERT_EQ(chmod(group.c_str(), 0660), 0);
+  file = OutputFile::Open(group);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(
+      file.status().message().find("it is writable by group 65534 (mode 0660)"),
+      std::string::npos)
+      << file.status();
+  // A FIFO another user made is refused the same way (it is open for
+  // reading, so the open itself would succeed).
+  const std::string fifo = Path("their.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(chown(fifo.c_str(), 65534, 65534), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  file = OutputFile::Open(fifo);
+  close(reader);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("it belongs to uid 65534"),
+            std::string::npos)
+      << file.status();
+}
+
 // A start that fails after opening the output (the probe cannot load)
 // removes the file it created, and only that: never a file that was there
 // before, one it wrote to, or one that replaced it at the path.
