@@ -16,6 +16,7 @@ enum LongOnly : int {
   kOptWriteDelay,
   kOptFlushDelay,
   kOptSlowRegion,
+  kOptFastDelay,
   kOptErrorRegion,
   kOptThreads,
   kOptDebug,
@@ -29,6 +30,7 @@ const struct option kLongOptions[] = {
     {"write-delay-ms", required_argument, nullptr, kOptWriteDelay},
     {"flush-delay-ms", required_argument, nullptr, kOptFlushDelay},
     {"slow-region", required_argument, nullptr, kOptSlowRegion},
+    {"fast-delay-us", required_argument, nullptr, kOptFastDelay},
     {"error-region", required_argument, nullptr, kOptErrorRegion},
     {"threads", required_argument, nullptr, kOptThreads},
     {"debug", no_argument, nullptr, kOptDebug},
@@ -102,6 +104,9 @@ absl::StatusOr<CliOptions> ParseCli(int argc, char* const argv[]) {
       case kOptSlowRegion:
         status = ApplyAsControl(c, "slow_region", value, &o.settings);
         break;
+      case kOptFastDelay:
+        status = ApplyAsControl(c, "fast_delay_us", value, &o.settings);
+        break;
       case kOptErrorRegion:
         status = ApplyAsControl(c, "error_region", value, &o.settings);
         break;
@@ -160,6 +165,8 @@ Options:
       --flush-delay-ms=N    hold every fsync (the loop device's FLUSH) N ms
       --slow-region=OFF:LEN read/write delays apply only to requests
                             overlapping these bytes (default: everywhere)
+      --fast-delay-us=N     with --slow-region, hold reads and writes
+                            outside it N us (default 0): two latency modes
       --error-region=OFF:LEN reads and writes overlapping these bytes fail
                             with EIO (after their delay)
       --threads=N           FUSE worker threads (default 16); delayed
@@ -172,12 +179,13 @@ Control file, MOUNTPOINT/control:
   write words separated by spaces or newlines, applied all or nothing
   (a bad word fails the write with EINVAL and is logged):
     read_delay_ms=N  write_delay_ms=N  flush_delay_ms=N
-    slow_region=OFF:LEN  slow_region=    (empty clears)
+    slow_region=OFF:LEN  slow_region=    (empty clears)  fast_delay_us=N
     error_region=OFF:LEN error_region=
     reset_counters
   e.g.  echo read_delay_ms=20 > MOUNTPOINT/control
   read it for the settings and counters, one key=value a line:
-    read_delay_ms write_delay_ms flush_delay_ms slow_region error_region
+    read_delay_ms write_delay_ms flush_delay_ms slow_region fast_delay_us
+    error_region
     size_bytes reads writes flushes errors read_bytes write_bytes
     in_flight max_in_flight
   (reads/writes count every request answered, errors the ones answered

@@ -25,10 +25,10 @@ class DelayQueue {
   DelayQueue(const DelayQueue&) = delete;
   DelayQueue& operator=(const DelayQueue&) = delete;
 
-  // Runs fn on the timer thread no earlier than delay_ms from now; with
-  // delay_ms == 0, runs it on the calling thread before returning.  After
+  // Runs fn on the timer thread no earlier than `delay` from now; with a
+  // zero delay, runs it on the calling thread before returning.  After
   // Shutdown(), runs fn at once on the caller.
-  void RunAfter(uint32_t delay_ms, std::function<void()> fn);
+  void RunAfter(std::chrono::microseconds delay, std::function<void()> fn);
 
   // Stops the timer thread and runs everything still waiting, now; later
   // RunAfter calls run inline.  Every callback runs exactly once, so every

@@ -36,12 +36,14 @@ Plan Disk::Admit(Op op, uint64_t offset, uint64_t length) {
     std::lock_guard<std::mutex> lock(mu_);
     const Settings& s = settings_;
     if (op == Op::kFlush) {
-      plan.delay_ms = s.flush_delay_ms;
+      plan.delay_us = uint64_t{s.flush_delay_ms} * 1000;
     } else {
       bool slow =
           !s.slow_region.has_value() || s.slow_region->Overlaps(offset, length);
-      if (slow)
-        plan.delay_ms = op == Op::kRead ? s.read_delay_ms : s.write_delay_ms;
+      plan.delay_us = slow ? uint64_t{op == Op::kRead ? s.read_delay_ms
+                                                      : s.write_delay_ms} *
+                                 1000
+                           : s.fast_delay_us;
       plan.fail = s.error_region.has_value() &&
                   s.error_region->Overlaps(offset, length);
     }

@@ -24,7 +24,7 @@ enum class Op { kRead, kWrite, kFlush };
 // What happens to one admitted request, decided when it arrives.
 struct Plan {
   Op op = Op::kRead;
-  uint32_t delay_ms = 0;  // hold the reply this long
+  uint64_t delay_us = 0;  // hold the reply this long
   bool fail = false;      // then answer EIO instead of serving it
 };
 

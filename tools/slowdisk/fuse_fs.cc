@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -178,14 +179,15 @@ void ReadImage(fuse_req_t req, size_t size, off_t off) {
   uint64_t n = std::min<uint64_t>(size, disk_size - start);
   Plan plan = ctx.disk->Admit(Op::kRead, start, n);
   Disk* disk = ctx.disk;
-  ctx.queue->RunAfter(plan.delay_ms, [req, disk, plan, start, n] {
-    disk->Complete(plan, n);
-    if (plan.fail) {
-      fuse_reply_err(req, EIO);
-    } else {
-      fuse_reply_buf(req, disk->Data(start), n);
-    }
-  });
+  ctx.queue->RunAfter(std::chrono::microseconds(plan.delay_us),
+                      [req, disk, plan, start, n] {
+                        disk->Complete(plan, n);
+                        if (plan.fail) {
+                          fuse_reply_err(req, EIO);
+                        } else {
+                          fuse_reply_buf(req, disk->Data(start), n);
+                        }
+                      });
 }
 
 void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -215,14 +217,15 @@ void WriteImage(fuse_req_t req, const char* buf, size_t size, off_t off) {
   // only the answer waits.  A failed write stores nothing.
   if (!plan.fail) ctx.disk->Store(start, buf, size);
   Disk* disk = ctx.disk;
-  ctx.queue->RunAfter(plan.delay_ms, [req, disk, plan, size] {
-    disk->Complete(plan, size);
-    if (plan.fail) {
-      fuse_reply_err(req, EIO);
-    } else {
-      fuse_reply_write(req, size);
-    }
-  });
+  ctx.queue->RunAfter(std::chrono::microseconds(plan.delay_us),
+                      [req, disk, plan, size] {
+                        disk->Complete(plan, size);
+                        if (plan.fail) {
+                          fuse_reply_err(req, EIO);
+                        } else {
+                          fuse_reply_write(req, size);
+                        }
+                      });
 }
 
 void Write(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size,
@@ -258,10 +261,11 @@ void Fsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info*) {
   FsContext& ctx = Ctx(req);
   Plan plan = ctx.disk->Admit(Op::kFlush, 0, 0);
   Disk* disk = ctx.disk;
-  ctx.queue->RunAfter(plan.delay_ms, [req, disk, plan] {
-    disk->Complete(plan, 0);
-    fuse_reply_err(req, 0);
-  });
+  ctx.queue->RunAfter(std::chrono::microseconds(plan.delay_us),
+                      [req, disk, plan] {
+                        disk->Complete(plan, 0);
+                        fuse_reply_err(req, 0);
+                      });
 }
 
 void Flush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {

@@ -25,6 +25,17 @@ absl::StatusOr<uint32_t> ParseDelayMs(absl::string_view key,
   return static_cast<uint32_t>(ms);
 }
 
+absl::StatusOr<uint32_t> ParseDelayUs(absl::string_view key,
+                                      absl::string_view value) {
+  ASSIGN_OR_RETURN(
+      const uint64_t us,
+      cli::ParseNumber(
+          key, value,
+          {.max = kMaxFastDelayUs,
+           .want = absl::StrCat("microseconds from 0 to ", kMaxFastDelayUs)}));
+  return static_cast<uint32_t>(us);
+}
+
 // An empty value clears the region: that is how a shell user says "none".
 absl::StatusOr<std::optional<Region>> ParseOptionalRegion(
     absl::string_view key, absl::string_view value) {
@@ -120,6 +131,8 @@ absl::StatusOr<ControlRequest> ApplyControlText(absl::string_view text,
       (key == "read_delay_ms"    ? s.read_delay_ms
        : key == "write_delay_ms" ? s.write_delay_ms
                                  : s.flush_delay_ms) = ms;
+    } else if (key == "fast_delay_us") {
+      ASSIGN_OR_RETURN(s.fast_delay_us, ParseDelayUs(key, value));
     } else if (key == "slow_region" || key == "error_region") {
       ASSIGN_OR_RETURN(std::optional<Region> region,
                        ParseOptionalRegion(key, value));
@@ -128,7 +141,7 @@ absl::StatusOr<ControlRequest> ApplyControlText(absl::string_view text,
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown setting \"", key,
           "\" (known: read_delay_ms, write_delay_ms, flush_delay_ms, "
-          "slow_region, error_region, reset_counters)"));
+          "slow_region, fast_delay_us, error_region, reset_counters)"));
     }
   }
   return request;
@@ -139,6 +152,7 @@ std::string FormatSettings(const Settings& settings) {
                       "write_delay_ms=", settings.write_delay_ms, "\n",
                       "flush_delay_ms=", settings.flush_delay_ms, "\n",
                       "slow_region=", FormatRegion(settings.slow_region), "\n",
+                      "fast_delay_us=", settings.fast_delay_us, "\n",
                       "error_region=", FormatRegion(settings.error_region),
                       "\n");
 }

@@ -17,6 +17,8 @@ namespace biosnoop::slowdisk {
 
 // Delays above this (one hour) are rejected as typos.
 inline constexpr uint32_t kMaxDelayMs = 3'600'000;
+// The fast delay is for sub-millisecond latencies: at most one second.
+inline constexpr uint32_t kMaxFastDelayUs = 1'000'000;
 
 // A byte range [offset, offset + length) of the disk image; length > 0.
 struct Region {
@@ -36,6 +38,10 @@ struct Settings {
   // unset, they apply to every request.  Flushes have no offset: the flush
   // delay always applies.
   std::optional<Region> slow_region;
+  // With a slow region, reads and writes outside it are held this many
+  // microseconds instead of none: a disk with two latency modes (e.g.
+  // 0.1 ms and, in the region, 20 ms).  Without a region it does nothing.
+  uint32_t fast_delay_us = 0;
   // Reads and writes overlapping it fail with EIO (after their delay).
   std::optional<Region> error_region;
 
@@ -63,6 +69,7 @@ struct ControlRequest {
 // spaces or newlines, each one of:
 //   read_delay_ms=N  write_delay_ms=N  flush_delay_ms=N
 //   slow_region=OFFSET:LENGTH   slow_region=    (empty value clears it)
+//   fast_delay_us=N
 //   error_region=OFFSET:LENGTH  error_region=
 //   reset_counters
 // All or nothing: any bad word is an InvalidArgument naming it, and then

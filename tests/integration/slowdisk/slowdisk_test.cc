@@ -223,6 +223,41 @@ TEST(SlowDiskTest, SlowRegionDelaysOnlyIoThatOverlapsIt) {
   EXPECT_GE(TimedPread(fd.get(), 8 * kMiB).ms, kDelay);
 }
 
+// Two latency modes: outside the slow region the fast delay (in
+// microseconds) holds reads and writes, inside it the read or write delay;
+// without a region the fast delay does nothing.
+TEST(SlowDiskTest, FastDelayHoldsIoOutsideTheSlowRegion) {
+  BIOSNOOP_REQUIRE_ROOT();
+  constexpr double kSlowMs = 100;
+  constexpr double kFastMs = 2.5;
+  SlowDisk disk({.read_delay_ms = 100,
+                 .write_delay_ms = 100,
+                 .slow_region = "1M:1M",
+                 .fast_delay_us = 2500});
+  ASSERT_DISK_OK(disk);
+  Fd fd = OpenDirect(disk.loop_path(), O_RDWR);
+  ASSERT_TRUE(fd.ok()) << strerror(errno);
+  for (uint64_t off : {uint64_t{0}, kMiB - kBlock, 2 * kMiB, 8 * kMiB}) {
+    const Timed r = TimedPread(fd.get(), off);
+    ASSERT_EQ(r.result, static_cast<ssize_t>(kBlock)) << strerror(r.error);
+    EXPECT_GE(r.ms, kFastMs) << "read outside, at " << off;
+    EXPECT_LT(r.ms, kSlowMs) << "read outside, at " << off;
+    const Timed w = TimedPwrite(fd.get(), off, 'f');
+    ASSERT_EQ(w.result, static_cast<ssize_t>(kBlock)) << strerror(w.error);
+    EXPECT_GE(w.ms, kFastMs) << "write outside, at " << off;
+    EXPECT_LT(w.ms, kSlowMs) << "write outside, at " << off;
+  }
+  EXPECT_GE(TimedPread(fd.get(), kMiB).ms, kSlowMs) << "read inside";
+  EXPECT_GE(TimedPwrite(fd.get(), kMiB, 's').ms, kSlowMs) << "write inside";
+
+  // No region: every request is slow, and with no delay none is held.
+  ASSERT_TRUE(
+      disk.Set("slow_region= read_delay_ms=0 fast_delay_us=1000000").ok());
+  std::vector<double> reads;
+  for (int i = 0; i < 5; ++i) reads.push_back(TimedPread(fd.get(), 0).ms);
+  EXPECT_LT(Median(reads), 1000.0) << "the fast delay held a read";
+}
+
 TEST(SlowDiskTest, IoInTheErrorRegionFailsWithEioOthersSucceed) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk disk({.error_region = "2M:64K"});
@@ -513,7 +548,8 @@ TEST(SlowDiskCliTest, FlagsSetInitialSettingsAndSignalsUnmount) {
     ASSERT_EQ(mkdir(mnt.c_str(), 0755), 0);
     Child daemon = StartSlowDiskDaemon(
         {"--size-mib=8", "--read-delay-ms=7", "--write-delay-ms=8",
-         "--flush-delay-ms=9", "--slow-region=1M:4K", "--error-region=2M:8K"},
+         "--flush-delay-ms=9", "--slow-region=1M:4K", "--fast-delay-us=90",
+         "--error-region=2M:8K"},
         mnt, dir + "/log");
     ASSERT_TRUE(daemon.started()) << daemon.result().Describe();
     absl::Status mounted = WaitSlowDiskMounted(daemon, mnt);
@@ -523,7 +559,8 @@ TEST(SlowDiskCliTest, FlagsSetInitialSettingsAndSignalsUnmount) {
       EXPECT_TRUE(absl::StartsWith(
           text,
           "read_delay_ms=7\nwrite_delay_ms=8\nflush_delay_ms=9\n"
-          "slow_region=1048576:4096\nerror_region=2097152:8192\n"
+          "slow_region=1048576:4096\nfast_delay_us=90\n"
+          "error_region=2097152:8192\n"
           "size_bytes=8388608\nreads=0\n"))
           << text;
       struct stat st;

@@ -227,6 +227,7 @@ absl::Status SlowDisk::ApplyInitialSettings() {
                           " write_delay_ms=", options_.write_delay_ms,
                           " flush_delay_ms=", options_.flush_delay_ms,
                           " slow_region=", options_.slow_region,
+                          " fast_delay_us=", options_.fast_delay_us,
                           " error_region=", options_.error_region,
                           " reset_counters"));
 }

@@ -35,6 +35,9 @@ struct SlowDiskOptions {
   // "OFFSET:LENGTH" in bytes of the whole disk (K/M/G suffixes allowed),
   // "" for none.  See tools/slowdisk --help for their meaning.
   std::string slow_region;
+  // With a slow region: reads and writes outside it held this many
+  // microseconds (a second latency mode).
+  uint32_t fast_delay_us = 0;
   std::string error_region;
   // An MBR partition table with `partitions` (1..4) equal Linux
   // partitions, the first at sector 2048, added with partx.

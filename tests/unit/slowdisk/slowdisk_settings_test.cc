@@ -63,6 +63,30 @@ TEST(SlowDiskSettingsTest, ControlWordsApplyAndRegionsClear) {
   EXPECT_TRUE(r->reset_counters);
 }
 
+// Two latency modes: the fast delay, in microseconds, holds what the slow
+// region does not.
+TEST(SlowDiskSettingsTest, FastDelayIsInMicrosecondsUpToOneSecond) {
+  absl::StatusOr<ControlRequest> r = ApplyControlText(
+      "read_delay_ms=20 slow_region=48M:16M fast_delay_us=60", Settings{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->settings.fast_delay_us, 60u);
+  EXPECT_EQ(r->settings.read_delay_ms, 20u);
+  r = ApplyControlText("fast_delay_us=1000000", r->settings);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->settings.fast_delay_us, 1000000u);
+  EXPECT_EQ(r->settings.read_delay_ms, 20u);
+  for (const char* bad : {"fast_delay_us=1000001", "fast_delay_us=",
+                          "fast_delay_us=5us", "fast_delay_us=-1"}) {
+    r = ApplyControlText(bad, Settings{});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message().rfind("fast_delay_us: ", 0), 0u)
+        << r.status();
+  }
+  r = ApplyControlText("fast_delay_us=1000001", Settings{});
+  EXPECT_EQ(r.status().message(),
+            "fast_delay_us: 1000001 is too large: at most 1000000");
+}
+
 TEST(SlowDiskSettingsTest, BadWordsAreRejectedWithTheirName) {
   for (const char* bad : {"read_delay_ms", "read_delay_ms=", "read_delay_ms=x",
                           "read_delay_ms=-1", "read_delay_ms=3600001", "nope=1",
@@ -80,10 +104,11 @@ TEST(SlowDiskSettingsTest, FormatRoundTripsThroughApply) {
   s.read_delay_ms = 7;
   s.flush_delay_ms = 9;
   s.error_region = Region{4096, 512};
+  s.fast_delay_us = 150;
   std::string text = FormatSettings(s);
   EXPECT_EQ(text,
             "read_delay_ms=7\nwrite_delay_ms=0\nflush_delay_ms=9\n"
-            "slow_region=\nerror_region=4096:512\n");
+            "slow_region=\nfast_delay_us=150\nerror_region=4096:512\n");
   Settings other;
   other.slow_region = Region{1, 1};
   absl::StatusOr<ControlRequest> r = ApplyControlText(text, other);
@@ -98,15 +123,16 @@ absl::StatusOr<CliOptions> Parse(std::vector<const char*> args) {
 }
 
 TEST(SlowDiskCliParseTest, FlagsSetSizeAndInitialSettings) {
-  absl::StatusOr<CliOptions> o =
-      Parse({"-s", "16", "--read-delay-ms=20", "--flush-delay-ms", "3",
-             "--slow-region=1M:1M", "--threads=4", "/mnt"});
+  absl::StatusOr<CliOptions> o = Parse(
+      {"-s", "16", "--read-delay-ms=20", "--flush-delay-ms", "3",
+       "--slow-region=1M:1M", "--fast-delay-us=80", "--threads=4", "/mnt"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->mountpoint, "/mnt");
   EXPECT_EQ(o->size_mib, 16u);
   EXPECT_EQ(o->settings.read_delay_ms, 20u);
   EXPECT_EQ(o->settings.flush_delay_ms, 3u);
   EXPECT_EQ(o->settings.slow_region, (Region{1 << 20, 1 << 20}));
+  EXPECT_EQ(o->settings.fast_delay_us, 80u);
   EXPECT_EQ(o->threads, 4u);
 }
 
@@ -135,8 +161,9 @@ TEST(SlowDiskCliParseTest, BadUsageNamesTheFlag) {
 // Numbers follow every command line's rules (cpp/common/cli_numbers.h):
 // digits only, too large said with the largest, the flag named.
 TEST(SlowDiskCliParseTest, NumbersAreDigitsOnly) {
-  for (const char* flag : {"--size-mib", "--threads", "--read-delay-ms",
-                           "--write-delay-ms", "--flush-delay-ms"}) {
+  for (const char* flag :
+       {"--size-mib", "--threads", "--read-delay-ms", "--write-delay-ms",
+        "--flush-delay-ms", "--fast-delay-us"}) {
     for (const char* bad : {"+5", " 5", "5 ", "0x10", "-1", "", "5ms"}) {
       const std::string arg = std::string(flag) + "=" + bad;
       absl::StatusOr<CliOptions> o = Parse({arg.c_str(), "/mnt"});
