@@ -164,7 +164,9 @@ std::string HumanBytes(Sum bytes);
 std::string HostName(const std::string& host);
 // A name as a CSV field: escaped as in the text forms first (a row stays
 // one line, and no terminal escape reaches whoever cats the file), then
-// quoted when it holds a comma or a quote.
+// quoted when it holds a comma or a quote; one that starts as a formula
+// would (=, +, -, @) gets a leading ' and is quoted, so that a
+// spreadsheet shows it as text instead of running it.
 std::string CsvField(const std::string& name);
 // A JSON number with `decimals` fixed decimals ("1.500"), or null when
 // `v` is not finite: printf's "inf" and "nan" are not JSON.

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "report.h"
 #include "text_table.h"
 
@@ -23,8 +24,14 @@ std::string HostName(const std::string& host) {
 }
 
 std::string CsvField(const std::string& name) {
-  const std::string s = Printable(name);
-  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string s = Printable(name);
+  // A cell a spreadsheet would take for a formula (=HYPERLINK(...), +, -,
+  // @, and tab or CR, which Printable has escaped already) gets a leading
+  // quote, which shows it as text, and is quoted itself.
+  const bool formula = !s.empty() && absl::string_view("=+-@").find(s[0]) !=
+                                         absl::string_view::npos;
+  if (formula) s.insert(0, "'");
+  if (!formula && s.find_first_of(",\"") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
