@@ -14,7 +14,9 @@
 #include "hist_decoder.h"
 #include "jsonl_sink.h"
 #include "kernel_features.h"
+#include "metrics_proto.h"
 #include "metrics_text.h"
+#include "process_stats.h"
 #include "proto_sink.h"
 #include "run_output.h"
 #include "status_macros.h"
@@ -291,7 +293,13 @@ absl::Status EventStream::PublishMetrics(RunState& run,
   m.ops = options_.ops;
   m.ledger = options_.files && options_.writeback_owner;
   m.groups = PerDiskAndOp(DecodeHistograms(read), MonotonicNs());
-  metrics_->Publish(FormatMetrics(m));
+  m.version = BIOSNOOP_VERSION;
+  // /proc unreadable (not mounted in a container): served without them.
+  if (absl::StatusOr<ProcessMetrics> p = ReadProcessMetrics(); p.ok()) {
+    m.process = *p;
+  }
+  // Both formats, for whichever a scraper asks for: a few KiB each.
+  metrics_->Publish(FormatMetrics(m), FormatMetricsProto(m));
   return absl::OkStatus();
 }
 

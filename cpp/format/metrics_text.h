@@ -15,12 +15,19 @@
 //       decode_errors, expired, dropped, missed, unfinished) and stuck
 //       (stuck records written); with --ops also ops_written, ops_lost
 //       ops_untracked and ops_unfollowed
+//   biosnoop_build_info{version}   gauge, 1
+//   process_cpu_seconds_total, process_resident_memory_bytes,
+//   process_virtual_memory_bytes, process_open_fds, process_max_fds,
+//   process_start_time_seconds   the process's own, as every exporter
+//       names them, when /proc could be read
 //
 // Each family has its HELP and TYPE lines; label values are UTF-8 (each
 // byte of an invalid sequence becomes U+FFFD, as in the JSON output) with
-// '\', '"' and newline escaped.
+// '\', '"' and newline escaped.  The same families in the protobuf format,
+// with native histograms: metrics_proto.h.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +40,20 @@ namespace biosnoop {
 inline constexpr char kMetricsContentType[] =
     "text/plain; version=0.0.4; charset=utf-8";
 
+// The process's own figures (from /proc/self), read on the run's tick.
+struct ProcessMetrics {
+  double cpu_seconds = 0;           // user + system
+  uint64_t resident_bytes = 0;      // RSS
+  uint64_t virtual_bytes = 0;       // the address space's size
+  uint64_t open_fds = 0;            // descriptors open
+  std::optional<uint64_t> max_fds;  // RLIMIT_NOFILE's soft limit; unlimited
+  double start_time_seconds = 0;    // since the epoch
+};
+
 // What one scrape shows, as the run's last tick read it.
 struct MetricsSnapshot {
+  std::string version;  // biosnoop's (biosnoop_build_info)
+  std::optional<ProcessMetrics> process;
   StatsSnapshot stats;  // cumulative; `unfinished` is counted at exit only
   uint64_t stuck = 0;   // stuck records written
   bool ops = false;     // --ops: the ops_* counters are served

@@ -105,7 +105,7 @@ class HttplibServer : public httplib::Server, public MetricsHttp {
 extern "C" __attribute__((visibility("default"))) biosnoop::MetricsHttp*
 biosnoop_metrics_http_bind(const std::string& host, int port,
                            const biosnoop::MetricsHttpSettings& settings,
-                           biosnoop::MetricsTextFn text, int* bound_port) {
+                           biosnoop::MetricsReplyFn reply, int* bound_port) {
   using biosnoop::BoundedPool;
   auto server = std::make_unique<biosnoop::HttplibServer>();
   server->set_socket_options(biosnoop::ListenSocketOptions);
@@ -129,16 +129,16 @@ biosnoop_metrics_http_bind(const std::string& host, int port,
     return nullptr;
   }
   *bound_port = bound;
-  server->Get("/metrics",
-              [text = std::move(text), type = settings.content_type](
-                  const httplib::Request&, httplib::Response& res) {
-                std::shared_ptr<const std::string> now = text();
-                if (now == nullptr) {
-                  res.status = 503;
-                  res.set_content("biosnoop is starting\n", "text/plain");
-                  return;
-                }
-                res.set_content(*now, type);
-              });
+  server->Get("/metrics", [reply = std::move(reply)](
+                              const httplib::Request& req,
+                              httplib::Response& res) {
+    const biosnoop::MetricsReply now = reply(req.get_header_value("Accept"));
+    if (now.body == nullptr) {
+      res.status = 503;
+      res.set_content("biosnoop is starting\n", "text/plain");
+      return;
+    }
+    res.set_content(*now.body, now.content_type.c_str());
+  });
   return server.release();
 }

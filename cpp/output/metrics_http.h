@@ -14,8 +14,15 @@
 
 namespace biosnoop {
 
-// What GET /metrics answers with: the text, or nullptr (503, starting).
-using MetricsTextFn = std::function<std::shared_ptr<const std::string>()>;
+// What GET /metrics answers with: the body and its Content-Type, or no
+// body (503, starting).
+struct MetricsReply {
+  std::shared_ptr<const std::string> body;
+  std::string content_type;
+};
+// Called with the request's Accept header ("" without one), which picks
+// the format.
+using MetricsReplyFn = std::function<MetricsReply(const std::string& accept)>;
 
 // An HTTP server bound to its address, not yet serving.
 class MetricsHttp {
@@ -33,10 +40,9 @@ class MetricsHttp {
 // How the server answers, and the bounds on what scrapers can hold
 // (metrics_server.h says why).
 struct MetricsHttpSettings {
-  std::string content_type;  // of the /metrics text
-  int workers = 0;           // connections served at once
-  int queued = 0;            // accepted connections waiting for a worker
-  int io_timeout_s = 0;      // a connection idle this long is dropped
+  int workers = 0;       // connections served at once
+  int queued = 0;        // accepted connections waiting for a worker
+  int io_timeout_s = 0;  // a connection idle this long is dropped
 };
 
 // The module's one entry point, named kMetricsHttpBindSymbol: binds
@@ -44,7 +50,8 @@ struct MetricsHttpSettings {
 // *bound_port set; or nullptr with errno set to why the bind failed.
 using MetricsHttpBindFn = MetricsHttp* (*)(const std::string& host, int port,
                                            const MetricsHttpSettings& settings,
-                                           MetricsTextFn text, int* bound_port);
+                                           MetricsReplyFn reply,
+                                           int* bound_port);
 inline constexpr char kMetricsHttpBindSymbol[] = "biosnoop_metrics_http_bind";
 
 // The module's file name; metrics_server.cc looks for it beside the

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "exit_codes.h"
+#include "metrics_proto.h"
 #include "metrics_text.h"
 #include "status_macros.h"
 
@@ -115,7 +116,6 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Bind(
   std::unique_ptr<MetricsServer> server(new MetricsServer(host, port));
   MetricsServer* self = server.get();
   MetricsHttpSettings settings;
-  settings.content_type = kMetricsContentType;
   // Bounds on what a scraper can hold (metrics_server.h).
   settings.workers = kWorkers;
   settings.queued = kQueued;
@@ -123,7 +123,9 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Bind(
   int bound = -1;
   // The module sets errno when the bind fails.
   server->impl_.reset(bind(
-      host, port, settings, [self] { return self->Current(); }, &bound));
+      host, port, settings,
+      [self](const std::string& accept) { return self->Current(accept); },
+      &bound));
   if (server->impl_ == nullptr) return BindError(errno, where);
   server->port_ = bound;
   return server;
@@ -160,16 +162,28 @@ void MetricsServer::Serve() {
   while (!impl_->IsRunning() && !listen_ended_) std::this_thread::yield();
 }
 
-void MetricsServer::Publish(std::string text) {
-  auto next = std::make_shared<const std::string>(std::move(text));
+void MetricsServer::Publish(std::string text, std::string proto) {
+  auto next =
+      std::make_shared<const Bodies>(Bodies{std::move(text), std::move(proto)});
   std::lock_guard<std::mutex> lock(mu_);
-  text_.swap(next);
-  // The old text is freed here unless a scrape still sends it.
+  bodies_.swap(next);
+  // The old bodies are freed here unless a scrape still sends one.
 }
 
-std::shared_ptr<const std::string> MetricsServer::Current() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return text_;
+MetricsReply MetricsServer::Current(const std::string& accept) const {
+  std::shared_ptr<const Bodies> now;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    now = bodies_;
+  }
+  if (now == nullptr) return {};
+  // The body shares the ownership of what was published with it.
+  if (!now->proto.empty() && AcceptsMetricsProto(accept)) {
+    return {std::shared_ptr<const std::string>(now, &now->proto),
+            kMetricsProtoContentType};
+  }
+  return {std::shared_ptr<const std::string>(now, &now->text),
+          kMetricsContentType};
 }
 
 std::string MetricsServer::Url() const {

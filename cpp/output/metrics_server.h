@@ -2,8 +2,10 @@
 
 // The --metrics-listen endpoint: an HTTP server (Debian's cpp-httplib, in
 // the module biosnoop-metrics.so that Bind() loads: metrics_http.h) on
-// threads of its own that answers GET /metrics with the last text the run
-// published.  The run never waits for a scraper: Publish() only swaps a
+// threads of its own that answers GET /metrics with the last metrics the
+// run published, in the format the scraper's Accept header asks for
+// (AcceptsMetricsProto: the protobuf format, else the text).  The run
+// never waits for a scraper: Publish() only swaps a
 // pointer under a lock that a scrape holds just long enough to copy that
 // pointer, and the text is sent from the server's threads.  Scrapers are
 // bounded: kWorkers connections served at once, kQueued more accepted and
@@ -48,9 +50,10 @@ class MetricsServer {
 
   // Starts the server's threads, with every signal blocked in them.
   void Serve();
-  // The text of every scrape from now on (until a scrape has one, 503).
-  // Never waits on a scrape.
-  void Publish(std::string text);
+  // What every scrape gets from now on (until one is published, 503):
+  // the text, or `proto` (the protobuf format) for a scraper that asks for
+  // it, when not empty.  Never waits on a scrape.
+  void Publish(std::string text, std::string proto = "");
 
   int port() const { return port_; }
   // "http://127.0.0.1:9100/metrics" ("[::1]" for IPv6).
@@ -58,13 +61,16 @@ class MetricsServer {
 
  private:
   MetricsServer(std::string host, int port);
-  std::shared_ptr<const std::string> Current() const;
+  MetricsReply Current(const std::string& accept) const;
 
   std::unique_ptr<MetricsHttp> impl_;
   const std::string host_;
   int port_;  // the bound one
+  struct Bodies {
+    std::string text, proto;
+  };
   mutable std::mutex mu_;
-  std::shared_ptr<const std::string> text_;  // guarded by mu_
+  std::shared_ptr<const Bodies> bodies_;  // guarded by mu_
   std::atomic<bool> listen_ended_{false};
   std::thread thread_;
 };

@@ -247,8 +247,49 @@ TEST(MetricsTextTest, NoIoYetStillDescribesTheFamilies) {
   EXPECT_EQ(types["biosnoop_io_latency_seconds"], "histogram");
   EXPECT_EQ(s["biosnoop_lost_total"], "0");
   for (const auto& [key, value] : s) {
+    if (key.rfind("biosnoop_build_info{", 0) == 0) continue;
     EXPECT_EQ(key.find("{"), std::string::npos) << key;
   }
+}
+
+// What every exporter serves: its build, and its process's CPU, memory and
+// descriptors under the names Prometheus's client libraries give them.
+TEST(MetricsTextTest, BuildInfoAndProcessMetrics) {
+  MetricsSnapshot m;
+  m.version = "0.1.0";
+  std::map<std::string, std::string> types;
+  std::map<std::string, std::string> s = Samples(FormatMetrics(m), &types);
+  EXPECT_EQ(s["biosnoop_build_info{version=\"0.1.0\"}"], "1");
+  EXPECT_EQ(types["biosnoop_build_info"], "gauge");
+  EXPECT_EQ(types.count("process_cpu_seconds_total"), 0u)
+      << "process metrics without a reading of /proc";
+
+  ProcessMetrics p;
+  p.cpu_seconds = 1.25;
+  p.resident_bytes = 12 << 20;
+  p.virtual_bytes = uint64_t{300} << 20;
+  p.open_fds = 17;
+  p.start_time_seconds = 1767225600.5;
+  m.process = p;
+  s = Samples(FormatMetrics(m), &types);
+  EXPECT_EQ(s["process_cpu_seconds_total"], "1.25");
+  EXPECT_EQ(s["process_resident_memory_bytes"], "12582912");
+  EXPECT_EQ(s["process_virtual_memory_bytes"], "314572800");
+  EXPECT_EQ(s["process_open_fds"], "17");
+  EXPECT_EQ(s["process_start_time_seconds"], "1767225600.5");
+  EXPECT_EQ(s.count("process_max_fds"), 0u) << "no limit, no gauge";
+  EXPECT_EQ(types["process_cpu_seconds_total"], "counter");
+  for (const char* g :
+       {"process_resident_memory_bytes", "process_virtual_memory_bytes",
+        "process_open_fds", "process_start_time_seconds"}) {
+    EXPECT_EQ(types[g], "gauge") << g;
+  }
+  m.process->max_fds = 1048576;
+  m.process->cpu_seconds = 0.1 + 0.2;  // the shortest text that reads back
+  s = Samples(FormatMetrics(m), &types);
+  EXPECT_EQ(s["process_max_fds"], "1048576");
+  EXPECT_EQ(types["process_max_fds"], "gauge");
+  EXPECT_EQ(std::stod(s["process_cpu_seconds_total"]), 0.1 + 0.2);
 }
 
 TEST(MetricsTextTest, LabelValuesAreEscapedAndValidUtf8) {

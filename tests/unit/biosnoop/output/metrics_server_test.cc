@@ -19,6 +19,7 @@
 
 #include "exit_codes.h"
 #include "gtest/gtest.h"
+#include "metrics_proto.h"
 #include "metrics_text.h"
 
 namespace biosnoop {
@@ -88,6 +89,47 @@ TEST(MetricsServerTest, ServesTheLastPublishedText) {
   r = Get(s->port(), "/");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
+}
+
+// A scraper that asks for the protobuf format gets it, once published;
+// any other Accept header, or none, the text.
+TEST(MetricsServerTest, TheAcceptHeaderPicksTheFormat) {
+  std::unique_ptr<MetricsServer> s = Serving();
+  ASSERT_NE(s, nullptr);
+  const httplib::Headers proto = {
+      {"Accept",
+       "application/vnd.google.protobuf;proto=io.prometheus.client."
+       "MetricFamily;encoding=delimited,text/plain;version=0.0.4;q=0.5"}};
+  httplib::Client c("127.0.0.1", s->port());
+  c.set_connection_timeout(5);
+  c.set_read_timeout(5);
+  httplib::Result r = c.Get("/metrics", proto);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 503);
+  // Published without the protobuf bytes: the text for everyone.
+  s->Publish("t_total 1\n");
+  r = c.Get("/metrics", proto);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->body, "t_total 1\n");
+  EXPECT_EQ(r->get_header_value("Content-Type"), kMetricsContentType);
+  const std::string bytes("\x03\n\x01x\x00\xff", 6);
+  s->Publish("t_total 2\n", bytes);
+  r = c.Get("/metrics", proto);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, bytes);
+  EXPECT_EQ(r->get_header_value("Content-Type"), kMetricsProtoContentType);
+  for (const httplib::Headers& h : std::vector<httplib::Headers>{
+           {},
+           {{"Accept", "text/plain;version=0.0.4"}},
+           {{"Accept", "application/openmetrics-text;version=1.0.0,*/*;q=0.1"}},
+           {{"Accept", std::string(3000, ';')}}}) {
+    r = c.Get("/metrics", h);
+    ASSERT_TRUE(r) << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(r->body, "t_total 2\n");
+    EXPECT_EQ(r->get_header_value("Content-Type"), kMetricsContentType);
+  }
 }
 
 TEST(MetricsServerTest, IPv6Loopback) {
