@@ -64,11 +64,12 @@ std::string HelpTerm(const Entry& e) {
   if (e.flags.empty()) return e.word;
   std::vector<std::string> parts;
   for (const Flag& f : e.flags) {
-    std::string part =
-        f.short_name != 0
-            ? absl::StrCat("-", std::string(1, f.short_name), ", ")
-            : "";
-    absl::StrAppend(&part, "--", f.long_name);
+    std::string part = f.short_name != 0
+                           ? absl::StrCat("-", std::string(1, f.short_name))
+                           : "";
+    if (f.long_name != nullptr) {
+      absl::StrAppend(&part, part.empty() ? "" : ", ", "--", f.long_name);
+    }
     if (f.arg != nullptr) absl::StrAppend(&part, " ", f.arg);
     parts.push_back(std::move(part));
   }
@@ -192,9 +193,12 @@ std::string ManTerm(const Entry& e) {
   for (const Flag& f : e.flags) {
     std::string part;
     if (f.short_name != 0) {
-      absl::StrAppend(&part, "\\fB\\-", std::string(1, f.short_name), "\\fR, ");
+      absl::StrAppend(&part, "\\fB\\-", std::string(1, f.short_name), "\\fR");
     }
-    absl::StrAppend(&part, "\\fB\\-\\-", RoffDashes(f.long_name), "\\fR");
+    if (f.long_name != nullptr) {
+      absl::StrAppend(&part, part.empty() ? "" : ", ", "\\fB\\-\\-",
+                      RoffDashes(f.long_name), "\\fR");
+    }
     if (f.arg != nullptr) absl::StrAppend(&part, " ", RoffArg(f.arg));
     parts.push_back(std::move(part));
   }
@@ -226,6 +230,12 @@ std::string HelpText(const ProgramDoc& doc) {
   AppendWrapped(&out,
                 absl::StrCat(doc.usage_prefix, " ", doc.name, " ", doc.usage),
                 0, 0);
+  // Further forms line up under the first one's name.
+  for (const std::string& usage : doc.more_usage) {
+    const size_t indent = doc.usage_prefix.size() + 1;
+    absl::StrAppend(&out, std::string(indent, ' '));
+    AppendWrapped(&out, absl::StrCat(doc.name, " ", usage), indent, indent);
+  }
   if (!doc.intro.empty()) AppendWrapped(&out, doc.intro, 0, 0);
   const bool align = HasShortOptions(doc);
   for (const Section& s : doc.sections) {
@@ -266,6 +276,15 @@ std::string HelpText(const ProgramDoc& doc) {
     }
     AppendWords(&out, words, 0, 0);
   }
+  if (!doc.examples.empty()) absl::StrAppend(&out, "\nExamples:\n");
+  for (const Example& x : doc.examples) {
+    absl::StrAppend(&out, "  ");
+    AppendWrapped(&out, x.text, 2, 2);
+    // As typed, each line of it: a command is copied, never rewrapped.
+    for (absl::string_view line : absl::StrSplit(x.command, '\n')) {
+      absl::StrAppend(&out, "    ", line, "\n");
+    }
+  }
   return out;
 }
 
@@ -284,6 +303,9 @@ std::string ManPage(const ProgramDoc& doc, absl::string_view version,
                   "\n");
   absl::StrAppend(&out, ".SH SYNOPSIS\n.B ", doc.name, "\n", RoffArg(doc.usage),
                   "\n");
+  for (const std::string& usage : doc.more_usage) {
+    absl::StrAppend(&out, ".br\n.B ", doc.name, "\n", RoffArg(usage), "\n");
+  }
 
   absl::StrAppend(&out, ".SH DESCRIPTION\n");
   bool first = true;
@@ -381,7 +403,9 @@ GetoptTables MakeGetoptTables(const ProgramDoc& doc) {
           t.short_options.push_back(f.short_name);
           if (has_arg == required_argument) t.short_options.push_back(':');
         }
-        t.long_options.push_back({f.long_name, has_arg, nullptr, f.Code()});
+        if (f.long_name != nullptr) {
+          t.long_options.push_back({f.long_name, has_arg, nullptr, f.Code()});
+        }
       }
     }
   }
@@ -393,7 +417,9 @@ std::string OptionName(const ProgramDoc& doc, int code) {
   for (const Section& s : doc.sections) {
     for (const Entry& e : s.entries) {
       for (const Flag& f : e.flags) {
-        if (f.Code() == code) return absl::StrCat("--", f.long_name);
+        if (f.Code() == code && f.long_name != nullptr) {
+          return absl::StrCat("--", f.long_name);
+        }
       }
     }
   }

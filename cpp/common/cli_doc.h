@@ -19,8 +19,10 @@ namespace biosnoop::cli {
 
 // One option as it is typed.
 struct Flag {
-  const char* long_name = nullptr;  // without "--": "disk"
-  char short_name = 0;              // 'd'; 0: long only
+  // Without "--": "disk"; nullptr: short only (a letter another tool's
+  // users type, beside an option that has the long name).
+  const char* long_name = nullptr;
+  char short_name = 0;  // 'd'; 0: long only
   // The value's name ("NAME", "read|write": upper case is a placeholder,
   // lower case a literal word); nullptr: the option takes no value.
   const char* arg = nullptr;
@@ -73,6 +75,9 @@ struct ProgramDoc {
   std::string name;     // "biosnoop"
   std::string summary;  // the man page's NAME line, after the dash
   std::string usage;    // after the name: "[OPTIONS]"
+  // Further forms of the command line, each after the name on a line of
+  // its own in --help and the SYNOPSIS: "--hist [OPTIONS] [INTERVAL]".
+  std::vector<std::string> more_usage;
   std::string usage_prefix = "Usage:";  // --help's first word
   // --help under the usage line, and the man page's first DESCRIPTION
   // paragraph.
@@ -85,13 +90,14 @@ struct ProgramDoc {
   // page's EXIT STATUS.
   std::vector<ExitStatus> exit_codes;
   std::vector<Entry> files;           // FILES: word (a path) and paragraph
-  std::vector<Example> examples;      // EXAMPLES
+  std::vector<Example> examples;      // --help's last lines; EXAMPLES
   std::vector<std::string> see_also;  // SEE ALSO: "bioreport(1)"
 };
 
-// --help: the usage line, the introduction, each section (a blank line,
-// its heading, its entries), the notes and the exit codes; no line longer
-// than 79 columns but a single word that is.
+// --help: the usage lines, the introduction, each section (a blank line,
+// its heading, its entries), the notes, the exit codes and the examples
+// (each its paragraph, then its command indented); no line longer than 79
+// columns but a single word (or an example's command line) that is.
 std::string HelpText(const ProgramDoc& doc);
 
 // The man page (section 1), roff with man(7) macros: .TH, NAME, SYNOPSIS,
@@ -112,7 +118,7 @@ struct GetoptTables {
 GetoptTables MakeGetoptTables(const ProgramDoc& doc);
 
 // "--disk" for the code getopt_long returned (the long name, whichever was
-// typed); "-x" for a code no flag has.
+// typed); "-x" for a code no flag has, or a short-only flag's.
 std::string OptionName(const ProgramDoc& doc, int code);
 
 }  // namespace biosnoop::cli
