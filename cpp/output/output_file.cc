@@ -4,6 +4,7 @@
 #include "output_file.h"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,6 +138,14 @@ OutputFile::OutputFile(std::string path, RecordFraming framing, int fd,
       is_regular_(is_regular),
       // Not value-initialised: every byte is written before it is read.
       buffer_(new char[kBufferBytes]) {}
+
+bool OutputFile::IsTerminal() const { return isatty(fd_) == 1; }
+
+int OutputFile::TerminalColumns() const {
+  struct winsize ws {};
+  if (ioctl(fd_, TIOCGWINSZ, &ws) != 0) return 0;
+  return ws.ws_col;
+}
 
 OutputFile::~OutputFile() {
   (void)Flush();

@@ -177,6 +177,11 @@ class OutputFile {
   // A regular file (no reader to wait for; its writes still block on a
   // hung file system).
   bool is_regular() const { return is_regular_; }
+  // A terminal (isatty) now: stdout or a path, as opened last.
+  bool IsTerminal() const;
+  // A terminal's width in columns now (TIOCGWINSZ); 0 when it is not a
+  // terminal or does not say.
+  int TerminalColumns() const;
 
   // When the write(2) under way began (CLOCK_MONOTONIC ns), 0 when none
   // is: a write that began seconds ago is blocked.  Safe to call from any
