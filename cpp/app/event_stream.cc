@@ -3,10 +3,15 @@
 
 #include "event_stream.h"
 
+#include <langinfo.h>
+#include <locale.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "biosnoop_abi.h"
@@ -21,6 +26,7 @@
 #include "run_output.h"
 #include "status_macros.h"
 #include "stream_header.h"
+#include "table_sink.h"
 #include "wall_clock.h"
 
 namespace biosnoop {
@@ -38,6 +44,29 @@ uint64_t EveryNs(absl::Duration d) {
   return d > absl::ZeroDuration()
              ? static_cast<uint64_t>(absl::ToInt64Nanoseconds(d))
              : UINT64_MAX;
+}
+
+// What the user's terminal takes, as their locale says (LC_ALL, LC_CTYPE,
+// LANG): UTF-8, or only ASCII.  Read without setting the process's locale.
+// A locale named but not installed: its name says ("en_US.UTF-8").
+TerminalCharset LocaleCharset() {
+  const locale_t user =
+      newlocale(LC_CTYPE_MASK, "", static_cast<locale_t>(nullptr));
+  if (user != static_cast<locale_t>(nullptr)) {
+    const bool utf8 =
+        absl::string_view(nl_langinfo_l(CODESET, user)) == "UTF-8";
+    freelocale(user);
+    return utf8 ? TerminalCharset::kUtf8 : TerminalCharset::kAscii;
+  }
+  for (const char* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    const std::string lower = absl::AsciiStrToLower(value);
+    return absl::StrContains(lower, "utf-8") || absl::StrContains(lower, "utf8")
+               ? TerminalCharset::kUtf8
+               : TerminalCharset::kAscii;
+  }
+  return TerminalCharset::kAscii;
 }
 
 std::string SummaryLine(const Counters& c, const StatsSnapshot& s,
@@ -101,10 +130,19 @@ absl::StatusOr<absl::Duration> EventStream::OpenOutput(const RunState& run) {
                                  proto ? RecordFraming::kVarintDelimited
                                        : RecordFraming::kLines,
                                  run.diag));
+  // No --format: a person at a terminal gets the table, a file or a pipe
+  // JSON Lines.  Decided by the output itself, so -o FILE is never a
+  // table unless asked for (and -o /dev/tty is one).
+  const bool table =
+      options_.format == Options::Format::kTable ||
+      (options_.format == Options::Format::kAuto && out.file->IsTerminal());
   if (proto) {
     sink_ = std::make_unique<ProtoSink>(std::move(out.file), host_);
   } else if (options_.format == Options::Format::kEcs) {
     sink_ = std::make_unique<EcsSink>(std::move(out.file), host_);
+  } else if (table) {
+    sink_ = std::make_unique<TableSink>(std::move(out.file), run.diag,
+                                        LocaleCharset(), absl::LocalTimeZone());
   } else {
     sink_ = std::make_unique<JsonlSink>(std::move(out.file), host_);
   }

@@ -111,11 +111,32 @@ cli::ProgramDoc MakeDoc() {
            "FIFO nobody reads yet is waited for. If reopening on SIGHUP "
            "fails, output stays in the old file."},
           {{Flag{"format", 0, "F", kOptFormat}},
-           "json (JSON Lines, default), ecs (one Elastic Common Schema "
-           "document per line) or proto (length-delimited biosnoop.v1.Record "
-           "messages, see proto/biosnoop.proto)",
+           "json (JSON Lines), ecs (one Elastic Common Schema document per "
+           "line), proto (length-delimited biosnoop.v1.Record messages, see "
+           "proto/biosnoop.proto) or table (one aligned line per event, for "
+           "a person); default: table when the output is a terminal, else "
+           "json",
            "",
-           "jsonl and protobuf are taken for json and proto."},
+           "jsonl and protobuf are taken for json and proto. The table's "
+           "columns are the time of day (local), the process name and "
+           "pid, the partition (or disk), the operation, bytes, the "
+           "latency and the queue time in milliseconds, with --ops the "
+           "call (#op_id), and the file; a failed request's file column "
+           "starts with its error ([EIO]). Names and paths are printed "
+           "with every control character, invalid UTF-8 and (unless the "
+           "locale is UTF-8) every non-ASCII character as ?, so nothing "
+           "reaches the terminal as an escape sequence; on a terminal the "
+           "file is shortened from the left (...) to fit its width. The "
+           "column header starts the output, and each file SIGHUP opens, "
+           "and is printed again when a value needs a wider column. "
+           "Calls (--ops) and stuck records are lines of the table (the "
+           "call's operation is its name with (), such as fsync(); a "
+           "stuck request's file column starts with [stuck] and its "
+           "latency is its time in flight so far); the stats records "
+           "(but the final one, which the summary line says) and each "
+           "disk and operation of the summary records are one line each "
+           "on stderr. For programs, use json: the table's layout may "
+           "change."},
           {{Flag{"stats-interval", 0, "T", kOptStatsInterval}},
            "a stats record (counters, loss) in the stream every T (default "
            "1m; 0: only the final one at exit)"},
@@ -271,8 +292,9 @@ cli::ProgramDoc MakeDoc() {
           {"An eBPF program follows every block I/O request from submission "
            "to completion. For each completion at least --min-us slow, and "
            "each that failed, biosnoop writes one event: JSON Lines by "
-           "default, Elastic Common Schema documents or length-delimited "
-           "protobuf with --format. The stream also holds a header, stats "
+           "default (an aligned table when the output is a terminal), "
+           "Elastic Common Schema documents or length-delimited protobuf "
+           "with --format. The stream also holds a header, stats "
            "records (counters and loss), summary records (the interval's "
            "histograms) and stuck records (requests still in flight).",
            "All filters (-d, -p, --comm, --cgroup, --op) run in the kernel. "
@@ -579,8 +601,10 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
           opts.format = Options::Format::kEcs;
         } else if (arg == "proto" || arg == "protobuf") {
           opts.format = Options::Format::kProto;
+        } else if (arg == "table") {
+          opts.format = Options::Format::kTable;
         } else {
-          return BadValue(c, arg, "json, ecs or proto");
+          return BadValue(c, arg, "json, ecs, proto or table");
         }
         break;
       case kOptStatsInterval: {

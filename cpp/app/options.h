@@ -24,8 +24,16 @@ struct Options {
   OpFilter op = OpFilter::kAny;  // --op read|write
   bool queued = false;           // -Q/--queued: latency includes queue time
   std::string output = "-";      // -o/--output: file, "-" for stdout
-  // --format: JSON Lines, ECS documents (JSON Lines too), protobuf.
-  enum class Format { kJson, kEcs, kProto } format = Format::kJson;
+  // --format: JSON Lines, ECS documents (JSON Lines too), protobuf, or an
+  // aligned table for a person.  kAuto (no --format): the table when the
+  // output is a terminal, else JSON Lines.
+  enum class Format {
+    kAuto,
+    kJson,
+    kEcs,
+    kProto,
+    kTable
+  } format = Format::kAuto;
   // --stats-interval: a stats record every T (zero: only the final one).
   absl::Duration stats_interval = absl::Minutes(1);
   std::optional<absl::Duration> duration;  // --duration: run this long

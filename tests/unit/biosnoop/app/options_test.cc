@@ -395,9 +395,16 @@ TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
 // --format: json by default; ecs and proto by name (json's and proto's
 // long spellings too); anything else is bad usage naming the three.
 TEST(OptionsTest, Formats) {
+  // No --format: decided by the output (a terminal: the table).
   absl::StatusOr<Options> o = Parse({});
   ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->format, Options::Format::kAuto);
+  o = Parse({"--format", "json"});
+  ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->format, Options::Format::kJson);
+  o = Parse({"--format", "table"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->format, Options::Format::kTable);
   o = Parse({"--format", "ecs"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->format, Options::Format::kEcs);
@@ -408,7 +415,7 @@ TEST(OptionsTest, Formats) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->format, Options::Format::kJson);
   EXPECT_EQ(ErrorOf({"--format", "ECS"}),
-            "--format: expected json, ecs or proto, got \"ECS\"");
+            "--format: expected json, ecs, proto or table, got \"ECS\"");
   EXPECT_EQ(ErrorOf({"--hist", "--format", "ecs"}),
             ErrorOf({"--hist", "--format", "proto"}));
 }
