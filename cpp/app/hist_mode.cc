@@ -56,16 +56,21 @@ absl::Status HistogramMode::NewFile(RunState&) {
 absl::Status HistogramMode::Periodic(RunState& run, uint64_t now_ns) {
   if (now_ns >= next_report_) {
     next_report_ = now_ns + every_ns_;
+    ++reports_;
     return Report(run);
   }
   return absl::OkStatus();
+}
+
+bool HistogramMode::Finished() const {
+  return options_.count.has_value() && reports_ >= *options_.count;
 }
 
 absl::Status HistogramMode::LastRecords(RunState& run) {
   // After the detach, so that this report and the counters in the summary
   // line count the same completions: under load, the last looks for
   // missed completions alone add thousands that no report would show.
-  if (run.output_ok()) return Report(run);
+  if (run.output_ok() && !Finished()) return Report(run);
   return absl::OkStatus();
 }
 

@@ -40,8 +40,11 @@ class HistogramMode : public RunMode {
   }
   // A report every --interval.
   absl::Status Periodic(RunState& run, uint64_t now_ns) override;
+  // --count reports printed.
+  bool Finished() const override;
   absl::Status Drained(RunState&) override { return absl::OkStatus(); }
-  // The last report, once nothing counts any more.
+  // The last report, once nothing counts any more (none after --count
+  // reports: each covered its whole interval).
   absl::Status LastRecords(RunState& run) override;
   absl::Status Summarise(RunState& run, uint64_t unfinished) override;
 
@@ -60,6 +63,7 @@ class HistogramMode : public RunMode {
   uint64_t interval_start_ = 0;
   uint64_t every_ns_ = UINT64_MAX;
   uint64_t next_report_ = UINT64_MAX;
+  uint64_t reports_ = 0;  // printed by Periodic
   bool csv_header_ = true;
 };
 

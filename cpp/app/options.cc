@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
@@ -34,15 +36,13 @@ enum LongOnly : int {
   kOptHist,
   kOptInterval,
   kOptCsv,
-  kOptJson,
+  kOptCount,
   kOptFine,
   kOptSummaryInterval,
   kOptFormat,
   kOptStatsInterval,
-  kOptVersion,
   kOptRescue,
   kOptStuckAfter,
-  kOptCgroup,
   kOptNoFiles,
   kOptWritebackOwner,
   kOptNoWritebackOwner,
@@ -84,10 +84,10 @@ cli::ProgramDoc MakeDoc() {
            "",
            "The name is matched exactly, at most 15 bytes (the kernel's "
            "TASK_COMM_LEN)."},
-          {{Flag{"cgroup", 0, "PATH", kOptCgroup}},
+          {{Flag{"cgroup", 'c', "PATH"}},
            "only I/O submitted by tasks in cgroup v2 PATH or below it "
            "(/system.slice/x.service, from the v2 root, or its path under "
-           "the v2 mount)",
+           "the v2 mount, as libbpf-tools' -c takes it)",
            "",
            "Decided in the kernel: the rest counts as filtered and never "
            "reaches biosnoop. A cgroup that does not exist at start is bad "
@@ -141,7 +141,8 @@ cli::ProgramDoc MakeDoc() {
            "a stats record (counters, loss) in the stream every T (default "
            "1m; 0: only the final one at exit)"},
           {{Flag{"duration", 0, "T", kOptDuration}},
-           "stop after T (seconds, as 30 or 0.5, or 90s, 5m, 1h)"},
+           "stop after T (seconds, as 30 or 0.5, or 90s, 5m, 1h); also the "
+           "argument DURATION, as libbpf-tools' biosnoop 5 takes it"},
           {{Flag{"ringbuf-kib", 0, "N", kOptRingbufKib}},
            "kernel ring buffer size in KiB, a power of two (default 2048)",
            "",
@@ -231,7 +232,12 @@ cli::ProgramDoc MakeDoc() {
            "count every I/O into in-kernel log2 histograms and print them at "
            "exit, or every --interval"},
           {{Flag{"interval", 0, "T", kOptInterval}},
-           "print (and restart) the histograms every T"},
+           "print (and restart) the histograms every T; also the argument "
+           "INTERVAL, as biolatency 1 10 takes it"},
+          {{Flag{"count", 0, "N", kOptCount}},
+           "with an interval: stop after N reports; also the argument COUNT",
+           "",
+           "From 1 to 1000000000. Without an interval it is bad usage."},
           {{Flag{"per-disk", 'D'}}, "one histogram per disk"},
           {{Flag{"per-flags", 'F'}},
            "one histogram per operation flags (rwbs)"},
@@ -250,8 +256,8 @@ cli::ProgramDoc MakeDoc() {
            "",
            "With --interval, each report's rows follow the last one's; -o "
            "FILE with SIGHUP starts the new file with the column line."},
-          {{Flag{"json", 0, nullptr, kOptJson}},
-           "print one JSON object per report",
+          {{Flag{"json", 'j'}},
+           "print one JSON object per report (as bcc's biolatency -j)",
            "",
            "One of --csv and --json: both is bad usage."},
       }};
@@ -261,9 +267,15 @@ cli::ProgramDoc MakeDoc() {
           {{Flag{"verbose", 'v'}},
            "say what is attached, and print every counter in the summary "
            "line; -vv adds libbpf's log"},
-          {{Flag{"help", 'h'}}, "print this text and exit"},
-          {{Flag{"version", 0, nullptr, kOptVersion}},
-           "print the version and exit"},
+          {{Flag{nullptr, 't'}, Flag{"timestamp", 'T'}},
+           "taken for libbpf-tools' biosnoop -t and biolatency -T: events, "
+           "stuck records and reports always carry their time",
+           "",
+           "The table's first column is the time of day, JSON records have "
+           "a timestamp, and --hist's text and JSON reports start with "
+           "theirs. CSV rows have none: with --csv it is bad usage."},
+          {{Flag{"help", 'h'}}, "print this text and exit (-? too)"},
+          {{Flag{"version", 'V'}}, "print the version and exit"},
       }};
   cli::Section signals{
       .man_section = "SIGNALS",
@@ -284,7 +296,8 @@ cli::ProgramDoc MakeDoc() {
   return cli::ProgramDoc{
       .name = "biosnoop",
       .summary = "log slow and failed block I/O, one JSON object per line",
-      .usage = "[OPTIONS]",
+      .usage = "[OPTIONS] [DURATION]",
+      .more_usage = {"--hist [OPTIONS] [INTERVAL [COUNT]]"},
       .intro =
           "Log every block I/O at least as slow as a threshold, and "
           "every failed one, one JSON object per line.",
@@ -351,14 +364,22 @@ cli::ProgramDoc MakeDoc() {
                          "unit, a logrotate config, the log agents' configs",
                  .word = "/usr/local/share/doc/biosnoop/"}},
       .examples =
-          {{"Every I/O slower than 10 ms, and every failed one:",
+          {{"Every I/O slower than 10 ms for 30 seconds, as a table on the "
+            "terminal:",
+            "biosnoop --min-us 10000 30"},
+           {"Every I/O slower than 10 ms, and every failed one, into a log:",
             "biosnoop --min-us 10000 -o /var/log/biosnoop/slow.jsonl"},
+           {"Only the I/O of one service (a cgroup v2 path):",
+            "biosnoop -c /system.slice/postgresql.service --min-us 5000"},
            {"Slow writes of one service, with the calls they served:",
             "biosnoop --min-us 5000 --op write \\\n"
             "    --cgroup /system.slice/postgresql.service --ops"},
            {"Latency histograms per disk every 10 seconds, as biolatency "
             "-D 10 prints them:",
-            "biosnoop --hist -D --interval 10"},
+            "biosnoop --hist -D 10"},
+           {"Three 1-second reports in milliseconds, then exit (biolatency "
+            "-m 1 3):",
+            "biosnoop --hist -m 1 3"},
            {"Prometheus metrics on 127.0.0.1:9100 beside the stream:",
             "biosnoop --min-us 10000 --metrics-listen 9100 -o slow.jsonl"}},
       .see_also = {"bioreport(1)", "logrotate(8)", "capabilities(7)"},
@@ -425,6 +446,141 @@ const char* FilterGivenTwiceHint(int code) {
   }
 }
 
+// The long option getopt_long just returned, as typed ("--min" for
+// --min-us), without "=VALUE"; "" when it was not typed as a long option.
+// `value` is its optarg.
+std::string TypedLongName(int argc, char* const argv[], const char* value) {
+  // optind is past the option and its value: "--min=5" is one argument,
+  // "--min 5" two.
+  const int i =
+      value != nullptr && optind - 1 < argc && value != argv[optind - 1]
+          ? optind - 1
+          : optind - 2;
+  if (i < 1 || i >= argc) return "";
+  absl::string_view typed = argv[i];
+  if (!absl::StartsWith(typed, "--")) return "";
+  return std::string(typed.substr(0, typed.find('=')));
+}
+
+// "-m10" (or "-Qm10"): libbpf-tools' biosnoop -m with its value attached,
+// which getopt reads as -m -1 -0; the digits, if an argument is so.
+std::optional<std::string> AttachedMinMs(int argc, char* const argv[]) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a[0] != '-' || a[1] == '-') continue;
+    const size_t m = a.find('m');
+    if (m == absl::string_view::npos || m + 1 >= a.size()) continue;
+    const absl::string_view digits = a.substr(m + 1);
+    const absl::string_view letters = a.substr(1, m - 1);
+    if (cli::ParseDigits(digits).has_value() &&
+        std::all_of(letters.begin(), letters.end(), [](char c) {
+          return absl::ascii_isalpha(static_cast<unsigned char>(c));
+        })) {
+      return std::string(digits);
+    }
+  }
+  return std::nullopt;
+}
+
+// libbpf-tools' biosnoop takes a minimum latency in milliseconds (-m MS,
+// --min MS); biosnoop's is --min-us, in microseconds.  `typed` is what
+// was typed ("-m", "-m10", "--min"), `ms` the value if one was seen.
+absl::Status MinMillisecondsHint(absl::string_view typed,
+                                 absl::string_view ms) {
+  const std::optional<uint64_t> n = cli::ParseDigits(ms);
+  const uint64_t max_ms = std::numeric_limits<uint64_t>::max() / 1000000;
+  const std::string equivalent =
+      n.has_value() && *n <= max_ms
+          ? absl::StrCat("give --min-us ", *n * 1000)
+          : std::string(
+                "give --min-us in microseconds (10 ms is --min-us "
+                "10000)");
+  const std::string theirs = ms.empty() ? "MS" : Echo(ms);
+  if (absl::StartsWith(typed, "--")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Echo(typed),
+                     ": the threshold is --min-us here, in microseconds; "
+                     "for libbpf-tools' --min ",
+                     theirs, " (milliseconds), ", equivalent));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      typed == "-m" ? "" : absl::StrCat(Echo(typed), ": "),
+      "-m is --hist's millisecond buckets here and takes no value; for a "
+      "minimum latency as libbpf-tools' biosnoop -m ",
+      theirs, ", ", equivalent));
+}
+
+// What bcc's and libbpf-tools' biosnoop and biolatency users type that
+// biosnoop has under another name, or not at all: the hint that follows
+// "unknown option X: ", or nullptr.
+const char* OtherToolsOption(absl::string_view typed) {
+  if (typed == "-e" || typed == "--extension") {
+    return "bcc's extended summary is not in biosnoop; --hist's reports give "
+           "each group's count, bytes, slow and failed I/O";
+  }
+  if (typed == "-P" || typed == "--pattern") {
+    return "bcc's sequential/random pattern is not in biosnoop; each event "
+           "has its sector and bytes";
+  }
+  if (typed == "--milliseconds") {
+    return "biolatency's --milliseconds is -m (--ms) here, with --hist";
+  }
+  if (typed == "--disks") {
+    return "biolatency's --disks is -D (--per-disk) here, with --hist";
+  }
+  if (typed == "--flags" || typed == "--flag") {
+    return "biolatency's --flags is -F (--per-flags) here, with --hist";
+  }
+  return nullptr;
+}
+
+// The arguments after the options: the event mode's DURATION, --hist's
+// INTERVAL [COUNT].  Each may be given as an option instead, not both.
+absl::Status TakeArguments(const std::vector<absl::string_view>& args,
+                           Options* o) {
+  if (args.empty()) return absl::OkStatus();
+  const size_t most = o->hist ? 2 : 1;
+  if (args.size() > most) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument \"", Echo(args[most]), "\": ",
+                     o->hist ? "--hist takes INTERVAL and COUNT"
+                             : "the one argument is the DURATION",
+                     " (see --help)"));
+  }
+  if (!o->hist) {
+    if (o->duration.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the duration is given twice (--duration and \"",
+                       Echo(args[0]), "\"): give one"));
+    }
+    ASSIGN_OR_RETURN(o->duration,
+                     cli::ParseDuration("DURATION (the argument)", args[0]));
+    return absl::OkStatus();
+  }
+  if (o->interval.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the interval is given twice (--interval and \"",
+                     Echo(args[0]), "\"): give one"));
+  }
+  ASSIGN_OR_RETURN(o->interval,
+                   cli::ParseDuration("INTERVAL (the argument)", args[0]));
+  if (args.size() == 2) {
+    if (o->count.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the count is given twice (--count and \"",
+                       Echo(args[1]), "\"): give one"));
+    }
+    ASSIGN_OR_RETURN(
+        o->count,
+        cli::ParseNumber("COUNT (the argument)", args[1],
+                         {.min = 1,
+                          .max = 1000000000,
+                          .want = "a number of reports from 1 to 1000000000"}));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
@@ -442,6 +598,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
   bool writeback_owner_given = false;
   // --no-writeback-owner said outright (--ops then keeps the ledger off).
   bool no_writeback_owner_given = false;
+  bool timestamp_given = false;       // -T or -t
   std::optional<uint64_t> op_min_us;  // --op-min-us
   static const cli::GetoptTables* const tables =
       new cli::GetoptTables(cli::MakeGetoptTables(BiosnoopDoc()));
@@ -461,6 +618,12 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     }
     switch (c) {
       case kOptMinUs: {
+        // getopt_long takes "--min", libbpf-tools' milliseconds, as an
+        // abbreviation of --min-us: it would watch 1000 times too much.
+        if (const std::string typed = TypedLongName(argc, argv, optarg);
+            typed == "--mi" || typed == "--min") {
+          return MinMillisecondsHint(typed, arg);
+        }
         ASSIGN_OR_RETURN(
             opts.min_us,
             ParseUnsigned(c, arg, std::numeric_limits<uint64_t>::max() / 1000,
@@ -486,11 +649,12 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         }
         opts.comm = std::string(arg);
         break;
-      case kOptCgroup:
+      case 'c':
         // Checked against the cgroup tree at start (session.cc).
         if (arg.empty() || arg[0] != '/') {
           return BadValue(c, arg,
-                          "a cgroup v2 path such as /system.slice/x.service");
+                          "a cgroup v2 path such as /system.slice/x.service "
+                          "(a process name is --comm NAME)");
         }
         opts.cgroup = std::string(arg);
         break;
@@ -579,8 +743,22 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       case kOptFine:
         opts.hist_fine = true;
         break;
+      case kOptCount: {
+        ASSIGN_OR_RETURN(opts.count,
+                         ParseUnsigned(c, arg, 1000000000,
+                                       "a number of reports from 1 to "
+                                       "1000000000",
+                                       /*min=*/1));
+        break;
+      }
+      case 't':
+      case 'T':
+        // The time is always there (Options: nothing to set); only CSV
+        // rows lack it.
+        timestamp_given = true;
+        break;
       case kOptCsv:
-      case kOptJson: {
+      case 'j': {
         const Options::HistFormat format = c == kOptCsv
                                                ? Options::HistFormat::kCsv
                                                : Options::HistFormat::kJson;
@@ -642,7 +820,7 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
       case 'h':
         opts.help = true;
         break;
-      case kOptVersion:
+      case 'V':
         opts.version = true;
         break;
       case ':': {
@@ -652,19 +830,58 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
             absl::StrCat(Echo(name), ": missing value"));
       }
       default: {
+        // argp's -? (libbpf-tools): the help, as -h.
+        if (optopt == '?') {
+          opts.help = true;
+          break;
+        }
         std::string name = optopt != 0 && optopt < 256
                                ? absl::StrCat("-", std::string(1, optopt))
                                : std::string(argv[optind - 1]);
+        // "-m10": libbpf-tools' minimum latency, its value attached.
+        if (absl::ascii_isdigit(static_cast<unsigned char>(optopt))) {
+          if (const std::optional<std::string> ms = AttachedMinMs(argc, argv);
+              ms.has_value()) {
+            return MinMillisecondsHint(absl::StrCat("-m", *ms), *ms);
+          }
+        }
+        if (const char* hint = OtherToolsOption(name); hint != nullptr) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("unknown option ", Echo(name), ": ", hint));
+        }
         return absl::InvalidArgumentError(
             absl::StrCat("unknown option ", Echo(name), " (see --help)"));
       }
     }
   }
-  if (!opts.hist && (opts.interval.has_value() || opts.per_disk ||
-                     opts.per_flags || opts.hist_ms || opts.hist_fine ||
+  // The arguments: the event mode's duration (libbpf-tools' biosnoop 5),
+  // --hist's interval and count (biolatency 1 10).
+  const std::vector<absl::string_view> args(argv + optind, argv + argc);
+  if (!opts.hist && opts.hist_ms) {
+    // libbpf-tools' biosnoop -m MS is a minimum latency; here -m takes no
+    // value, and "10" would be read as a duration.
+    return MinMillisecondsHint(
+        "-m", !args.empty() && cli::ParseDigits(args[0]).has_value()
+                  ? args[0]
+                  : absl::string_view());
+  }
+  RETURN_IF_ERROR(TakeArguments(args, &opts));
+  if (timestamp_given && opts.hist_format == Options::HistFormat::kCsv) {
+    return absl::InvalidArgumentError(
+        "-T: --csv rows carry no time: drop -T, or give --json for reports "
+        "with their time");
+  }
+  if (!opts.hist && (opts.interval.has_value() || opts.count.has_value() ||
+                     opts.per_disk || opts.per_flags || opts.hist_fine ||
                      opts.hist_format != Options::HistFormat::kText)) {
     return absl::InvalidArgumentError(
-        "--interval, -D, -F, -m, --fine, --csv and --json go with --hist");
+        "--interval, --count, -D, -F, -m, --fine, --csv and --json go with "
+        "--hist");
+  }
+  if (opts.count.has_value() && !opts.interval.has_value()) {
+    return absl::InvalidArgumentError(
+        "--count needs an interval (--interval T, or --hist T N): without "
+        "one there is a single report, at the end");
   }
   if (opts.hist_fine && opts.per_flags) {
     return absl::InvalidArgumentError(
@@ -693,10 +910,6 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
     return absl::InvalidArgumentError(
         "--format, --stats-interval, --summary-interval, --stuck-after and "
         "--metrics-listen go with the event stream, not --hist");
-  }
-  if (optind < argc) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unexpected argument \"", Echo(argv[optind]), "\" (see --help)"));
   }
   return opts;
 }

@@ -36,7 +36,9 @@ struct Options {
   } format = Format::kAuto;
   // --stats-interval: a stats record every T (zero: only the final one).
   absl::Duration stats_interval = absl::Minutes(1);
-  std::optional<absl::Duration> duration;  // --duration: run this long
+  // --duration, or the event mode's argument (libbpf-tools' biosnoop 5):
+  // run this long.
+  std::optional<absl::Duration> duration;
   uint32_t ringbuf_kib = 2048;  // --ringbuf-kib: kernel ring buffer size (its
   // pages count twice in RSS: the kernel maps the data area twice)
   // --max-inflight-age: in-flight entries older than this are dropped (their
@@ -48,10 +50,14 @@ struct Options {
   // Histogram mode (biolatency): --hist prints latency and size histograms
   // of every I/O instead of events.
   bool hist = false;
-  std::optional<absl::Duration> interval;  // --interval: print every T
-  bool per_disk = false;                   // -D/--per-disk
-  bool per_flags = false;                  // -F/--per-flags (rwbs)
-  bool hist_ms = false;                    // -m/--ms: millisecond buckets
+  // --interval, or --hist's first argument (biolatency's): print every T.
+  std::optional<absl::Duration> interval;
+  // --count, or --hist's second argument: stop after N reports (with an
+  // interval only).
+  std::optional<uint64_t> count;
+  bool per_disk = false;   // -D/--per-disk
+  bool per_flags = false;  // -F/--per-flags (rwbs)
+  bool hist_ms = false;    // -m/--ms: millisecond buckets
   bool hist_fine = false;  // --fine: 8 latency rows per power of two
   enum class HistFormat { kText, kCsv, kJson } hist_format = HistFormat::kText;
   // --summary-interval: in the event stream, a summary record with the
@@ -78,13 +84,18 @@ struct Options {
   bool ops = false;
   uint64_t op_min_us = 0;
   int verbose = 0;       // -v (repeatable)
-  bool help = false;     // -h/--help
-  bool version = false;  // --version
+  bool help = false;     // -h/--help, -?
+  bool version = false;  // --version, -V
 };
 
 // Parses argv.  Bad usage (unknown option, missing or malformed value, value
 // out of range) is an InvalidArgument status whose message is one line that
 // names the option and what is wrong, ready to print after "biosnoop: ".
+// What users of bcc's and libbpf-tools' biosnoop and biolatency type is
+// taken where biosnoop has the same thing (the duration as an argument,
+// --hist's INTERVAL [COUNT], -c, -T, -t, -V, -?); where a letter means
+// something else here (libbpf-tools' -m MS, --min MS), the message names
+// biosnoop's equivalent, with the value converted.
 absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]);
 
 // --metrics-listen's value: "PORT" (127.0.0.1), "IPV4:PORT" or

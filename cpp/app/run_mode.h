@@ -88,6 +88,9 @@ class RunMode {
   virtual absl::Status Summarise(RunState& run, uint64_t unfinished) = 0;
   // The output failed (RunState::Keep's first error).
   virtual void OutputFailed() {}
+  // The mode has done what it was asked (--hist's --count reports): the
+  // loop ends there, and the run drains and summarises as at a stop.
+  virtual bool Finished() const { return false; }
 };
 
 }  // namespace biosnoop

@@ -124,7 +124,7 @@ absl::StatusOr<bool> Runner::Tick() {
     if (!run_.output_ok()) return false;
   }
   RETURN_IF_ERROR(mode_.Periodic(run_, now));
-  if (!run_.output_ok()) return false;
+  if (!run_.output_ok() || mode_.Finished()) return false;
   RETURN_IF_ERROR(run_.upkeep->Run(now));
   return true;
 }

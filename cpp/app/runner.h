@@ -11,7 +11,8 @@
 //   Drain      the last looks for missed completions, detach, what is
 //              left in the ring buffer
 //   Summarise  the last records and the summary line on stderr
-// until a signal, the end of --duration, or a closed or failed output.
+// until a signal, the end of --duration, the mode's own end (--count
+// reports: RunMode::Finished), or a closed or failed output.
 
 #include <cstdint>
 #include <cstdio>

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "app/man_page_check.h"
 #include "cli_doc.h"
 #include "gtest/gtest.h"
@@ -33,7 +34,11 @@ TEST(ManPageTest, ListsEveryOptionHelpListsAndNoOther) {
                         "--no-writeback-owner", "--hist", "-D", "--version"}) {
     EXPECT_EQ(help.count(o), 1u) << o;
   }
-  EXPECT_EQ(help.size(), 34u + 9u) << "34 long options, 9 short ones";
+  EXPECT_EQ(help.size(), 36u + 14u) << "36 long options, 14 short ones";
+  // The letters other tools' users type (bcc, libbpf-tools).
+  for (const char* o : {"-c", "-t", "-T", "-V", "-j"}) {
+    EXPECT_EQ(help.count(o), 1u) << o;
+  }
 }
 
 // The table is getopt_long's too: every documented option is one the
@@ -42,9 +47,11 @@ TEST(ManPageTest, TheParserTakesEveryDocumentedOption) {
   for (const cli::Section& s : BiosnoopDoc().sections) {
     for (const cli::Entry& e : s.entries) {
       for (const cli::Flag& f : e.flags) {
-        std::vector<std::string> args = {"biosnoop",
-                                         absl::StrCat("--", f.long_name)};
-        if (f.arg != nullptr) args.back() += "=x";
+        std::vector<std::string> args = {"biosnoop"};
+        if (f.long_name != nullptr) {
+          args.push_back(absl::StrCat("--", f.long_name));
+          if (f.arg != nullptr) args.back() += "=x";
+        }
         if (f.short_name != 0) {
           args.push_back(absl::StrCat("-", std::string(1, f.short_name)));
           if (f.arg != nullptr) args.push_back("x");
@@ -56,7 +63,7 @@ TEST(ManPageTest, TheParserTakesEveryDocumentedOption) {
             ParseOptions(static_cast<int>(args.size()), argv.data());
         if (!o.ok()) {
           EXPECT_FALSE(absl::StartsWith(o.status().message(), "unknown"))
-              << f.long_name << ": " << o.status();
+              << args[1] << ": " << o.status();
         }
       }
     }
@@ -68,6 +75,33 @@ TEST(ManPageTest, HelpFitsEightyColumns) {
   for (std::string line; std::getline(lines, line);) {
     EXPECT_LE(line.size(), 79u) << line;
   }
+}
+
+// --help ends with the examples the man page has, each command as typed;
+// both give the two forms of the command line.
+TEST(ManPageTest, HelpAndPageShowTheExamplesAndBothForms) {
+  const std::string help = UsageText();
+  const size_t examples = help.find("\nExamples:\n");
+  ASSERT_NE(examples, std::string::npos) << help;
+  ASSERT_FALSE(BiosnoopDoc().examples.empty());
+  for (const cli::Example& x : BiosnoopDoc().examples) {
+    for (absl::string_view line : absl::StrSplit(x.command, '\n')) {
+      EXPECT_NE(help.find(absl::StrCat("\n    ", line, "\n"), examples),
+                std::string::npos)
+          << line;
+    }
+  }
+  EXPECT_TRUE(
+      absl::StartsWith(help,
+                       "Usage: biosnoop [OPTIONS] [DURATION]\n"
+                       "       biosnoop --hist [OPTIONS] [INTERVAL [COUNT]]\n"))
+      << help;
+  const std::string text = man_check::ExpectRendersCleanly("biosnoop", Page());
+  EXPECT_TRUE(absl::StrContains(text,
+                                "biosnoop --hist [OPTIONS] [INTERVAL "
+                                "[COUNT]]"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "biosnoop --hist -m 1 3")) << text;
 }
 
 TEST(ManPageTest, RendersWithoutWarnings) {

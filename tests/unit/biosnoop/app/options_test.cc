@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "exit_codes.h"
 #include "gtest/gtest.h"
@@ -278,7 +279,9 @@ TEST(OptionsTest, ValuesInErrorsAreEscapedToOneLine) {
             "--min-us: expected a whole number of microseconds, got \"1\\n2\"");
   EXPECT_EQ(ErrorOf({"--op", "r\"e\rad"}),
             "--op: expected read or write, got \"r\\\"e\\rad\"");
-  EXPECT_EQ(ErrorOf({"x\ny"}), "unexpected argument \"x\\ny\" (see --help)");
+  EXPECT_EQ(ErrorOf({"1", "x\ny"}),
+            "unexpected argument \"x\\ny\": the one argument is the "
+            "DURATION (see --help)");
   EXPECT_EQ(ErrorOf({"--x\ny"}), "unknown option --x\\ny (see --help)");
   EXPECT_NE(ErrorOf({"--duration", "caf\xc3\xa9"}).find("\"caf\xc3\xa9\""),
             std::string::npos)
@@ -371,7 +374,10 @@ TEST(OptionsTest, FineGoesWithHistButNotPerFlags) {
 // usage instead, both ways.
 TEST(OptionsTest, OptionsOfTheOtherModeAreRefused) {
   EXPECT_EQ(ErrorOf({"--json"}),
-            "--interval, -D, -F, -m, --fine, --csv and --json go with --hist");
+            "--interval, --count, -D, -F, -m, --fine, --csv and --json go "
+            "with --hist");
+  EXPECT_EQ(ErrorOf({"-j"}), ErrorOf({"--json"}));
+  EXPECT_EQ(ErrorOf({"--count", "3"}), ErrorOf({"--json"}));
   EXPECT_EQ(ErrorOf({"--fine"}), ErrorOf({"--json"}));
   EXPECT_EQ(ErrorOf({"--hist", "--format", "proto"}),
             "--format, --stats-interval, --summary-interval, --stuck-after "
@@ -480,7 +486,9 @@ TEST(OptionsTest, MetricsListen) {
 TEST(OptionsTest, UnknownOptionsAndStrayArguments) {
   EXPECT_EQ(ErrorOf({"--bogus"}), "unknown option --bogus (see --help)");
   EXPECT_EQ(ErrorOf({"-z"}), "unknown option -z (see --help)");
-  EXPECT_EQ(ErrorOf({"10000"}), "unexpected argument \"10000\" (see --help)");
+  EXPECT_EQ(ErrorOf({"10", "20"}),
+            "unexpected argument \"20\": the one argument is the DURATION "
+            "(see --help)");
   EXPECT_EQ(ErrorOf({"-d"}), "-d: missing value");
   EXPECT_EQ(ErrorOf({"--min-us"}), "--min-us: missing value");
 }
@@ -492,12 +500,134 @@ TEST(OptionsTest, HelpAndVersion) {
   o = Parse({"--version"});
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->version);
+  // argp's spellings (libbpf-tools): -? and -V.
+  o = Parse({"-?"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->help);
+  o = Parse({"-V"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->version);
   std::string usage = UsageText();
   for (const char* flag :
        {"--min-us", "--disk", "--pid", "--comm", "--queued", "--output",
         "--duration", "--op", "--ringbuf-kib", "--rescue"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
+}
+
+// What users of libbpf-tools' and bcc's biosnoop and biolatency type,
+// taken where biosnoop has the same thing.
+TEST(OptionsTest, ArgumentsAsLibbpfToolsTakeThem) {
+  // biosnoop 5: trace for 5 seconds.
+  absl::StatusOr<Options> o = Parse({"5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->duration, absl::Seconds(5));
+  EXPECT_FALSE(o->hist);
+  // Any duration spelling, the argument anywhere among the options.
+  o = Parse({"-Q", "1m30s", "-d", "vda"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->duration, absl::Seconds(90));
+  EXPECT_EQ(o->disk, "vda");
+  // biolatency 1 3: a report every second, three of them.
+  o = Parse({"--hist", "1", "3"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->interval, absl::Seconds(1));
+  EXPECT_EQ(o->count, 3u);
+  EXPECT_FALSE(o->duration.has_value());
+  o = Parse({"--hist", "2.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->interval, absl::Milliseconds(2500));
+  EXPECT_FALSE(o->count.has_value());
+  // biolatency -mT 1 3: milliseconds, timestamps (always there).
+  o = Parse({"--hist", "-mT", "1", "3"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->hist_ms);
+  EXPECT_EQ(o->count, 3u);
+  o = Parse({"--hist", "--interval", "10", "--count", "6"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->interval, absl::Seconds(10));
+  EXPECT_EQ(o->count, 6u);
+  // -c CG as libbpf-tools' cgroup, -t (biosnoop) and -T (biolatency).
+  o = Parse({"-c", "/sys/fs/cgroup/unified/x", "-t"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->cgroup, "/sys/fs/cgroup/unified/x");
+  EXPECT_TRUE(Parse({"-T"}).ok());
+  EXPECT_TRUE(Parse({"--hist", "-j", "-T"}).ok());
+}
+
+TEST(OptionsTest, ArgumentsGivenTwiceOrTooManyAreRefused) {
+  EXPECT_EQ(ErrorOf({"--duration", "3", "4"}),
+            "the duration is given twice (--duration and \"4\"): give one");
+  EXPECT_EQ(ErrorOf({"--hist", "--interval", "3", "4"}),
+            "the interval is given twice (--interval and \"4\"): give one");
+  EXPECT_EQ(ErrorOf({"--hist", "--count", "3", "4", "5"}),
+            "the count is given twice (--count and \"5\"): give one");
+  EXPECT_EQ(ErrorOf({"--hist", "1", "2", "3"}),
+            "unexpected argument \"3\": --hist takes INTERVAL and COUNT (see "
+            "--help)");
+  EXPECT_EQ(ErrorOf({"vda"}),
+            "DURATION (the argument): expected a positive duration such as "
+            "30, 90s, 5m or 1h, got \"vda\"");
+  EXPECT_EQ(ErrorOf({"--hist", "1", "0"}),
+            "COUNT (the argument): expected a number of reports from 1 to "
+            "1000000000, got \"0\"");
+  EXPECT_EQ(ErrorOf({"--hist", "--count", "2"}),
+            "--count needs an interval (--interval T, or --hist T N): without "
+            "one there is a single report, at the end");
+  EXPECT_EQ(ErrorOf({"--hist", "-T", "--csv", "1"}),
+            "-T: --csv rows carry no time: drop -T, or give --json for "
+            "reports with their time");
+}
+
+// Where a letter means something else here, the message names biosnoop's
+// equivalent, converted: never a silent other meaning.
+TEST(OptionsTest, OtherToolsMeaningsAreRefusedWithTheEquivalent) {
+  // libbpf-tools' biosnoop -m MS: a minimum latency (here -m takes no
+  // value, and the 10 would have been a duration).
+  const std::string m10 =
+      "-m is --hist's millisecond buckets here and takes no value; for a "
+      "minimum latency as libbpf-tools' biosnoop -m 10, give --min-us 10000";
+  EXPECT_EQ(ErrorOf({"-m", "10"}), m10);
+  EXPECT_EQ(ErrorOf({"-m10"}), "-m10: " + m10);
+  EXPECT_EQ(ErrorOf({"-Qm10"}), "-m10: " + m10);
+  EXPECT_EQ(ErrorOf({"-m"}),
+            "-m is --hist's millisecond buckets here and takes no value; for "
+            "a minimum latency as libbpf-tools' biosnoop -m MS, give --min-us "
+            "in microseconds (10 ms is --min-us 10000)");
+  // --min: getopt_long would take it for --min-us, 1000 times too low.
+  EXPECT_EQ(ErrorOf({"--min", "5"}),
+            "--min: the threshold is --min-us here, in microseconds; for "
+            "libbpf-tools' --min 5 (milliseconds), give --min-us 5000");
+  // After an argument getopt_long moves: the option is still found.
+  EXPECT_TRUE(absl::EndsWith(ErrorOf({"1", "--min=7"}), "give --min-us 7000"));
+  EXPECT_TRUE(absl::EndsWith(ErrorOf({"1", "--min", "7"}), "--min-us 7000"));
+  EXPECT_EQ(ErrorOf({"--mi", "2"}).rfind("--mi: ", 0), 0u);
+  // The full name, and a longer abbreviation, are --min-us.
+  absl::StatusOr<Options> o = Parse({"--min-u", "5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_us, 5u);
+  // In --hist, -m is biolatency's -m: milliseconds, and 10 the interval.
+  o = Parse({"--hist", "-m", "10"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->hist_ms);
+  EXPECT_EQ(o->interval, absl::Seconds(10));
+  EXPECT_EQ(ErrorOf({"--milliseconds"}),
+            "unknown option --milliseconds: biolatency's --milliseconds is -m "
+            "(--ms) here, with --hist");
+  EXPECT_EQ(ErrorOf({"--disks"}),
+            "unknown option --disks: biolatency's --disks is -D (--per-disk) "
+            "here, with --hist");
+  EXPECT_EQ(ErrorOf({"--flag"}),
+            "unknown option --flag: biolatency's --flags is -F (--per-flags) "
+            "here, with --hist");
+  EXPECT_EQ(ErrorOf({"-e"}).rfind("unknown option -e: bcc's extended", 0), 0u);
+  EXPECT_EQ(ErrorOf({"-P"}).rfind("unknown option -P: bcc's sequential", 0),
+            0u);
+  // bioreport's old -c NAME typed to biosnoop: the path is asked for.
+  EXPECT_EQ(ErrorOf({"-c", "postgres"}),
+            "--cgroup: expected a cgroup v2 path such as "
+            "/system.slice/x.service (a process name is --comm NAME), got "
+            "\"postgres\"");
 }
 
 TEST(ExitCodesTest, MapStatusesToDocumentedCodes) {
