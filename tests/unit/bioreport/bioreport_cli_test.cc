@@ -128,6 +128,29 @@ TEST(BioreportCliTest, HelpAndVersion) {
   const CliResult version = RunCli({"--version"});
   EXPECT_EQ(version.code, 0);
   EXPECT_EQ(version.out.rfind("bioreport ", 0), 0u);
+  // argp's spellings (libbpf-tools): -V and -?.
+  EXPECT_EQ(RunCli({"-V"}).out, version.out);
+  EXPECT_EQ(RunCli({"-?"}).out, help.out);
+}
+
+// -c was --comm, and is a cgroup in biosnoop and libbpf-tools: refused
+// with both equivalents, the value carried over, so that a command
+// written for either meaning is never read with the other.
+TEST(BioreportCliTest, DashCNamesBothMeaningsAndTakesNeither) {
+  const std::string events = GoldenPath("events.jsonl");
+  CliResult r = RunCli({"top", "-c", "dd", events});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_EQ(r.err,
+            "bioreport: -c: give --comm dd for a process name (what "
+            "bioreport's -c was), or --cgroup PATH for a cgroup (what -c is "
+            "in biosnoop and libbpf-tools) (see bioreport --help)\n");
+  EXPECT_TRUE(r.out.empty());
+  r = RunCli({"-c/system.slice", events});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(absl::StrContains(r.err, "--comm /system.slice for"));
+  EXPECT_TRUE(absl::StrContains(r.err, "--cgroup /system.slice for"));
+  // --comm says the same as -c did.
+  EXPECT_EQ(RunCli({"top", "--comm", "dd", events}).code, 0);
 }
 
 // bioreport's man page and --help come from one table (BioreportDoc): each

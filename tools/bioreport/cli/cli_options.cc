@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -34,7 +35,7 @@ enum LongOnly {
   kTailUs,
   kStrict,
   kTo,
-  kVersion,
+  kComm,
   kPerInterval,
   kCsv,
   kJson,
@@ -148,7 +149,13 @@ cli::ProgramDoc MakeDoc() {
            "",
            "/dev/vda is taken for vda."},
           {{Flag{"pid", 'p', "PID"}}, "submitting process"},
-          {{Flag{"comm", 'c', "NAME"}}, "process name, exactly"},
+          {{Flag{"comm", 0, "NAME", kComm}},
+           "process name, exactly",
+           "",
+           "-c, once its short form, is refused with this and --cgroup "
+           "named: in biosnoop and libbpf-tools' tools -c is a cgroup, "
+           "and a command written for either meaning must not be read "
+           "with the other."},
           {{Flag{"cgroup", 0, "PATH", kCgroup}},
            "cgroup v2 PATH and the cgroups below it (/system.slice, "
            "/kubepods.slice/...)",
@@ -233,9 +240,8 @@ cli::ProgramDoc MakeDoc() {
       .man_title = "Other options",
       .column = 31,
       .entries = {
-          {{Flag{"help", 'h'}}, "print this text and exit"},
-          {{Flag{"version", 0, nullptr, kVersion}},
-           "print the version and exit"},
+          {{Flag{"help", 'h'}}, "print this text and exit (-? too)"},
+          {{Flag{"version", 'V'}}, "print the version and exit"},
       }};
   return cli::ProgramDoc{
       .name = "bioreport",
@@ -322,6 +328,19 @@ absl::StatusOr<int64_t> ParseBucket(absl::string_view name,
   return absl::ToInt64Nanoseconds(d);
 }
 
+// The value typed after the short option `letter` ("-c dd" or "-cdd"),
+// for a message; "" when there is none.
+std::string ShortOptionValue(const std::vector<char*>& args, char letter) {
+  for (size_t i = 1; i + 1 < args.size(); ++i) {
+    const absl::string_view a = args[i];
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || a[1] != letter) continue;
+    if (a.size() > 2) return std::string(a.substr(2));
+    return i + 2 < args.size() ? std::string(args[i + 1]) : "";
+  }
+  return "";
+}
+
 absl::Status Usage(absl::string_view message) {
   return absl::InvalidArgumentError(message);
 }
@@ -377,13 +396,13 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     };
     // An empty filter value is bad usage, as it is for biosnoop: "" would
     // read as "no filter" for one option and "matches nothing" for another.
-    if ((c == 'd' || c == 'c' || c == kHost || c == kCgroup ||
+    if ((c == 'd' || c == kComm || c == kHost || c == kCgroup ||
          c == kContainer || c == kFile) &&
         arg.empty()) {
       return Usage(
           absl::StrCat(name, ": empty value: expected ",
                        c == 'd'          ? "a disk name such as vda"
-                       : c == 'c'        ? "a process name such as dd"
+                       : c == kComm      ? "a process name such as dd"
                        : c == kCgroup    ? "a cgroup path such as /system.slice"
                        : c == kContainer ? "a container id (or its start)"
                        : c == kFile      ? "a path or its start, such as /var/"
@@ -393,7 +412,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
     // (or, for --since, --until and --min-us, as "both bounds"), which the
     // report does not do; taking the last would silently count other
     // events than the user asked for.
-    if (c == 'd' || c == 'p' || c == 'c' || c == kOp || c == kSince ||
+    if (c == 'd' || c == 'p' || c == kComm || c == kOp || c == kSince ||
         c == kUntil || c == kMinUs || c == kHost || c == kCgroup ||
         c == kContainer || c == kFile) {
       if (std::find(filters_seen.begin(), filters_seen.end(), c) !=
@@ -432,7 +451,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
         }
         o.filter.pid = static_cast<uint32_t>(v);
         break;
-      case 'c':
+      case kComm:
         o.filter.comm = std::string(arg);
         break;
       case kHost:
@@ -525,7 +544,7 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
       case 'h':
         o.help = true;
         break;
-      case kVersion:
+      case 'V':
         o.version = true;
         break;
       case kHtml:
@@ -586,6 +605,23 @@ absl::StatusOr<CliOptions> ParseArgs(int argc, char** argv) {
             absl::StartsWith(args[optind - 1], "--") ? args[optind - 1] : name,
             " needs a value"));
       default: {
+        // argp's -? (libbpf-tools): the help, as -h.
+        if (optopt == '?') {
+          o.help = true;
+          break;
+        }
+        // -c was --comm here and is a cgroup in biosnoop and libbpf-tools:
+        // either reading could be wrong for the command at hand.
+        if (optopt == 'c') {
+          const std::string value = ShortOptionValue(args, 'c');
+          const std::string shown =
+              value.empty() ? "NAME" : absl::Utf8SafeCEscape(value);
+          return Usage(absl::StrCat(
+              "-c: give --comm ", shown,
+              " for a process name (what bioreport's -c was), or --cgroup ",
+              value.empty() || value[0] != '/' ? std::string("PATH") : shown,
+              " for a cgroup (what -c is in biosnoop and libbpf-tools)"));
+        }
         const char* bad = args[optind - 1];
         return Usage(absl::StrCat("unknown option ",
                                   optopt != 0 ? name : std::string(bad)));
