@@ -28,6 +28,7 @@
 #include "child_process.h"
 #include "gtest/gtest.h"
 #include "harness.h"
+#include "prometheus_server.h"
 #include "slowdisk_fixture.h"
 
 namespace biosnoop::testing {
@@ -40,61 +41,8 @@ using nlohmann::json;
 constexpr double kBucketLow = 0.016384;
 constexpr double kBucketHigh = 0.032768;
 
-// The port of biosnoop's "serving metrics at http://127.0.0.1:PORT/metrics"
-// line, once it is there; 0 if it never came.
-int MetricsPort(Biosnoop& b) {
-  if (!b.WaitForStderr("/metrics\n", 15000)) return 0;
-  const std::string err = b.Stderr();
-  const std::string lead = "serving metrics at http://127.0.0.1:";
-  const size_t at = err.find(lead);
-  if (at == std::string::npos) return 0;
-  int port = 0;
-  const size_t from = at + lead.size();
-  if (!absl::SimpleAtoi(err.substr(from, err.find('/', from) - from), &port))
-    return 0;
-  return port;
-}
-
-// One scrape's body; "" when it failed or did not answer 200.
-std::string Scrape(int port, int timeout_s = 5) {
-  httplib::Client c("127.0.0.1", port);
-  c.set_connection_timeout(timeout_s);
-  c.set_read_timeout(timeout_s);
-  httplib::Result r = c.Get("/metrics");
-  return r && r->status == 200 ? r->body : "";
-}
-
-// The value of the sample written exactly `key` ("name{labels}"), if any.
-std::optional<double> Sample(const std::string& text, const std::string& key) {
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (line.size() > key.size() && line.substr(0, key.size()) == key &&
-        line[key.size()] == ' ') {
-      double v = 0;
-      if (absl::SimpleAtod(line.substr(key.size() + 1), &v)) return v;
-    }
-  }
-  return std::nullopt;
-}
-
 std::string Labels(const std::string& disk, const std::string& op) {
   return absl::StrCat("{disk=\"", disk, "\",op=\"", op, "\"");
-}
-
-// A port nobody listens on now (another process could take it before it
-// is used: a start that fails on it says so).
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a = {};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
 }
 
 // A connection to 127.0.0.1:port that sends nothing, made within
@@ -118,86 +66,6 @@ int Connect(int port, int timeout_ms = 100) {
   }
   return fd;
 }
-
-// A Prometheus server (Debian's `prometheus`) on a free loopback port
-// with its own config and storage in a temporary directory, scraping
-// 127.0.0.1:target_port every second; stopped when this goes.
-class Prometheus {
- public:
-  explicit Prometheus(int target_port) {
-    if (dir_.path().empty()) return;
-    const std::string config = dir_.path() + "/prometheus.yml";
-    std::ofstream(config) << "global:\n"
-                             "  scrape_interval: 1s\n"
-                             "  scrape_timeout: 1s\n"
-                             "scrape_configs:\n"
-                             "  - job_name: biosnoop\n"
-                             "    static_configs:\n"
-                             "      - targets: ['127.0.0.1:"
-                          << target_port << "']\n";
-    port_ = FreePort();
-    const std::vector<std::string> argv = {
-        "prometheus", "--config.file=" + config,
-        "--storage.tsdb.path=" + dir_.path() + "/data",
-        "--web.listen-address=127.0.0.1:" + std::to_string(port_)};
-    const int log = open(log_path().c_str(),
-                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    server_ = Child::Program(
-        argv, ChildSetup().Null(STDIN_FILENO).Dup(1, log).Dup(2, log));
-    if (log >= 0) close(log);
-  }
-
-  // SIGTERM; past 20 s killed, and a failure.
-  ~Prometheus() {
-    if (server_.Running()) server_.Stop(SIGTERM, absl::Seconds(20));
-  }
-
-  bool started() const { return server_.started(); }
-  std::string log_path() const { return dir_.path() + "/prometheus.log"; }
-  std::string Log() const { return ReadFile(log_path()); }
-
-  // GET path?params from its HTTP API: the body, or "" with *error set.
-  std::string Api(const std::string& path, const httplib::Params& params,
-                  std::string* error) const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_connection_timeout(5);
-    c.set_read_timeout(10);
-    httplib::Result r = c.Get(path.c_str(), params, httplib::Headers{});
-    if (!r) {
-      *error = httplib::to_string(r.error());
-      return "";
-    }
-    if (r->status != 200) {
-      *error = absl::StrCat("HTTP ", r->status, ": ", r->body);
-      return "";
-    }
-    return r->body;
-  }
-
-  // The value of an instant query that yields one number; nullopt while
-  // it yields none (no data yet, or NaN), *answer what it said.
-  std::optional<double> Query(const std::string& expr, std::string* answer) {
-    std::string error;
-    const std::string body = Api("/api/v1/query", {{"query", expr}}, &error);
-    *answer = body.empty() ? error : body;
-    if (body.empty()) return std::nullopt;
-    json j = json::parse(body, nullptr, false);
-    if (j.is_discarded() || j["status"] != "success") return std::nullopt;
-    const json& result = j["data"]["result"];
-    if (!result.is_array() || result.size() != 1) return std::nullopt;
-    double v = 0;
-    if (!absl::SimpleAtod(result[0]["value"][1].get<std::string>(), &v) ||
-        !std::isfinite(v)) {
-      return std::nullopt;
-    }
-    return v;
-  }
-
- private:
-  TempDir dir_;
-  int port_ = 0;
-  Child server_;
-};
 
 TEST(Metrics, PromtoolAcceptsARealScrape) {
   BIOSNOOP_REQUIRE_ROOT();
@@ -225,12 +93,7 @@ TEST(Metrics, PromtoolAcceptsARealScrape) {
       << "awaited a scrape counting the 10 reads and 10 writes; last:\n"
       << text;
 
-  TempDir dir;
-  const std::string path = dir.path() + "/scrape.txt";
-  std::ofstream(path) << text;
-  const ChildResult checked =
-      RunProgram({"promtool", "check", "metrics"},
-                 ChildSetup().Open(0, path, O_RDONLY).Capture(1).Capture(2));
+  const ChildResult checked = PromtoolCheckMetrics(text);
   const std::string& said = checked.output;
   EXPECT_TRUE(ExitedWith(checked, 0)) << text;
   EXPECT_EQ(said, "") << "promtool's lint:\n" << said;
@@ -266,6 +129,24 @@ TEST(Metrics, PromtoolAcceptsARealScrape) {
   }
   EXPECT_EQ(Sample(text, "biosnoop_lost_total"), 0.0) << text;
   EXPECT_GE(Sample(text, "biosnoop_emitted_total").value_or(0), 10) << text;
+  // What every exporter serves, read from /proc after biosnoop dropped
+  // its privileges: its build, and its process's own figures.
+  EXPECT_EQ(Sample(text, "biosnoop_build_info{version=\"" +
+                             std::string(BIOSNOOP_VERSION) + "\"}"),
+            1.0)
+      << text;
+  const double fds = Sample(text, "process_open_fds").value_or(0);
+  EXPECT_GE(fds, 4) << text;  // stdio, the program's maps, the listener
+  EXPECT_GE(Sample(text, "process_max_fds").value_or(0), fds) << text;
+  EXPECT_GT(Sample(text, "process_resident_memory_bytes").value_or(0), 1 << 20)
+      << text;
+  EXPECT_GE(Sample(text, "process_virtual_memory_bytes").value_or(0),
+            Sample(text, "process_resident_memory_bytes").value_or(1e18))
+      << text;
+  EXPECT_GE(Sample(text, "process_cpu_seconds_total").value_or(-1), 0) << text;
+  const double started = Sample(text, "process_start_time_seconds").value_or(0);
+  EXPECT_LE(started, static_cast<double>(time(nullptr)) + 1) << text;
+  EXPECT_GT(started, static_cast<double>(time(nullptr)) - 600) << text;
   ASSERT_EQ(b.Stop(), 0) << b.Stderr();
   // The events the scrape counted reached the stream.
   EXPECT_GE(b.Summary()["written"],
