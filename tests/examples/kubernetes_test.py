@@ -22,7 +22,12 @@ What a cluster would find out too late, checked here:
     capabilities, biosnoop names a pod's cgroup, container and pod uid;
   - the Dockerfile's runtime stage installs the Debian packages of every
     library biosnoop and bioreport link, and copies files cmake --install
-    puts there.
+    puts there;
+  - the metrics endpoint: the port biosnoop listens on is the container
+    port named `metrics`, the scrape annotations' and podmonitor.yaml's,
+    whose selector picks the DaemonSet's pods; and a scrape of biosnoop
+    run with the manifest's capabilities gets its metrics, process
+    metrics included, in the text and the protobuf format.
 
 The parts that run biosnoop need root; without it they are skipped, and
 under CI=true a skip is a failure.
@@ -31,6 +36,7 @@ under CI=true a skip is a failure.
 import json
 import os
 import re
+import socket
 import shlex
 import shutil
 import signal
@@ -39,12 +45,13 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.request
 import uuid
 
 import yaml
 
 SOURCE = BUILD = None
-MANIFEST = DOCKERFILE = None
+MANIFEST = DOCKERFILE = PODMONITOR = None
 
 # Kubernetes' capability names -> setpriv's.
 ALL_CAPS = None
@@ -107,12 +114,50 @@ def setpriv(caps, extra=()):
     return argv + list(extra) + ["--"]
 
 
-def manifest_command(out_file):
-    """The container's command with its output in `out_file`."""
+def metrics_listen(args):
+    """The value of --metrics-listen in the container's arguments."""
+    for i, a in enumerate(args):
+        if a == "--metrics-listen":
+            return args[i + 1]
+        if a.startswith("--metrics-listen="):
+            return a.split("=", 1)[1]
+    raise AssertionError("the container's command has no --metrics-listen")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def expand_env(arg):
+    """$(NAME) as the kubelet expands it from the container's env: the
+    node's address (fieldRef status.hostIP) is this machine's loopback
+    here."""
+    env = {}
+    for e in container().get("env", []):
+        if "value" in e:
+            env[e["name"]] = e["value"]
+        elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") in (
+                "status.hostIP", "status.podIP"):
+            env[e["name"]] = "127.0.0.1"
+    return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)",
+                  lambda m: env.get(m.group(1), m.group(0)), arg)
+
+
+def manifest_command(out_file, metrics_port=None):
+    """The container's command with its output in `out_file`, its $(VAR)s
+    expanded, and the metrics on `metrics_port` (a free one by default:
+    the manifest's may be taken on this machine)."""
     c = container()
-    argv = list(c.get("command", [])) + list(c.get("args", []))
+    argv = [expand_env(a) for a in
+            list(c.get("command", [])) + list(c.get("args", []))]
     path = output_path(argv)
     argv = [out_file if a == path else a for a in argv]
+    listen = metrics_listen(argv)
+    port = metrics_port if metrics_port is not None else free_port()
+    argv = [re.sub(r":\d+$", ":%d" % port, a) if a == listen else a
+            for a in argv]
     argv[0] = biosnoop()  # the image's /usr/local/sbin/biosnoop
     return argv
 
@@ -425,6 +470,111 @@ class PodInEvents(unittest.TestCase):
                 time.sleep(0.05)
 
 
+class Metrics(unittest.TestCase):
+    """The metrics endpoint as Prometheus finds it: one port, declared
+    where each way of finding it looks, and served by biosnoop with the
+    manifest's capabilities."""
+
+    def port(self):
+        """The port of --metrics-listen $(VAR):PORT, where VAR is the
+        node's address (not every interface, nor the node's loopback,
+        which Prometheus cannot reach)."""
+        c = container()
+        listen = metrics_listen(c.get("command", []) + c.get("args", []))
+        m = re.fullmatch(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\):(\d+)", listen)
+        self.assertIsNotNone(m, listen)
+        env = {e["name"]: e for e in c.get("env", [])}
+        self.assertEqual(
+            env[m.group(1)]["valueFrom"]["fieldRef"]["fieldPath"],
+            "status.hostIP")
+        return int(m.group(2))
+
+    def test_one_port_everywhere(self):
+        port = self.port()
+        ports = {p["name"]: p for p in container().get("ports", [])}
+        self.assertEqual(ports["metrics"]["containerPort"], port)
+        self.assertEqual(ports["metrics"].get("protocol", "TCP"), "TCP")
+        notes = daemonset()["spec"]["template"]["metadata"]["annotations"]
+        self.assertEqual(notes["prometheus.io/scrape"], "true")
+        self.assertEqual(notes["prometheus.io/port"], str(port))
+        self.assertEqual(notes["prometheus.io/path"], "/metrics")
+
+    def test_podmonitor_picks_the_daemonsets_pods(self):
+        with open(PODMONITOR) as f:
+            docs = [d for d in yaml.safe_load_all(f) if d is not None]
+        self.assertEqual(len(docs), 1)
+        pm = docs[0]
+        self.assertEqual(pm["apiVersion"], "monitoring.coreos.com/v1")
+        self.assertEqual(pm["kind"], "PodMonitor")
+        self.assertEqual(pm["metadata"]["namespace"],
+                         daemonset()["metadata"]["namespace"])
+        labels = daemonset()["spec"]["template"]["metadata"]["labels"]
+        selector = pm["spec"]["selector"]["matchLabels"]
+        self.assertTrue(selector)
+        for k, v in selector.items():
+            self.assertEqual(labels.get(k), v, k)
+        self.assertEqual(set(pm["spec"]), {"selector", "podMetricsEndpoints"})
+        (endpoint,) = pm["spec"]["podMetricsEndpoints"]
+        self.assertEqual(set(endpoint) - {"port", "path", "interval"}, set())
+        self.assertIn(endpoint["port"],
+                      [p["name"] for p in container()["ports"]])
+        self.assertEqual(endpoint["path"], "/metrics")
+
+    def test_scraped_with_the_manifests_capabilities(self):
+        need_root(self)
+        port = free_port()
+        with tempfile.TemporaryDirectory() as tmp:
+            argv = (setpriv(added_caps()) +
+                    manifest_command(os.path.join(tmp, "out.jsonl"), port) +
+                    ["--duration", "60"])
+            err_path = os.path.join(tmp, "stderr")
+            with open(err_path, "w") as err:
+                snoop = subprocess.Popen(argv, stderr=err,
+                                         start_new_session=True)
+            try:
+                url = "http://127.0.0.1:%d/metrics" % port
+                deadline = time.monotonic() + 30
+                while True:
+                    with open(err_path) as f:
+                        said = f.read()
+                    if url in said:
+                        break
+                    if snoop.poll() is not None or time.monotonic() > deadline:
+                        self.fail("awaited \"serving metrics at %s\" on "
+                                  "stderr; biosnoop said: %s" % (url, said))
+                    time.sleep(0.05)  # polling a file, not an order
+                text, kind = self.get(url, None)
+                self.assertTrue(kind.startswith("text/plain"), kind)
+                for want in ("biosnoop_build_info{version=",
+                             "\nprocess_open_fds ",
+                             "\nprocess_resident_memory_bytes ",
+                             "\nbiosnoop_lost_total 0\n"):
+                    self.assertIn(want, text)
+                body, kind = self.get(
+                    url, "application/vnd.google.protobuf;"
+                    "proto=io.prometheus.client.MetricFamily;"
+                    "encoding=delimited")
+                self.assertTrue(kind.startswith(
+                    "application/vnd.google.protobuf"), kind)
+                self.assertIn(b"process_open_fds", body)
+                os.killpg(snoop.pid, signal.SIGTERM)
+                self.assertEqual(snoop.wait(timeout=30), 0)
+            finally:
+                if snoop.poll() is None:
+                    os.killpg(snoop.pid, signal.SIGKILL)
+                    snoop.wait()
+
+    @staticmethod
+    def get(url, accept):
+        req = urllib.request.Request(url)
+        if accept:
+            req.add_header("Accept", accept)
+        with urllib.request.urlopen(req, timeout=10) as r:
+            body = r.read()
+            kind = r.headers.get("Content-Type", "")
+        return (body if accept else body.decode()), kind
+
+
 class Dockerfile(unittest.TestCase):
 
     def stages(self):
@@ -518,7 +668,8 @@ class Docs(unittest.TestCase):
         with open(os.path.join(SOURCE, "docs", "kubernetes.md")) as f:
             guide = f.read()
         for what in ("examples/kubernetes/daemonset.yaml",
-                     "examples/kubernetes/Dockerfile", "pod_uid",
+                     "examples/kubernetes/Dockerfile",
+                     "examples/kubernetes/podmonitor.yaml", "pod_uid",
                      "container_id", "SIGHUP", "examples/shipping/"):
             self.assertTrue(what in guide, "the guide names no " + what)
 
@@ -527,4 +678,6 @@ if __name__ == "__main__":
     SOURCE, BUILD = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     MANIFEST = os.path.join(SOURCE, "examples", "kubernetes", "daemonset.yaml")
     DOCKERFILE = os.path.join(SOURCE, "examples", "kubernetes", "Dockerfile")
+    PODMONITOR = os.path.join(SOURCE, "examples", "kubernetes",
+                              "podmonitor.yaml")
     unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[3:])
