@@ -12,7 +12,7 @@
 //   a summary    one line per disk and operation with I/O in the interval:
 //                "biosnoop: 10:42:07 last 60.0 s: vda1 read: 1200 I/O, 3
 //                slow, 0 failed, mean 0.412 ms, p99 <= 2.379 ms" (the p99
-//                is the upper bound of its fine bucket, 9% wide)
+//                is the upper bound of the fine bucket that holds it)
 //
 // Times of day are in `zone`; disk names are terminal text.
 

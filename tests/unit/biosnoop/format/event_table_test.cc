@@ -283,7 +283,7 @@ TEST(TableNotesTest, ASummaryLinePerDiskAndOperation) {
   ASSERT_EQ(lines.size(), 1u);
   const double p99 = FineUpperSeconds(two_ms) * 1e3;
   EXPECT_GE(p99, 2.0);
-  EXPECT_LT(p99, 2.0 * 1.0906);  // a bucket is 9.05% wide
+  EXPECT_LT(p99, 2.0 * 1.0906);  // a bucket is at most 9.05% wide
   EXPECT_EQ(lines[0],
             absl::StrFormat("biosnoop: 05:55:28 last 60.0 s: vda? read: 100 "
                             "I/O, 1 slow, 0 failed, mean 2.480 ms, p99 <= "
