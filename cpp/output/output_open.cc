@@ -148,7 +148,9 @@ absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
   if (absl::Status s = CheckOutputTarget(st, fd, false, what); !s.ok()) {
     return s;
   }
-  if (!created) {
+  // Files and FIFOs only: a terminal (group tty may write it) and
+  // /dev/null (0666) are not logs someone else keeps.
+  if (!created && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
     if (absl::Status s = CheckOwnership(st, what); !s.ok()) return s;
   }
   const int flags = fcntl(fd, F_GETFL);
