@@ -219,7 +219,7 @@ struct {
 } hist_overflow SEC(".maps");
 
 /* Fine latency counts per (dev, op), the same way (hist.bpf.h): room for
- * 64 + 128 keys, 2 KiB each per CPU (the overflow is preallocated). */
+ * 64 + 64 keys, 4 KiB each per CPU (the overflow is preallocated). */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, BIOSNOOP_HIST_FINE_SLOTS);
@@ -229,7 +229,7 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(max_entries, 128);
+  __uint(max_entries, 64);
   __type(key, __u64);
   __type(value, struct biosnoop_hist_fine);
 } hist_fine_overflow SEC(".maps");

@@ -243,11 +243,11 @@ cli::ProgramDoc MakeDoc() {
            "one histogram per operation flags (rwbs)"},
           {{Flag{"ms", 'm'}}, "millisecond buckets (default microseconds)"},
           {{Flag{"fine", 0, nullptr, kOptFine}},
-           "8 latency buckets per power of two instead of one (each 9% "
-           "wide), per disk and operation",
+           "16 latency buckets per power of two instead of one (each "
+           "4.4% wide), per disk and operation",
            "",
            "The buckets are those of Prometheus's native histograms at "
-           "schema 3: (2^((k-1)/8), 2^(k/8)] seconds, the bucket index k in "
+           "schema 4: (2^((k-1)/16), 2^(k/16)] seconds, the bucket index k in "
            "the CSV's bucket column and the JSON's \"k\"; rows run from the "
            "first non-empty bucket to the last. The kernel keeps them per "
            "disk and operation, not per flags: with -F it is bad usage."},

@@ -21,15 +21,15 @@ namespace biosnoop {
 // equal in hist_decoder.cc.
 inline constexpr int kHistBuckets = 32;
 
-// Fine latency buckets (the kernel's BIOSNOOP_HIST_FINE_*): 8 per power of
-// two on the seconds grid of Prometheus's native histograms at schema 3.
-// Element n is bucket k = n + kFineFirst, holding latencies in
-// (2^((k-1)/8), 2^(k/8)] seconds; element 0 also holds everything at most
+// Fine latency buckets (the kernel's BIOSNOOP_HIST_FINE_*): 16 per power
+// of two on the seconds grid of Prometheus's native histograms at schema
+// 4.  Element n is bucket k = n + kFineFirst, holding latencies in
+// (2^((k-1)/16), 2^(k/16)] seconds; element 0 also holds everything at most
 // 2^-20 s (the zero bucket), the last element everything above.
-inline constexpr int kFineBuckets = 256;
-inline constexpr int kFineFirst = -160;
-inline constexpr int kFineSchema = 3;
-// FineUpperSeconds(n) = 2^((n + kFineFirst) / 8), the upper bound of
+inline constexpr int kFineBuckets = 512;
+inline constexpr int kFineFirst = -320;
+inline constexpr int kFineSchema = 4;
+// FineUpperSeconds(n) = 2^((n + kFineFirst) / 16), the upper bound of
 // element n (for element 0, the zero bucket's threshold 2^-20 s).
 double FineUpperSeconds(int n);
 

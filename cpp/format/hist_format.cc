@@ -71,7 +71,7 @@ std::pair<double, double> FineBounds(int n, HistUnit unit) {
           FineUpperSeconds(n) * UnitsPerSecond(unit)};
 }
 
-// At least 4 significant digits, so that neighbours (9% apart) differ.
+// At least 4 significant digits, so that neighbours (4.4% apart) differ.
 std::string FineBound(double v) {
   if (v >= 1000) return absl::StrFormat("%.0f", v);
   return absl::StrFormat("%.4g", v);

@@ -12,8 +12,8 @@
 namespace biosnoop {
 
 enum class HistUnit { kMicroseconds, kMilliseconds };
-// Latency rows: one per power of two (biolatency's), or --fine's 8 per
-// power of two (HistData::fine, bucket k = (2^((k-1)/8), 2^(k/8)] s),
+// Latency rows: one per power of two (biolatency's), or --fine's 16 per
+// power of two (HistData::fine, bucket k = (2^((k-1)/16), 2^(k/16)] s),
 // shown from the first non-empty bucket to the last, bounds as decimals.
 enum class HistRows { kLog2, kFine };
 

@@ -10,8 +10,9 @@
 //             that histogram_quantile over _bucket series works as with
 //             the text (for a server that keeps them: Prometheus 2.42
 //             keeps only the native part of a histogram that has one);
-//   native    the kernel's fine buckets at schema 3: fine element n is
-//             native bucket n + kFineFirst, (2^((k-1)/8), 2^(k/8)] s, the
+//   native    the kernel's fine buckets at schema 4 (kFineSchema): fine
+//             element n is native bucket n + kFineFirst,
+//             (2^((k-1)/16), 2^(k/16)] s, the
 //             same grid, so counts are copied, never re-bucketed; element
 //             0 is the zero bucket, zero_threshold 2^-20 s.  Buckets
 //             holding nothing are left out (spans), except runs of at most

@@ -82,14 +82,14 @@ TEST(HistogramTest, KernelBucketIsFloorLog2CappedAtTheLastBucket) {
   }
 }
 
-// The kernel's fine bucket (biosnoop_abi.h) against ceil(8 log2(ns / 1e9))
+// The kernel's fine bucket (biosnoop_abi.h) against ceil(16 log2(ns / 1e9))
 // in long double, over ns from 1 to 2^44 (values closer to a boundary than
 // long double can tell are left out), and exactly at the boundaries that
 // are whole ns: 1e9 * 2^j, which belongs to the bucket it bounds.
-TEST(HistogramTest, KernelFineBucketIsPrometheusSchema3InSeconds) {
+TEST(HistogramTest, KernelFineBucketIsPrometheusSchema4InSeconds) {
   auto reference = [](uint64_t v, bool* near) -> int {
-    const long double c = 239.178822831890089046663L;  // 8 log2(1e9)
-    const long double x = 8 * std::log2(static_cast<long double>(v)) - c;
+    const long double c = 478.357645663780178093326L;  // 16 log2(1e9)
+    const long double x = 16 * std::log2(static_cast<long double>(v)) - c;
     *near = std::fabs(x - std::round(x)) < 1e-12L;
     const long double k = std::ceil(x);
     return static_cast<int>(
@@ -107,10 +107,10 @@ TEST(HistogramTest, KernelFineBucketIsPrometheusSchema3InSeconds) {
     ++compared;
   }
   EXPECT_GT(compared, 199000);
-  // 1953125 << j ns is exactly 2^(j-9) s: the top of bucket k = 8(j-9).
+  // 1953125 << j ns is exactly 2^(j-9) s: the top of bucket k = 16(j-9).
   for (int j = 0; j <= 20; ++j) {
     const uint64_t v = uint64_t{1953125} << j;
-    const int n = 8 * (j - 9) - kFineFirst;
+    const int n = 16 * (j - 9) - kFineFirst;
     EXPECT_EQ(static_cast<int>(biosnoop_fine_bucket(v)), n) << v;
     EXPECT_EQ(static_cast<int>(biosnoop_fine_bucket(v + 1)), n + 1) << v;
     EXPECT_EQ(biosnoop_fine_bucket(v), biosnoop_fine_bucket(v - 1)) << v;
@@ -121,7 +121,7 @@ TEST(HistogramTest, KernelFineBucketIsPrometheusSchema3InSeconds) {
   EXPECT_EQ(biosnoop_fine_bucket(953), 0u);
   EXPECT_EQ(biosnoop_fine_bucket(954), 1u);
   EXPECT_DOUBLE_EQ(FineUpperSeconds(0), std::exp2(-20));
-  // Everything from bucket 95 (~62 min) up, in the last element.
+  // Everything from bucket 191 (~65 min) up, in the last element.
   EXPECT_EQ(biosnoop_fine_bucket(~0ull), kFineBuckets - 1u);
   EXPECT_EQ(biosnoop_fine_bucket(uint64_t{1} << 50), kFineBuckets - 1u);
 }
@@ -216,43 +216,43 @@ TEST(HistFormatTest, CsvColumnsAndMillisecondBounds) {
             "disk,op,bucket,lo_us,hi_us,count\nvda,read,0,0,1,1\n");
 }
 
-// --fine: 20 ms is bucket k = -45, (18581.4, 20263.1] us; 100 us is
-// k = -106, (94.13, 102.6] us.  Rows from the first non-empty bucket to
+// --fine: 20 ms is bucket k = -90, (19404.0, 20263.1] us; 100 us is
+// k = -212, (98.30, 102.6] us.  Rows from the first non-empty bucket to
 // the last, bounds as decimals, in every format.
 TEST(HistFormatTest, FineRowsAreSchema3BucketsInTheUnit) {
   HistGroup g{"vda", "", Data(4, 6, 12, 4096)};
-  g.data.fine[-106 - kFineFirst] = 3;
-  g.data.fine[-45 - kFineFirst] = 1;
+  g.data.fine[-212 - kFineFirst] = 3;
+  g.data.fine[-90 - kFineFirst] = 1;
   const std::string text =
       FormatHistText({g}, HistUnit::kMicroseconds, "title", HistRows::kFine);
   EXPECT_NE(text.find("usecs (lo, hi]"), std::string::npos) << text;
-  EXPECT_NE(text.find("94.13 -> 102.6        : 3        |*****"),
+  EXPECT_NE(text.find("98.3 -> 102.6        : 3        |*****"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("              usecs (lo, hi] : count    distribution"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("18581 -> 20263        : 1        |*************  "),
+  EXPECT_NE(text.find("19404 -> 20263        : 1        |*************  "),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("102.6 -> 111.9        : 0"), std::string::npos)
+  EXPECT_NE(text.find("102.6 -> 107.2        : 0"), std::string::npos)
       << "empty rows between non-empty ones are shown: " << text;
-  EXPECT_EQ(text.find("86.32 -> 94.13"), std::string::npos)
+  EXPECT_EQ(text.find("94.13 -> 98.3 "), std::string::npos)
       << "no row before the first non-empty one: " << text;
-  EXPECT_EQ(text.find("20263 -> 22097"), std::string::npos)
+  EXPECT_EQ(text.find("20263 -> 21160"), std::string::npos)
       << "no row past the last non-empty one: " << text;
   const std::string ms =
       FormatHistText({g}, HistUnit::kMilliseconds, "title", HistRows::kFine);
-  EXPECT_NE(ms.find("18.58 -> 20.26        : 1"), std::string::npos) << ms;
+  EXPECT_NE(ms.find("19.4 -> 20.26        : 1"), std::string::npos) << ms;
 
   const std::string csv =
       FormatHistCsv({g}, HistGrouping::kPerDisk, HistUnit::kMilliseconds, true,
                     HistRows::kFine);
   EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1) + 1),
-            "disk,bucket,lo_us,hi_us,count\nvda,-106,94.129,102.648,3\n");
-  EXPECT_NE(csv.find("vda,-45,18581.361,20263.118,1\n"), std::string::npos)
+            "disk,bucket,lo_us,hi_us,count\nvda,-212,98.297,102.648,3\n");
+  EXPECT_NE(csv.find("vda,-90,19404.028,20263.118,1\n"), std::string::npos)
       << csv;
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + (-45 + 106 + 1));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + (-90 + 212 + 1));
 
   const nlohmann::json j = nlohmann::json::parse(
       FormatHistJson({g}, HistUnit::kMicroseconds, "2026-11-28T00:00:00Z", 1.0,
@@ -260,11 +260,11 @@ TEST(HistFormatTest, FineRowsAreSchema3BucketsInTheUnit) {
   EXPECT_EQ(j["buckets"], "fine");
   const auto& lat = j["histograms"][0]["latency"];
   ASSERT_EQ(lat.size(), 2u) << j.dump();
-  EXPECT_EQ(lat[0]["k"], -106);
-  EXPECT_NEAR(lat[0]["lo"].get<double>(), 94.129, 0.001);
+  EXPECT_EQ(lat[0]["k"], -212);
+  EXPECT_NEAR(lat[0]["lo"].get<double>(), 98.297, 0.001);
   EXPECT_NEAR(lat[0]["hi"].get<double>(), 102.648, 0.001);
   EXPECT_EQ(lat[0]["count"], 3);
-  EXPECT_EQ(lat[1]["k"], -45);
+  EXPECT_EQ(lat[1]["k"], -90);
   EXPECT_EQ(lat[1]["count"], 1);
 }
 

@@ -91,11 +91,11 @@ MetricsSnapshot Rich() {
   g.data.slow = 2;
   g.data.errors = 1;
   g.data.latency_ns = 40123456789;
-  g.data.latency[6] = 5;   // 64..127 us
-  g.data.latency[14] = 2;  // 16.384..32.767 ms
-  g.data.fine[0] = 1;      // the zero bucket
-  g.data.fine[87] = 4;     // k = -73: ~0.1 ms
-  g.data.fine[115] = 2;    // k = -45: ~20 ms
+  g.data.latency[6] = 5;               // 64..127 us
+  g.data.latency[14] = 2;              // 16.384..32.767 ms
+  g.data.fine[0] = 1;                  // the zero bucket
+  g.data.fine[-212 - kFineFirst] = 4;  // k = -212: ~0.1 ms
+  g.data.fine[-90 - kFineFirst] = 2;   // k = -90: ~20 ms
   m.groups.push_back(g);
   g.disk = "nvme0n1";
   g.op = "write";
@@ -195,11 +195,11 @@ TEST(MetricsProtoTest, HistogramsAreClassicAndNativeAtOnce) {
                                                        : 7u)
         << i;
   }
-  // Native: schema 3, the zero bucket up to 2^-20 s, buckets -73 and -45.
-  EXPECT_EQ(h.schema(), 3);
+  // Native: schema 4, the zero bucket up to 2^-20 s, buckets -212, -90.
+  EXPECT_EQ(h.schema(), 4);
   EXPECT_EQ(h.zero_threshold(), std::exp2(-20.0));
   EXPECT_EQ(h.zero_count(), 1u);
-  EXPECT_EQ(NativeBuckets(h), (std::map<int, uint64_t>{{-73, 4}, {-45, 2}}));
+  EXPECT_EQ(NativeBuckets(h), (std::map<int, uint64_t>{{-212, 4}, {-90, 2}}));
   EXPECT_EQ(h.negative_span_size(), 0);
   EXPECT_EQ(h.positive_count_size(), 0);  // integer counts: deltas
 }
@@ -270,10 +270,11 @@ TEST(MetricsProtoTest, NativeBucketsHoldWhatTheKernelCountedInThem) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;       // xorshift64
     const uint64_t ns = (x >> (24 + i % 34)) + 1;  // 1 ns to ~17 min
     const long double s = ns / 1e9L;
-    const long double k = std::ceil(std::log2(s) * 8);
+    const long double per_octave = 1 << kFineSchema;
+    const long double k = std::ceil(std::log2(s) * per_octave);
     // Latencies within rounding of a bucket bound are left out.
-    if (std::fabs(std::log2(s) * 8 - std::nearbyint(std::log2(s) * 8)) <
-        1e-9L) {
+    if (std::fabs(std::log2(s) * per_octave -
+                  std::nearbyint(std::log2(s) * per_octave)) < 1e-9L) {
       continue;
     }
     g.data.fine[biosnoop_fine_bucket(ns)] += 1;
@@ -288,9 +289,9 @@ TEST(MetricsProtoTest, NativeBucketsHoldWhatTheKernelCountedInThem) {
   for (int j = 0; j <= 20; ++j) {
     const uint64_t top = uint64_t{1953125} << j;
     g.data.fine[biosnoop_fine_bucket(top)] += 1;
-    ++want[8 * (j - 9)];
+    ++want[(1 << kFineSchema) * (j - 9)];
     g.data.fine[biosnoop_fine_bucket(top + 1)] += 1;
-    ++want[8 * (j - 9) + 1];
+    ++want[(1 << kFineSchema) * (j - 9) + 1];
   }
   m.groups.push_back(g);
   const std::vector<pb::MetricFamily> families = Parse(FormatMetricsProto(m));
