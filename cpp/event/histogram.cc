@@ -68,6 +68,17 @@ HistSet HistDelta(const HistSet& cur, const HistSet& prev) {
 uint64_t BucketLow(int i) { return i == 0 ? 0 : (uint64_t{1} << i); }
 uint64_t BucketHigh(int i) { return (uint64_t{1} << (i + 1)) - 1; }
 
+FineSpan NonEmptyFine(const HistData& data) {
+  int first = 0, last = kFineBuckets - 1;
+  while (first < kFineBuckets && data.fine[first] == 0) ++first;
+  while (last >= first && data.fine[last] == 0) --last;
+  FineSpan span;
+  if (first > last) return span;
+  span.first = first + kFineFirst;
+  span.counts.assign(data.fine.begin() + first, data.fine.begin() + last + 1);
+  return span;
+}
+
 double FineUpperSeconds(int n) {
   return std::exp2(static_cast<double>(n + kFineFirst) / (1 << kFineSchema));
 }

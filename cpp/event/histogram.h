@@ -118,6 +118,15 @@ std::vector<HistGroup> GroupHistograms(const HistSet& set,
   return out;
 }
 
+// The fine counts from the first non-empty bucket to the last, as summary
+// records carry them: `first` is the bucket index k of counts[0]; counts
+// is empty when all are.
+struct FineSpan {
+  int first = 0;
+  std::vector<uint64_t> counts;
+};
+FineSpan NonEmptyFine(const HistData& data);
+
 // Bucket i covers [lo, hi]: [0, 1] for i = 0, else [2^i, 2^(i+1) - 1].
 uint64_t BucketLow(int i);
 uint64_t BucketHigh(int i);

@@ -607,6 +607,11 @@ void AppendSummaryEcs(const SummaryRecord& summary, absl::string_view host,
     w.Uints("latency_us_log2",
             latency.first(LengthWithoutTrailingZeros(latency)));
     w.Uints("size_log2", size.first(LengthWithoutTrailingZeros(size)));
+    if (const FineSpan fine = NonEmptyFine(g.data); !fine.counts.empty()) {
+      w.Uint("latency_fine_schema", kFineSchema);
+      w.Int("latency_fine_first", fine.first);
+      w.Uints("latency_fine", fine.counts);
+    }
     w.Close();
     w.Close();
     w.End();

@@ -52,7 +52,7 @@ void AppendBars(const std::array<uint64_t, kHistBuckets>& b,
 
 // The non-empty span [first, last] of the fine buckets; first > last when
 // all are empty.
-std::pair<int, int> FineSpan(const std::array<uint64_t, kFineBuckets>& f) {
+std::pair<int, int> FineRows(const std::array<uint64_t, kFineBuckets>& f) {
   int first = 0, last = kFineBuckets - 1;
   while (first < kFineBuckets && f[first] == 0) ++first;
   while (last >= 0 && f[last] == 0) --last;
@@ -79,7 +79,7 @@ std::string FineBound(double v) {
 
 void AppendFineBars(const std::array<uint64_t, kFineBuckets>& f, HistUnit unit,
                     std::string* out) {
-  const auto [first, last] = FineSpan(f);
+  const auto [first, last] = FineRows(f);
   if (first > last) {
     absl::StrAppend(out, "     (no I/O)\n");
     return;
@@ -145,7 +145,7 @@ std::string FormatHistCsv(const std::vector<HistGroup>& groups,
   }
   for (const HistGroup& g : groups) {
     if (rows == HistRows::kFine) {
-      const auto [first, last] = FineSpan(g.data.fine);
+      const auto [first, last] = FineRows(g.data.fine);
       for (int n = first; n <= last; ++n) {
         if (by_disk) absl::StrAppend(&out, g.disk, ",");
         if (by_op) absl::StrAppend(&out, g.op, ",");

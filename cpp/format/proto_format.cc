@@ -392,6 +392,11 @@ void FillSummaryProto(const SummaryRecord& summary, v1::Summary* msg) {
     out->mutable_latency_us_log2()->Add(latency.begin(),
                                         latency.begin() + latency_n);
     out->mutable_size_log2()->Add(size.begin(), size.begin() + size_n);
+    if (const FineSpan fine = NonEmptyFine(g.data); !fine.counts.empty()) {
+      out->set_latency_fine_schema(kFineSchema);
+      out->set_latency_fine_first(fine.first);
+      out->mutable_latency_fine()->Add(fine.counts.begin(), fine.counts.end());
+    }
   }
 }
 

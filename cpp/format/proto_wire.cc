@@ -289,6 +289,14 @@ void AppendSummaryRecordDelimited(const SummaryRecord& summary,
     group.PackedU64(Grp::kSizeLog2FieldNumber,
                     size.first(LengthWithoutTrailingZeros(size)));
     group.U64(Grp::kErrorsFieldNumber, g.data.errors);
+    if (const FineSpan fine = NonEmptyFine(g.data); !fine.counts.empty()) {
+      group.OptU64(Grp::kLatencyFineSchemaFieldNumber, kFineSchema);
+      // sint32: zigzag, as protobuf writes it.
+      group.OptU64(Grp::kLatencyFineFirstFieldNumber,
+                   (static_cast<uint32_t>(fine.first) << 1) ^
+                       static_cast<uint32_t>(fine.first >> 31));
+      group.PackedU64(Grp::kLatencyFineFieldNumber, fine.counts);
+    }
     s.Message(Sum::kGroupsFieldNumber, group);
   }
   AppendRecord(Rec::kSummaryFieldNumber, s, out);

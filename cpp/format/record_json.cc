@@ -248,6 +248,15 @@ void AppendSummaryJson(const SummaryRecord& summary, std::string* out) {
     AppendKey("size_log2", out);
     AppendJsonUintArray(size.first(LengthWithoutTrailingZeros(size)), out);
     AppendUintField("errors", g.data.errors, out);
+    // Added later: absent without fine counts, so that a summary of an
+    // older stream converts back byte for byte.
+    if (const FineSpan fine = NonEmptyFine(g.data); !fine.counts.empty()) {
+      AppendUintField("latency_fine_schema", kFineSchema, out);
+      AppendKey("latency_fine_first", out);
+      absl::StrAppend(out, fine.first);
+      AppendKey("latency_fine", out);
+      AppendJsonUintArray(fine.counts, out);
+    }
     out->push_back('}');
   }
   out->append("]}\n");

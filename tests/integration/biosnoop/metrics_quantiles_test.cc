@@ -59,6 +59,7 @@ constexpr char kProtoAccept[] =
 struct TwoModeRun {
   std::unique_ptr<TempDir> dir;
   std::string slow_log;    // the metrics biosnoop's -o (--min-us 10000)
+  std::string disk_name;   // the two-mode disk (loopN)
   json fio;                // fio's JSON: jobs[0].read.clat_ns.percentile
   uint64_t fio_reads = 0;  // reads fio completed
   // Every read's block-layer latency, us, sorted (the second biosnoop).
@@ -99,6 +100,7 @@ void RunTwoModeDisk(TwoModeRun* run) {
   run->dir = std::make_unique<TempDir>();
   ASSERT_FALSE(run->dir->path().empty());
   run->slow_log = run->dir->path() + "/slow.jsonl";
+  run->disk_name = disk.loop_name();
   Biosnoop truth({"--min-us", "0", "-d", disk.loop_name(), "--stats-interval",
                   "1", "--summary-interval", "0"});
   ASSERT_TRUE(truth.WaitAttached()) << truth.Stderr();
@@ -246,6 +248,38 @@ TEST(MetricsQuantiles, NativeHistogramPercentilesOfATwoModeDisk) {
           << "p" << q * 100 << ": fio " << fio << " us, block " << truth
           << " us";
     }
+  }
+
+  // The same percentiles from the summary records of the --min-us 10000
+  // log (the main job's), which hold every read in fine buckets: bioreport
+  // baseline's estimates, within 5% of the truth as well.
+  const std::optional<std::string> baseline =
+      CommandOutput({BIOREPORT_BIN, "baseline", "--json", run.slow_log});
+  ASSERT_TRUE(baseline.has_value()) << "bioreport baseline failed";
+  const json report = json::parse(*baseline);
+  const json* row = nullptr;
+  for (const json& r : report["rows"]) {
+    if (r["disk"] == run.disk_name && r["op"] == "read") row = &r;
+  }
+  ASSERT_NE(row, nullptr) << *baseline;
+  EXPECT_EQ((*row)["fine"], true) << *baseline;
+  EXPECT_EQ((*row)["count"].get<uint64_t>() + run.metrics_missed,
+            run.truth_us.size() + run.truth_missed);
+  for (double q : kQuantiles) {
+    const char* key = q == 0.5    ? "p50_us_est"
+                      : q == 0.9  ? "p90_us_est"
+                      : q == 0.99 ? "p99_us_est"
+                                  : "p99_9_us_est";
+    const uint64_t truth = Percentile(run.truth_us, q);
+    const double est = (*row)[key].get<double>();
+    const double fio =
+        fio_pct[absl::StrFormat("%.6f", q * 100)].get<double>() / 1e3;
+    std::printf(
+        "bioreport p%-6g %10.0f us: %+6.1f%% vs block, %+6.1f%% vs "
+        "fio\n",
+        q * 100, est, (est / truth - 1) * 100, (est / fio - 1) * 100);
+    EXPECT_LT(std::fabs(est / truth - 1), 0.05)
+        << key << ": " << est << " us, the block layer's " << truth << " us";
   }
 }
 

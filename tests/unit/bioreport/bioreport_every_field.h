@@ -13,6 +13,7 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "gtest/gtest.h"
+#include "histogram.h"
 #include "record.h"
 #include "stream_info.h"
 
@@ -41,6 +42,11 @@ inline void FillEveryField(Message* m) {
         break;
       case FieldDescriptor::CPPTYPE_UINT32:
         rep ? refl->AddUInt32(m, f, n) : refl->SetUInt32(m, f, 100 + n);
+        // The one schema biosnoop writes fine buckets at (the value is
+        // checked, not kept: 109 would not be a stream of biosnoop's).
+        if (f->name() == "latency_fine_schema") {
+          refl->SetUInt32(m, f, kFineSchema);
+        }
         break;
       case FieldDescriptor::CPPTYPE_UINT64:
         if (rep) {

@@ -57,12 +57,74 @@ int64_t StartOf(int64_t end_ns, double interval_s) {
 
 }  // namespace
 
+namespace {
+
+// Bucket k at `schema` as a bucket at the coarser `to` (<= schema): each
+// step down merges pairs, (2k-1, 2k] -> k.
+int Coarser(int k, int schema, int to) {
+  for (int s = schema; s > to; --s) k = k > 0 ? (k + 1) / 2 : -((-k) / 2);
+  return k;
+}
+
+std::map<int, Sum> AtSchema(const std::map<int, Sum>& fine, int schema,
+                            int to) {
+  std::map<int, Sum> out;
+  for (const auto& [k, n] : fine) out[Coarser(k, schema, to)] += n;
+  return out;
+}
+
+}  // namespace
+
 void BaselineGroup::Add(const BaselineGroup& o) {
   count += o.count;
   bytes += o.bytes;
   slow += o.slow;
   errors += o.errors;
   for (int b = 0; b < kBuckets; ++b) latency[b] += o.latency[b];
+  if (o.fine_schema == kNoFineSchema) return;
+  if (fine_schema == kNoFineSchema) {
+    fine_schema = o.fine_schema;
+  } else if (o.fine_schema != fine_schema) {
+    const int to = std::min(fine_schema, o.fine_schema);
+    fine = AtSchema(fine, fine_schema, to);
+    fine_schema = to;
+  }
+  for (const auto& [k, n] : AtSchema(o.fine, o.fine_schema, fine_schema)) {
+    fine[k] += n;
+  }
+  fine_total += o.fine_total;
+}
+
+bool HasFineBuckets(const BaselineGroup& g) {
+  return g.fine_schema != BaselineGroup::kNoFineSchema && g.count > 0 &&
+         g.fine_total == g.count;
+}
+
+std::optional<uint64_t> EstimatePercentileUs(const BaselineGroup& g,
+                                             int permille) {
+  if (!HasFineBuckets(g)) return EstimatePercentileUs(g.latency, permille);
+  Sum rank = (g.fine_total * static_cast<unsigned>(permille) + 999) / 1000;
+  if (rank == 0) rank = 1;
+  const double per_octave = std::exp2(g.fine_schema);
+  // The zero bucket: everything up to 2^-20 s, whatever the schema.
+  const int zero = static_cast<int>(std::lround(-20 * per_octave));
+  Sum seen = 0;
+  for (const auto& [k, n] : g.fine) {
+    if (seen + n < rank) {
+      seen += n;
+      continue;
+    }
+    const double hi = std::exp2(k / per_octave);
+    double seconds = hi;
+    if (k > zero) {
+      const double lo = std::exp2((k - 1) / per_octave);
+      const double f =
+          static_cast<double>(rank - seen) / static_cast<double>(n);
+      seconds = lo * std::pow(hi / lo, f);
+    }
+    return static_cast<uint64_t>(std::llround(seconds * 1e6));
+  }
+  return std::nullopt;  // not reached: fine_total is their sum
 }
 
 std::optional<uint64_t> EstimatePercentileUs(const Log2Hist& hist,
@@ -145,6 +207,19 @@ void BaselineCollector::AddResolved(const v1::Summary& s) {
     // The reader guarantees at most kMaxSummaryBuckets elements.
     for (int b = 0; b < g.latency_us_log2_size() && b < kBuckets; ++b) {
       out.latency[b] = g.latency_us_log2(b);
+    }
+    // Prometheus's schemas run from -4 to 8; another is not ours.
+    if (g.has_latency_fine_schema() && g.latency_fine_schema() <= 8 &&
+        g.latency_fine_size() > 0) {
+      out.fine_schema = static_cast<int>(g.latency_fine_schema());
+      for (int i = 0; i < g.latency_fine_size(); ++i) {
+        const int64_t k = int64_t{g.latency_fine_first()} + i;
+        // Beyond 2^±100000/2^schema s is no latency: left out, the group
+        // then falls back on its log2 buckets (fine_total < count).
+        if (g.latency_fine(i) == 0 || k < -100000 || k > 100000) continue;
+        out.fine[static_cast<int>(k)] += g.latency_fine(i);
+        out.fine_total += g.latency_fine(i);
+      }
     }
   }
   if (intervals_.size() == 1 || iv.start_ns < window_start_ns_) {

@@ -585,14 +585,15 @@ absl::Status StatsField(int field, ValueReader& r, v1::Stats* st) {
 
 // An array of integers (a log2 histogram), replacing `out`'s content.
 absl::Status HistogramArray(JsonLexer& lex,
-                            google::protobuf::RepeatedField<uint64_t>* out) {
+                            google::protobuf::RepeatedField<uint64_t>* out,
+                            int max_buckets = kMaxSummaryBuckets) {
   out->Clear();
   if (!lex.Consume('[')) return lex.Error("expected an array of integers");
   if (lex.Consume(']')) return absl::OkStatus();
   do {
-    if (out->size() == kMaxSummaryBuckets) {
+    if (out->size() == max_buckets) {
       return lex.Error(
-          absl::StrCat("more than ", kMaxSummaryBuckets, " histogram buckets"));
+          absl::StrCat("more than ", max_buckets, " histogram buckets"));
     }
     uint64_t v = 0;
     if (absl::Status s = lex.Uint(kU64, &v); !s.ok()) return s;
@@ -630,6 +631,9 @@ absl::Status SummaryGroupField(int field, ValueReader& r, v1::SummaryGroup* g) {
       return HistogramArray(r.lex(), g->mutable_latency_us_log2());
     case v1::SummaryGroup::kSizeLog2FieldNumber:
       return HistogramArray(r.lex(), g->mutable_size_log2());
+    case v1::SummaryGroup::kLatencyFineFieldNumber:
+      return HistogramArray(r.lex(), g->mutable_latency_fine(),
+                            kMaxFineBuckets);
   }
   return UnlistedField(field, r, g);
 }

@@ -265,6 +265,11 @@ absl::Status ValidateRecord(ParsedRecord* rec) {
               absl::StrCat("a summary histogram has more than ",
                            kMaxSummaryBuckets, " buckets"));
         }
+        if (g.latency_fine_size() > kMaxFineBuckets) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("a summary's latency_fine has more than ",
+                           kMaxFineBuckets, " buckets"));
+        }
       }
       return CheckTimestamp("summary", "timestamp", su.timestamp());
     }

@@ -47,6 +47,9 @@ struct ParsedRecord {
 // The most buckets a SummaryGroup histogram may have: one per bit of a
 // uint64 value (biosnoop writes at most 32).
 inline constexpr int kMaxSummaryBuckets = 64;
+// The most buckets SummaryGroup.latency_fine may have (biosnoop writes at
+// most 512).
+inline constexpr int kMaxFineBuckets = 1024;
 
 // The most files an event may list (Event.files: "at most 8").
 inline constexpr int kMaxEventFiles = 8;

@@ -16,7 +16,9 @@ namespace biosnoop::report {
 namespace {
 
 constexpr int kP50 = 500;
+constexpr int kP90 = 900;
 constexpr int kP99 = 990;
+constexpr int kP999 = 999;
 
 // One row of any form: a group over a span of time.
 struct Row {
@@ -266,8 +268,10 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
   }
   header.insert(header.end(),
                 {"count", "slow", "slow_%", "errors", "bytes",
-                 absl::StrCat("p50_", u), absl::StrCat("p99_", u)});
-  align += "rrrrrrr";
+                 absl::StrCat("p50_", u), absl::StrCat("p90_", u),
+                 absl::StrCat("p99_", u), absl::StrCat("p99.9_", u)});
+  align += "rrrrrrrrr";
+  bool all_fine = true, any_fine = false;
   Table table(header, align);
   auto add = [&](const Row& row) {
     const BaselineGroup& g = *row.group;
@@ -283,17 +287,36 @@ std::string BaselineReport(const ReportInput& in, const ReportOptions& opt) {
     cells.insert(cells.end(),
                  {Decimal(g.count), Decimal(g.slow), PercentText(g),
                   Decimal(g.errors), HumanBytes(g.bytes),
-                  LatencyText(EstimatePercentileUs(g.latency, kP50), opt.ms),
-                  LatencyText(EstimatePercentileUs(g.latency, kP99), opt.ms)});
+                  LatencyText(EstimatePercentileUs(g, kP50), opt.ms),
+                  LatencyText(EstimatePercentileUs(g, kP90), opt.ms),
+                  LatencyText(EstimatePercentileUs(g, kP99), opt.ms),
+                  LatencyText(EstimatePercentileUs(g, kP999), opt.ms)});
     table.Add(std::move(cells));
+    if (g.count > 0 && HasFineBuckets(g)) {
+      any_fine = true;
+    } else if (g.count > 0) {
+      all_fine = false;
+    }
   };
   const RowSet set = MakeRows(b, opt.per_interval, multi);
   for (const Row& row : set.rows) add(row);
-  absl::StrAppend(
-      &out, "\n", table.Render(), "\n",
-      "p50, p99: estimated from the log2 histograms, at bucket resolution: "
-      "the upper\nbound of the bucket holding that rank (the true value lies "
-      "between half of it\nand it).\n");
+  absl::StrAppend(&out, "\n", table.Render(), "\n");
+  if (any_fine) {
+    absl::StrAppend(
+        &out,
+        "p50 to p99.9: estimated from the summaries' fine buckets (16 per "
+        "power of two):\nwithin 4.4% of the true value.\n");
+  }
+  if (!all_fine || !any_fine) {
+    absl::StrAppend(
+        &out,
+        any_fine ? "Groups whose summaries lack fine buckets (older "
+                   "streams): "
+                 : "p50 to p99.9: ",
+        "estimated from the log2 histograms, at bucket resolution: the "
+        "upper\nbound of the bucket holding that rank (the true value lies "
+        "between half of it\nand it).\n");
+  }
   if (opt.per_interval) return out;
 
   absl::StrAppend(&out, "\nbetween ", FormatShortTimeMs(b.window_start_ns()),
@@ -319,20 +342,22 @@ std::string BaselineCsv(const ReportInput& in, const ReportOptions& opt) {
   std::string out = absl::StrCat(
       "start,end,", multi ? "host," : "",
       "disk,op,min_us,count,bytes,slow,slow_pct,p50_us_est,p99_us_est,"
-      "errors\n");
+      "errors,p90_us_est,p99_9_us_est\n");
   for (const Row& row : MakeRows(b, opt.per_interval, multi).rows) {
     const BaselineGroup& g = *row.group;
     const std::optional<double> pct = SlowPercent(g);
-    const std::optional<uint64_t> p50 = EstimatePercentileUs(g.latency, kP50);
-    const std::optional<uint64_t> p99 = EstimatePercentileUs(g.latency, kP99);
+    auto cell = [&g](int permille) {
+      const std::optional<uint64_t> v = EstimatePercentileUs(g, permille);
+      return v ? absl::StrCat(*v) : std::string();
+    };
     absl::StrAppend(
         &out, FormatRfc3339(row.start_ns), ",", FormatRfc3339(row.end_ns), ",",
         multi ? absl::StrCat(CsvField(g.host), ",") : "", CsvField(g.disk), ",",
         CsvField(g.op), ",", g.min_us, ",", Decimal(g.count), ",",
         Decimal(g.bytes), ",", Decimal(g.slow), ",",
-        pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",",
-        p50 ? absl::StrCat(*p50) : std::string(), ",",
-        p99 ? absl::StrCat(*p99) : std::string(), ",", Decimal(g.errors), "\n");
+        pct ? absl::StrFormat("%.4f", *pct) : std::string(), ",", cell(kP50),
+        ",", cell(kP99), ",", Decimal(g.errors), ",", cell(kP90), ",",
+        cell(kP999), "\n");
   }
   return out;
 }
@@ -395,10 +420,12 @@ std::string BaselineJson(const ReportInput& in, const ReportOptions& opt) {
         &out, ",\"min_us\":", g.min_us, ",\"count\":", Decimal(g.count),
         ",\"bytes\":", Decimal(g.bytes), ",\"slow\":", Decimal(g.slow),
         ",\"slow_pct\":", pct ? JsonFixed(*pct, 4) : std::string("null"),
-        ",\"errors\":", Decimal(g.errors), ",\"p50_us_est\":",
-        number_or_null(EstimatePercentileUs(g.latency, kP50)),
-        ",\"p99_us_est\":",
-        number_or_null(EstimatePercentileUs(g.latency, kP99)),
+        ",\"errors\":", Decimal(g.errors),
+        ",\"p50_us_est\":", number_or_null(EstimatePercentileUs(g, kP50)),
+        ",\"p90_us_est\":", number_or_null(EstimatePercentileUs(g, kP90)),
+        ",\"p99_us_est\":", number_or_null(EstimatePercentileUs(g, kP99)),
+        ",\"p99_9_us_est\":", number_or_null(EstimatePercentileUs(g, kP999)),
+        ",\"fine\":", HasFineBuckets(g) ? "true" : "false",
         ",\"latency_us_log2\":");
     AppendSumArray(g.latency, &out);
     out += "}";

@@ -663,6 +663,42 @@ absl::Status ToDomainOp(const v1::Op& m, DomainOp* out) {
   return absl::OkStatus();
 }
 
+// A summary group's fine buckets into data->fine: biosnoop writes them
+// at its one schema (kFineSchema), from the first non-empty bucket to the
+// last, inside its kFineBuckets; anything else is not a stream it could
+// have written.
+absl::Status ToDomainFine(const v1::SummaryGroup& g, HistData* data) {
+  if (!g.has_latency_fine_schema() && !g.has_latency_fine_first() &&
+      g.latency_fine_size() == 0) {
+    return absl::OkStatus();
+  }
+  if (!g.has_latency_fine_schema() || !g.has_latency_fine_first()) {
+    return Unrepresentable("latency_fine",
+                           "comes without latency_fine_schema and "
+                           "latency_fine_first");
+  }
+  if (g.latency_fine_schema() != static_cast<uint32_t>(kFineSchema)) {
+    return Unrepresentable(
+        "latency_fine_schema",
+        absl::StrCat("is ", g.latency_fine_schema(),
+                     ": biosnoop writes schema ", kFineSchema));
+  }
+  const int64_t first = int64_t{g.latency_fine_first()} - kFineFirst;
+  const int64_t size = g.latency_fine_size();
+  if (size == 0 || first < 0 || first + size > kFineBuckets ||
+      g.latency_fine(0) == 0 || g.latency_fine(size - 1) == 0) {
+    return Unrepresentable(
+        "latency_fine",
+        absl::StrCat("spans buckets ", g.latency_fine_first(), " to ",
+                     int64_t{g.latency_fine_first()} + size - 1,
+                     ": biosnoop writes its non-empty buckets from ",
+                     kFineFirst, " to ", kFineFirst + kFineBuckets - 1));
+  }
+  std::copy(g.latency_fine().begin(), g.latency_fine().end(),
+            data->fine.begin() + first);
+  return absl::OkStatus();
+}
+
 absl::Status ToDomainSummary(const v1::Summary& m, SummaryRecord* out) {
   *out = SummaryRecord{};
   out->realtime_ns = ToNs(m.timestamp());
@@ -697,6 +733,7 @@ absl::Status ToDomainSummary(const v1::Summary& m, SummaryRecord* out) {
       }
       std::copy(h.from.begin(), h.from.begin() + size, h.to.begin());
     }
+    if (absl::Status s = ToDomainFine(g, &group.data); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -299,7 +299,8 @@ TEST(EcsFormatTest, SummaryIsOneDocumentPerGroup) {
   EXPECT_EQ(docs[0]["biosnoop"]["summary"], json::parse(R"({
       "interval_s":60.25,"min_us":10000,"count":7,"bytes":28672,"slow":2,
       "errors":1,"latency_us_log2":[1,0,0,4,0,0,0,0,0,0,0,0,0,0,2],
-      "size_log2":[0,0,0,0,0,0,0,0,0,0,0,0,7]})"));
+      "size_log2":[0,0,0,0,0,0,0,0,0,0,0,0,7],"latency_fine_schema":4,
+      "latency_fine_first":-266,"latency_fine":[1,4,0,0,2]})"));
   EXPECT_EQ(docs[1]["biosnoop"]["disk"], "v\"d\xef\xbf\xbd");
   EXPECT_EQ(docs[1]["biosnoop"]["summary"]["latency_us_log2"], json::array());
 

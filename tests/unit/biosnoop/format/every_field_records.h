@@ -243,6 +243,11 @@ inline SummaryRecord EveryFieldSummary() {
   a.data.latency[3] = 4;
   a.data.latency[14] = 2;
   a.data.size[12] = 7;
+  // Fine buckets (k = -266..-262, ~9 to ~10.5 us): leading and trailing
+  // empty ones left out, those between kept.
+  a.data.fine[-266 - kFineFirst] = 1;
+  a.data.fine[-265 - kFineFirst] = 4;
+  a.data.fine[-262 - kFineFirst] = 2;
   HistGroup b;
   b.disk = "v\"d\xff";
   b.op = "flush";
