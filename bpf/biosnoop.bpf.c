@@ -552,7 +552,8 @@ static __always_inline int on_complete(struct request *rq, blk_status_t error,
   }
   bool slow = latency >= min_ns;
   if (hist_enabled)
-    hist_count(dev, v->op, v->flags, latency, v->bytes, slow, error != 0);
+    hist_count(biosnoop_hist_key(dev, v->op, v->flags), latency, v->bytes,
+               (slow ? HIST_SLOW : 0) | (error != 0 ? HIST_FAILED : 0));
   /* A failed I/O is an event however fast it failed: a disk that answers
    * with errors at once is an incident too, and only the event says which
    * I/O failed. */
