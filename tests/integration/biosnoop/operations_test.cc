@@ -727,23 +727,6 @@ TEST(Operations, FileSizeLimitIsAnOutputErrorWithWholeLines) {
 // A process name made of every kind of trouble.
 constexpr char kHostileComm[] = "\"q\\\n\x01\x7f\xff\xfe\xc3x";
 
-// `count` 4 KiB direct reads of `dev` by a child named `comm`; its pid, or
-// -1.
-pid_t ReadWithComm(const std::string& dev, const char* comm, int count) {
-  void* buf = nullptr;
-  if (posix_memalign(&buf, 4096, 4096) != 0) return -1;
-  const pid_t pid = RunChildIn(nullptr, "", comm, [&] {
-    const int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
-    if (fd < 0) return 2;
-    for (int i = 0; i < count; ++i) {
-      if (pread(fd, buf, 4096, static_cast<off_t>(i) * 4096) != 4096) return 4;
-    }
-    return 0;
-  });
-  free(buf);
-  return pid;
-}
-
 TEST(Operations, HostileProcessNamesComeOutAsValidJson) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk loop({.size_mib = 32, .read_delay_ms = 12});

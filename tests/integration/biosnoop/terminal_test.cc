@@ -115,23 +115,6 @@ Child StartOnTerminal(Pty& pty, const std::string& err,
   return c;
 }
 
-// `count` 4 KiB direct reads of `dev` by a child named `comm`; its pid,
-// or -1.
-pid_t ReadAs(const std::string& dev, const char* comm, int count) {
-  void* buf = nullptr;
-  if (posix_memalign(&buf, 4096, 4096) != 0) return -1;
-  const pid_t pid = RunChildIn(nullptr, "", comm, [&] {
-    const int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
-    if (fd < 0) return 2;
-    for (int i = 0; i < count; ++i) {
-      if (pread(fd, buf, 4096, static_cast<off_t>(i) * 4096) != 4096) return 4;
-    }
-    return 0;
-  });
-  free(buf);
-  return pid;
-}
-
 // Columns a UTF-8 line takes, every character one column wide (as the
 // names here are): its bytes that do not continue a character.
 size_t Columns(absl::string_view s) {
@@ -171,9 +154,9 @@ TEST(Terminal, ATerminalGetsTheAlignedTableWithSafeNames) {
   ASSERT_TRUE(absl::StrContains(ReadFile(err), "biosnoop: attached"))
       << ReadFile(err);
 
-  const pid_t hostile = ReadAs(slow.loop_path(), kHostileComm, 3);
+  const pid_t hostile = ReadWithComm(slow.loop_path(), kHostileComm, 3);
   ASSERT_GT(hostile, 0);
-  const pid_t plain = ReadAs(slow.loop_path(), kUtf8Comm, 2);
+  const pid_t plain = ReadWithComm(slow.loop_path(), kUtf8Comm, 2);
   ASSERT_GT(plain, 0);
   // The stats records' line on stderr, once a second.
   EXPECT_TRUE(WaitUntil(
@@ -279,7 +262,7 @@ TEST(Terminal, NonAsciiIsAQuestionMarkWithoutAUtf8Locale) {
     return absl::StrContains(ReadFile(err), "biosnoop: attached") ||
            !b.Running();
   }));
-  const pid_t plain = ReadAs(slow.loop_path(), kUtf8Comm, 2);
+  const pid_t plain = ReadWithComm(slow.loop_path(), kUtf8Comm, 2);
   ASSERT_GT(plain, 0);
   ASSERT_TRUE(ExitedWith(b.Stop(SIGINT), 0));
   ASSERT_TRUE(pty.WaitEnd());

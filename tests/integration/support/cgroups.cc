@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/escaping.h"
@@ -91,6 +92,21 @@ pid_t RunChildIn(const Cgroups* cg, const std::string& rel, const char* comm,
   if (r.Exited(0)) return r.pid;
   std::fprintf(stderr, "RunChildIn: %s\n", r.Describe().c_str());
   return -1;
+}
+
+pid_t ReadWithComm(const std::string& dev, const char* comm, int count) {
+  void* buf = nullptr;
+  if (posix_memalign(&buf, 4096, 4096) != 0) return -1;
+  const pid_t pid = RunChildIn(nullptr, "", comm, [&] {
+    const int fd = open(dev.c_str(), O_RDONLY | O_DIRECT);
+    if (fd < 0) return 2;
+    for (int i = 0; i < count; ++i) {
+      if (pread(fd, buf, 4096, static_cast<off_t>(i) * 4096) != 4096) return 4;
+    }
+    return 0;
+  });
+  free(buf);
+  return pid;
 }
 
 }  // namespace biosnoop::testing

@@ -67,4 +67,8 @@ ChildSetup InCgroup(const Cgroups& cg, const std::string& rel);
 pid_t RunChildIn(const Cgroups* cg, const std::string& rel, const char* comm,
                  const std::function<int()>& body);
 
+// `count` 4 KiB direct reads of `dev` (from its start) by a child named
+// `comm`; its pid, or -1.
+pid_t ReadWithComm(const std::string& dev, const char* comm, int count);
+
 }  // namespace biosnoop::testing
