@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "biosnoop_abi.h"
+
 namespace biosnoop {
 
 void HistData::Add(const HistData& o) {
@@ -77,6 +79,10 @@ FineSpan NonEmptyFine(const HistData& data) {
   span.first = first + kFineFirst;
   span.counts.assign(data.fine.begin() + first, data.fine.begin() + last + 1);
   return span;
+}
+
+int FineElementOfNs(uint64_t ns) {
+  return static_cast<int>(biosnoop_fine_bucket(ns));
 }
 
 double FineUpperSeconds(int n) {

@@ -32,6 +32,10 @@ inline constexpr int kFineSchema = 4;
 // FineUpperSeconds(n) = 2^((n + kFineFirst) / 16), the upper bound of
 // element n (for element 0, the zero bucket's threshold 2^-20 s).
 double FineUpperSeconds(int n);
+// The element of `fine` the kernel counts a latency of `ns` in (the ABI's
+// biosnoop_fine_bucket, the same function): for a reader that bins
+// latencies it has one by one on the kernel's grid.
+int FineElementOfNs(uint64_t ns);
 
 struct HistData {
   uint64_t count = 0;

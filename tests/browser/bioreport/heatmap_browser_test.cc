@@ -1,10 +1,12 @@
 // `bioreport heatmap --html` in a real browser: Debian's headless Chromium
 // renders the page and takes a screenshot; the cells of an injected
-// latency band (20 ms for 10 s) must be coloured, every other cell of the
-// grid the background, and the page must log nothing to the console (no
-// error, no blocked load: its Content-Security-Policy forbids any).
+// latency band (20 ms for 10 s) must be coloured in their fine row, every
+// other cell of the grid the background, the p50 and p99 lines of the
+// summary records where their estimates lie, and the page must log
+// nothing to the console (no error, no blocked load: its
+// Content-Security-Policy forbids any).
 //
-// Coordinates come from the layout constants of heatmap_svg.h.  Chromium
+// Coordinates come from the layout of heatmap_svg.h.  Chromium
 // runs as root in CI: --no-sandbox.  Every wait is on the process itself,
 // bounded by timeout(1).  Without Chromium the tests skip, but not under
 // CI=true (tools/install-deps installs it).
@@ -13,6 +15,7 @@
 #include <png.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -26,6 +29,7 @@
 #include "event.h"
 #include "gtest/gtest.h"
 #include "heatmap_svg.h"
+#include "histogram.h"
 #include "jsonl_sink.h"
 #include "output_file.h"
 #include "stream_info.h"
@@ -35,8 +39,21 @@ namespace {
 
 constexpr int64_t kT0 = 1795237200'000000000;  // 2026-11-21T05:00:00Z
 constexpr int64_t kSecNs = 1'000'000'000;
-constexpr int kColumns = 30;                  // --bucket 1s over 30 s
-constexpr int kLoBucket = 9, kHiBucket = 19;  // the anchors' rows
+constexpr int kColumns = 30;  // --bucket 1s over 30 s
+
+// The summaries' latencies, in fine buckets k (schema 4: (2^((k-1)/16),
+// 2^(k/16)] s): 600 of 1000 completions a second in k = -212 (98.3-102.6
+// us, so p50 lies there) and 400 in k = -187 (290-303 us, p99).
+constexpr int kP50Bucket = -212, kP99Bucket = -187;
+
+// The rows: the lines' and the cells' buckets, 100 us (k = -212) to 1 s
+// (k = 0), and two more each side, are 217 fine buckets, over the 200 rows
+// a map draws: merged in pairs, 8 a power of two (schema 3, k' =
+// ceil(k/2)): rows -107 to 1, 109 of RowHeight(109) pixels.  At schema 3
+// the anchors (1 ms: fine -159; 1 s: 0) are rows -79 and 0, a 20 ms band
+// (fine -90) row -45, a 40 ms one (fine -74) row -37.
+constexpr int kSchema = 3, kLoRow = -107, kHiRow = 1;
+constexpr int kLowAnchorRow = -79, kHighAnchorRow = 0;
 
 struct Event {
   int64_t ns;
@@ -44,7 +61,7 @@ struct Event {
 };
 
 // The test's stream: an anchor at 1 ms in column 0 and one at 1 s in
-// column 29 (they fix the axes: 30 columns, rows 9 to 19), and the band:
+// column 29 (with the lines, they fix the axes: see kLoRow), and the band:
 // 5 events a second at `band_us` in columns 10 to 19.
 std::vector<Event> BandEvents(uint64_t band_us) {
   std::vector<Event> events = {{kT0 + kSecNs / 2, 1000}};
@@ -57,8 +74,9 @@ std::vector<Event> BandEvents(uint64_t band_us) {
   return events;
 }
 
-// Written by biosnoop's own sink: a header, the events, a final stats
-// record (nothing lost).
+// Written by biosnoop's own sink: a header, the events, a summary record
+// each second (1000 completions, kP50Bucket and kP99Bucket), a final
+// stats record (nothing lost).
 void WriteStream(const std::string& path, const std::vector<Event>& events) {
   absl::StatusOr<std::unique_ptr<OutputFile>> file = OutputFile::Open(path);
   ASSERT_TRUE(file.ok()) << file.status();
@@ -73,7 +91,28 @@ void WriteStream(const std::string& path, const std::vector<Event>& events) {
   ASSERT_TRUE(sink.WriteHeader(info).ok());
   EnrichedEvent e;
   uint64_t seq = 0;
+  int64_t next_summary = kT0 + kSecNs;
+  auto summaries_until = [&](int64_t ns) {
+    for (; next_summary <= ns && next_summary <= kT0 + kColumns * kSecNs;
+         next_summary += kSecNs) {
+      SummaryRecord r;
+      r.realtime_ns = next_summary;
+      r.interval_s = 1;
+      r.min_us = 500;
+      biosnoop::HistGroup g;  // not report::HistGroup, the grouping
+      g.disk = "vda";
+      g.op = "read";
+      g.data.count = 1000;
+      g.data.latency[6] = 600;  // 64-127 us
+      g.data.latency[8] = 400;  // 256-511 us
+      g.data.fine[kP50Bucket - kFineFirst] = 600;
+      g.data.fine[kP99Bucket - kFineFirst] = 400;
+      r.groups.push_back(g);
+      ASSERT_TRUE(sink.WriteSummary(r).ok());
+    }
+  };
   for (const Event& ev : events) {
+    summaries_until(ev.ns);
     e.event = biosnoop::Event{};
     e.event.op = Op::kRead;
     e.event.device_ns = ev.latency_us * 1000;
@@ -88,6 +127,7 @@ void WriteStream(const std::string& path, const std::vector<Event>& events) {
     e.seq = ++seq;
     ASSERT_TRUE(sink.Write(e).ok());
   }
+  summaries_until(INT64_MAX);
   ASSERT_TRUE(sink.Flush().ok());
   StatsSnapshot stats;
   stats.realtime_ns = events.back().ns + 1;
@@ -207,34 +247,75 @@ bool Near(const uint8_t* px, uint32_t rgb) {
 constexpr uint32_t kBackgroundRgb = 0xf2f2f2;
 constexpr uint32_t kFewRgb = 0xffe68c;   // count 1: the ramp's first colour
 constexpr uint32_t kMostRgb = 0x4a063c;  // the fullest cells: its last
+constexpr uint32_t kP50Rgb = 0x1565c0;
+constexpr uint32_t kP99Rgb = 0x111111;
 
-// Every cell of the grid against what the stream put there, with the band
-// expected at `band_bucket`: one line per cell that is not as expected.
-std::vector<std::string> CheckCells(const Image& img, int band_bucket) {
+// Every cell of the grid from two rows under the low anchor up (the lines
+// run far below, at 0.1 and 0.3 ms) against what the stream put there,
+// with the band expected in row `band_row`: one line per cell that is not
+// as expected.
+std::vector<std::string> CheckCells(const Image& img, int band_row) {
   using namespace heatmap_layout;
   const int cw = CellWidth(kColumns);
+  const int rh = RowHeight(kHiRow - kLoRow + 1);
   const int grid_y = kTop + kPanelLabelHeight;
   std::vector<std::string> wrong;
   for (int c = 0; c < kColumns; ++c) {
-    for (int b = kLoBucket; b <= kHiBucket; ++b) {
-      // The cell's centre, clear of the p50/p99 lines on its edges.
+    for (int r = kLowAnchorRow - 2; r <= kHiRow; ++r) {
+      // The cell's centre.
       const int x = kMarginLeft + c * cw + cw / 2;
-      const int y = grid_y + (kHiBucket - b) * kRowHeight + kRowHeight / 2;
+      const int y = grid_y + (kHiRow - r) * rh + rh / 2;
       if (x >= img.width || y >= img.height) {
-        wrong.push_back(absl::StrCat("cell ", c, ",", b, " off the shot"));
+        wrong.push_back(absl::StrCat("cell ", c, ",", r, " off the shot"));
         continue;
       }
       uint32_t want = kBackgroundRgb;
-      if (c >= 10 && c < 20 && b == band_bucket) want = kMostRgb;
-      if ((c == 0 && b == kLoBucket) || (c == 29 && b == kHiBucket)) {
+      if (c >= 10 && c < 20 && r == band_row) want = kMostRgb;
+      if ((c == 0 && r == kLowAnchorRow) || (c == 29 && r == kHighAnchorRow)) {
         want = kFewRgb;
       }
       const uint8_t* px = img.At(x, y);
       if (!Near(px, want)) {
         wrong.push_back(absl::StrFormat(
-            "column %d bucket %d at (%d,%d): #%02x%02x%02x, expected #%06x", c,
-            b, x, y, px[0], px[1], px[2], want));
+            "column %d row %d at (%d,%d): #%02x%02x%02x, expected #%06x", c, r,
+            x, y, px[0], px[1], px[2], want));
       }
+    }
+  }
+  return wrong;
+}
+
+// The value of rank `rank` of 1000 completions, `below` of them under fine
+// bucket k, `in` in it: placed inside it log-linearly by rank (the
+// estimate bioreport documents), in microseconds.
+double Estimate(int k, int below, int in, int rank) {
+  const double lo = std::exp2((k - 1) / 16.0), hi = std::exp2(k / 16.0);
+  return 1e6 * lo * std::pow(hi / lo, static_cast<double>(rank - below) / in);
+}
+
+// A line of `rgb` where LatencyY puts `us`, in every column: some pixel of
+// the column within one pixel of that y has the line's colour (the p99
+// line is dashed).  One line per column where it is not.
+std::vector<std::string> CheckLine(const Image& img, double us, uint32_t rgb) {
+  using namespace heatmap_layout;
+  const int cw = CellWidth(kColumns);
+  const int rows = kHiRow - kLoRow + 1;
+  const int y = kTop + kPanelLabelHeight +
+                LatencyY(us, kSchema, kHiRow, rows, RowHeight(rows));
+  std::vector<std::string> wrong;
+  for (int c = 0; c < kColumns; ++c) {
+    bool seen = false;
+    for (int x = kMarginLeft + c * cw; x < kMarginLeft + (c + 1) * cw; ++x) {
+      for (int dy = -1; dy <= 1; ++dy) {
+        if (x < img.width && y + dy < img.height &&
+            Near(img.At(x, y + dy), rgb)) {
+          seen = true;
+        }
+      }
+    }
+    if (!seen) {
+      wrong.push_back(absl::StrFormat("column %d: no #%06x at y %d (%.1f us)",
+                                      c, rgb, y, us));
     }
   }
   return wrong;
@@ -261,7 +342,17 @@ TEST(HeatmapBrowserTest, BandCellsColouredOthersBackgroundNoConsoleErrors) {
   TempDir dir;
   Rendered r;
   ASSERT_NO_FATAL_FAILURE(Render(dir, BandEvents(20000), &r));
-  const std::vector<std::string> wrong = CheckCells(r.shot, 14);  // 20 ms
+  std::vector<std::string> wrong = CheckCells(r.shot, -45);  // 20 ms
+  // p50: rank 500, the 500th of the 600 in kP50Bucket; p99: rank 990, the
+  // 390th of the 400 in kP99Bucket.
+  for (const std::string& w :
+       CheckLine(r.shot, Estimate(kP50Bucket, 0, 600, 500), kP50Rgb)) {
+    wrong.push_back("p50 " + w);
+  }
+  for (const std::string& w :
+       CheckLine(r.shot, Estimate(kP99Bucket, 600, 400, 990), kP99Rgb)) {
+    wrong.push_back("p99 " + w);
+  }
   if (!wrong.empty()) {
     RunProcess({"cp", dir.Path("shot.png"), dir.Path("page.html"), "/tmp"},
                "/dev/null");
@@ -280,8 +371,13 @@ TEST(HeatmapBrowserTest, WrongBandIsCaught) {
   TempDir dir;
   Rendered r;
   ASSERT_NO_FATAL_FAILURE(Render(dir, BandEvents(40000), &r));
-  EXPECT_EQ(CheckCells(r.shot, 15).size(), 0u);   // where it is
-  EXPECT_EQ(CheckCells(r.shot, 14).size(), 20u);  // where it is not
+  EXPECT_EQ(CheckCells(r.shot, -37).size(), 0u);   // where it is
+  EXPECT_EQ(CheckCells(r.shot, -45).size(), 20u);  // where it is not
+  // And a line where it is not is not seen: the p50 line's check at the
+  // p99 line's value.
+  EXPECT_EQ(
+      CheckLine(r.shot, Estimate(kP99Bucket, 600, 400, 990), kP50Rgb).size(),
+      static_cast<size_t>(kColumns));
 }
 
 // The console check sees errors: a page whose script fails logs it.

@@ -103,6 +103,31 @@ TEST(BioreportHeatmapCliTest, FiltersSelectTheEvents) {
       << w.out.substr(0, 800);
 }
 
+// The golden stream with its header's threshold set to 0: every I/O is an
+// event, and the title says so ("latency", not "slow I/O"), unless --min-us
+// selects the slow ones again.
+TEST(BioreportHeatmapCliTest, TitleSaysSlowOnlyWithAThreshold) {
+  test_util::TempDir dir;
+  std::string stream = ReadFile(GoldenPath("events.jsonl"));
+  const size_t at = stream.find("\"min_us\":10000");
+  ASSERT_LT(at, stream.find('\n'));  // the header's
+  stream.replace(at, std::string("\"min_us\":10000").size(), "\"min_us\":0");
+  test_util::WriteFile(dir.Path("all.jsonl"), stream);
+  const CliResult all = RunCli({"heatmap", dir.Path("all.jsonl")});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_TRUE(absl::StrContains(all.out, "<title>I/O latency heat map: db7<"));
+  EXPECT_FALSE(absl::StrContains(all.out, "Slow"));
+  const CliResult slow =
+      RunCli({"heatmap", "--min-us", "10000", dir.Path("all.jsonl")});
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  EXPECT_TRUE(
+      absl::StrContains(slow.out, "<title>Slow I/O latency heat map: db7<"));
+  // The golden stream's own threshold, 10 ms.
+  EXPECT_TRUE(
+      absl::StrContains(RunCli({"heatmap", GoldenPath("events.jsonl")}).out,
+                        "<title>Slow I/O latency heat map: db7<"));
+}
+
 TEST(BioreportHeatmapCliTest, NoEventsIsAnEmptyMapNotAnError) {
   const CliResult r =
       RunCli({"heatmap", "--disk", "nosuchdisk", GoldenPath("events.jsonl")});

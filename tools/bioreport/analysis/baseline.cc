@@ -57,19 +57,17 @@ int64_t StartOf(int64_t end_ns, double interval_s) {
 
 }  // namespace
 
-namespace {
-
-// Bucket k at `schema` as a bucket at the coarser `to` (<= schema): each
-// step down merges pairs, (2k-1, 2k] -> k.
-int Coarser(int k, int schema, int to) {
+int CoarserBucket(int k, int schema, int to) {
   for (int s = schema; s > to; --s) k = k > 0 ? (k + 1) / 2 : -((-k) / 2);
   return k;
 }
 
+namespace {
+
 std::map<int, Sum> AtSchema(const std::map<int, Sum>& fine, int schema,
                             int to) {
   std::map<int, Sum> out;
-  for (const auto& [k, n] : fine) out[Coarser(k, schema, to)] += n;
+  for (const auto& [k, n] : fine) out[CoarserBucket(k, schema, to)] += n;
   return out;
 }
 
@@ -100,16 +98,18 @@ bool HasFineBuckets(const BaselineGroup& g) {
          g.fine_total == g.count;
 }
 
-std::optional<uint64_t> EstimatePercentileUs(const BaselineGroup& g,
-                                             int permille) {
-  if (!HasFineBuckets(g)) return EstimatePercentileUs(g.latency, permille);
-  Sum rank = (g.fine_total * static_cast<unsigned>(permille) + 999) / 1000;
+std::optional<double> EstimateFineUs(const std::map<int, Sum>& fine, int schema,
+                                     int permille) {
+  Sum total = 0;
+  for (const auto& [k, n] : fine) total += n;
+  if (total == 0) return std::nullopt;
+  Sum rank = (total * static_cast<unsigned>(permille) + 999) / 1000;
   if (rank == 0) rank = 1;
-  const double per_octave = std::exp2(g.fine_schema);
+  const double per_octave = std::exp2(schema);
   // The zero bucket: everything up to 2^-20 s, whatever the schema.
   const int zero = static_cast<int>(std::lround(-20 * per_octave));
   Sum seen = 0;
-  for (const auto& [k, n] : g.fine) {
+  for (const auto& [k, n] : fine) {
     if (seen + n < rank) {
       seen += n;
       continue;
@@ -122,9 +122,18 @@ std::optional<uint64_t> EstimatePercentileUs(const BaselineGroup& g,
           static_cast<double>(rank - seen) / static_cast<double>(n);
       seconds = lo * std::pow(hi / lo, f);
     }
-    return static_cast<uint64_t>(std::llround(seconds * 1e6));
+    return seconds * 1e6;
   }
-  return std::nullopt;  // not reached: fine_total is their sum
+  return std::nullopt;  // not reached: total is their sum
+}
+
+std::optional<uint64_t> EstimatePercentileUs(const BaselineGroup& g,
+                                             int permille) {
+  if (!HasFineBuckets(g)) return EstimatePercentileUs(g.latency, permille);
+  const std::optional<double> us =
+      EstimateFineUs(g.fine, g.fine_schema, permille);
+  if (!us) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(*us));
 }
 
 std::optional<uint64_t> EstimatePercentileUs(const Log2Hist& hist,

@@ -99,6 +99,17 @@ std::optional<uint64_t> EstimatePercentileUs(const BaselineGroup& group,
                                              int permille);
 // Whether EstimatePercentileUs(group, ...) reads the fine buckets.
 bool HasFineBuckets(const BaselineGroup& group);
+// The estimate above, from fine buckets alone (bucket index k at `schema`
+// -> count, counts summing to more than 0), in microseconds, unrounded:
+// rank ceil(permille * n / 1000) placed inside its bucket (lo, hi] at
+// lo * (hi / lo)^f, f = (rank - those below) / the bucket's count, log-
+// linear interpolation by rank; the zero bucket (k = -20 * 2^schema,
+// everything up to 2^-20 s) at its upper bound.  nullopt when empty.
+std::optional<double> EstimateFineUs(const std::map<int, Sum>& fine, int schema,
+                                     int permille);
+// Bucket k at `schema` as the bucket of the coarser schema `to` (<=
+// schema) that holds it: each step down merges pairs, (2k-1, 2k] -> k.
+int CoarserBucket(int k, int schema, int to);
 
 class BaselineCollector {
  public:

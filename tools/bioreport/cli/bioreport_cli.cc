@@ -223,6 +223,14 @@ int RunBioreport(int argc, char** argv, std::FILE* out, std::FILE* err) {
           stuck.AddHeader(rec.header);
           baseline.AddHeader(rec.header);
           ops.AddHeader(rec.header);
+          // The threshold of a run whose records the map may draw (a map
+          // of calls: the runs that followed calls).
+          if (heatmap &&
+              (filter.host.empty() || rec.header.host() == filter.host) &&
+              (!o.heatmap_ops || rec.header.ops())) {
+            heatmap->AddThreshold(o.heatmap_ops ? rec.header.op_min_us()
+                                                : rec.header.min_us());
+          }
         }
         const int64_t ns = rec.kind == RecordKind::kHeader
                                ? ToNs(rec.header.start_time())

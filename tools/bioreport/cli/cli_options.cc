@@ -222,7 +222,7 @@ cli::ProgramDoc MakeDoc() {
           {{Flag{"html", 0, nullptr, kHtml}},
            "heatmap: an HTML page around the SVG"},
           {{Flag{"columns", 0, "N", kColumns}},
-           "heatmap: at most N time columns (default 160), of a round "
+           "heatmap: at most N time columns (default 200), of a round "
            "width",
            "",
            "From 1 to 2000; one of --columns and --bucket."},

@@ -2,6 +2,7 @@
 
 #include "heatmap_command.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -72,6 +73,12 @@ int WriteHeatmap(const CliOptions& o, const ReportInput& in,
                      : std::vector<std::string>{o.filter.host};
   labels.warnings = WarningLines(block);
   labels.calls = o.heatmap_ops;
+  // All I/O (or every call) when every run drawn logged everything and no
+  // --min-us selects: no "slow" in the title then.
+  const std::vector<uint64_t>& thresholds = binner.thresholds();
+  labels.every_io = !thresholds.empty() && o.filter.min_us == 0 &&
+                    std::all_of(thresholds.begin(), thresholds.end(),
+                                [](uint64_t us) { return us == 0; });
   const std::string text = o.heatmap_html ? RenderHeatmapHtml(*map, labels)
                                           : RenderHeatmapSvg(*map, labels);
   if (o.output != "-") {

@@ -5,6 +5,7 @@
 #include "heatmap_bins.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,13 @@ uint64_t ColumnCount(int64_t lo, int64_t hi, int64_t w) {
 }
 
 }  // namespace
+
+int FineBucketOfUs(uint64_t us) {
+  // In ns, saturating: anything past 2^64 ns is the kernel's last bucket
+  // anyway.
+  const uint64_t ns = us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+  return FineElementOfNs(ns) + kFineFirst;
+}
 
 absl::StatusOr<HeatmapColumns> ChooseColumns(int64_t first_ns, int64_t last_ns,
                                              std::optional<int64_t> since_ns,
@@ -115,7 +123,7 @@ uint32_t HeatmapBinner::GroupOf(absl::string_view host, absl::string_view disk,
   group_ids_.emplace(scratch_, id);
   groups_.push_back(KeyOf(host, disk, op));
   group_events_.push_back(0);
-  current_.resize(groups_.size() * kBuckets, 0);
+  current_.resize(groups_.size() * kFineBuckets, 0);
   return id;
 }
 
@@ -133,13 +141,14 @@ void HeatmapBinner::Add(absl::string_view host, absl::string_view disk,
     current_granule_ = FloorDiv(ns, granule_);  // Coarsen() may change it
     granules_seen_.insert(current_granule_);
   }
-  const uint32_t i = group * kBuckets + Log2Bucket(latency_us);
+  const uint32_t i =
+      group * kFineBuckets + (FineBucketOfUs(latency_us) - kFineFirst);
   if (current_[i]++ == 0) touched_.push_back(i);
 }
 
 void HeatmapBinner::FlushCurrent() {
   for (uint32_t i : touched_) {
-    cells_[CellKey{current_granule_, i / kBuckets, i % kBuckets}] +=
+    cells_[CellKey{current_granule_, i / kFineBuckets, i % kFineBuckets}] +=
         current_[i];
     current_[i] = 0;
   }
@@ -175,23 +184,36 @@ void HeatmapBinner::Coarsen() {
 std::vector<HeatmapPanel> HeatmapBinner::Panels(
     const HeatmapColumns& columns) const {
   std::vector<HeatmapPanel> panels(groups_.size());
-  for (size_t i = 0; i < groups_.size(); ++i) {
-    panels[i].key = groups_[i];
-    panels[i].cells.assign(static_cast<size_t>(columns.columns) * kBuckets, 0);
-  }
-  auto add = [&](int64_t granule, uint32_t group, uint32_t bucket, uint64_t n) {
+  // Per group, (column, element) -> count: several granules make a column.
+  std::vector<absl::flat_hash_map<int64_t, uint64_t>> cells(groups_.size());
+  auto add = [&](int64_t granule, uint32_t group, uint32_t element,
+                 uint64_t n) {
     // The width is a multiple of the granule (ChooseColumns).
     const int64_t c =
         FloorDiv(granule, columns.width_ns / granule_) - columns.first_index;
     if (c < 0 || c >= columns.columns) return;
-    panels[group].cells[c * kBuckets + bucket] += n;
+    cells[group][c * kFineBuckets + element] += n;
     panels[group].events += n;
   };
   if (columns.columns > 0) {
     for (const auto& [k, n] : cells_) add(k.granule, k.group, k.bucket, n);
     for (uint32_t i : touched_) {
-      add(current_granule_, i / kBuckets, i % kBuckets, current_[i]);
+      add(current_granule_, i / kFineBuckets, i % kFineBuckets, current_[i]);
     }
+  }
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    panels[i].key = groups_[i];
+    std::vector<HeatmapCell>& out = panels[i].cells;
+    out.reserve(cells[i].size());
+    for (const auto& [index, n] : cells[i]) {
+      out.push_back(
+          HeatmapCell{static_cast<int>(index / kFineBuckets),
+                      static_cast<int>(index % kFineBuckets) + kFineFirst, n});
+    }
+    std::sort(
+        out.begin(), out.end(), [](const HeatmapCell& a, const HeatmapCell& b) {
+          return std::tie(a.column, a.bucket) < std::tie(b.column, b.bucket);
+        });
   }
   std::sort(panels.begin(), panels.end(),
             [](const HeatmapPanel& a, const HeatmapPanel& b) {

@@ -1,8 +1,15 @@
 #pragma once
 
 // The heat map's data: events counted per group (host, and disk and/or op
-// as --by asks), time column and log2 latency bucket, in one pass and in
+// as --by asks), time column and fine latency bucket, in one pass and in
 // bounded memory: no event is kept.
+//
+// Latency is binned on the kernel's fine grid (histogram.h: 16 buckets per
+// power of two on the seconds grid of Prometheus's native histograms at
+// schema 4, the buckets of the summaries' latency_fine), with the kernel's
+// own bucket function: an event and a summary's count of the same latency
+// land in the same bucket, and the rows drawn (heatmap.h) are these
+// buckets or unions of them.
 //
 // Time is counted in "granules" first, because the column width can only
 // be chosen once the span is known (after the last event).  The granule
@@ -22,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "aggregator.h"
+#include "histogram.h"
 #include "report.h"
 
 namespace biosnoop::report {
@@ -50,7 +58,7 @@ inline constexpr int64_t kGranules[] = {
 inline constexpr size_t kMaxGranules = 1 << 14;
 
 // --columns: at most this many (default kDefaultColumns).
-inline constexpr int kDefaultColumns = 160;
+inline constexpr int kDefaultColumns = 200;
 inline constexpr int kMaxColumns = 2000;
 
 // floor(a / b) for b > 0 (C++ division truncates towards zero).
@@ -92,13 +100,26 @@ absl::StatusOr<HeatmapColumns> ChooseColumns(int64_t first_ns, int64_t last_ns,
                                              int64_t fixed_width_ns,
                                              int64_t granule_ns);
 
-// One panel's counts: `cells[c * kBuckets + b]` events in column c with
-// latency in log2 bucket b (microseconds, as latency_us_log2).
+// The fine bucket k (at kFineSchema) a latency of `us` microseconds is
+// counted in: (2^((k-1)/16), 2^(k/16)] seconds, from kFineFirst (the zero
+// bucket, up to 2^-20 s) to the kernel's last bucket (everything above).
+int FineBucketOfUs(uint64_t us);
+
+// A non-empty cell: `count` events in `column` with latency in `bucket`
+// (a bucket index k on the seconds grid, at the schema its holder says).
+struct HeatmapCell {
+  int column = 0;
+  int bucket = 0;
+  uint64_t count = 0;
+  bool operator==(const HeatmapCell&) const = default;
+};
+
+// One panel's counts: its non-empty cells, sorted by (column, bucket),
+// buckets at kFineSchema (FineBucketOfUs).
 struct HeatmapPanel {
   PanelKey key;
   uint64_t events = 0;
-  std::vector<uint64_t> cells;
-  uint64_t at(int c, int b) const { return cells[c * kBuckets + b]; }
+  std::vector<HeatmapCell> cells;
 };
 
 class HeatmapBinner {
@@ -111,6 +132,12 @@ class HeatmapBinner {
   // latency.
   void Add(absl::string_view host, absl::string_view disk, absl::string_view op,
            int64_t ns, uint64_t latency_us);
+
+  // A run's threshold (its header's min_us, or op_min_us for a map of
+  // calls), for the runs whose records are drawn: the map's title says
+  // "slow" unless every one is 0.
+  void AddThreshold(uint64_t us) { thresholds_.push_back(us); }
+  const std::vector<uint64_t>& thresholds() const { return thresholds_; }
 
   uint64_t events() const { return events_; }
   int64_t first_ns() const { return first_ns_; }
@@ -153,13 +180,15 @@ class HeatmapBinner {
   absl::flat_hash_map<CellKey, uint64_t> cells_;
   absl::flat_hash_set<int64_t> granules_seen_;
   // The granule events arrive in (they come in time order, mostly), as
-  // dense counts per group * kBuckets + bucket, and which are non-zero.
+  // dense counts per group * kFineBuckets + element, and which are
+  // non-zero.
   int64_t current_granule_ = INT64_MIN;
   std::vector<uint64_t> current_;
   std::vector<uint32_t> touched_;
   absl::flat_hash_map<std::string, uint32_t> group_ids_;
   std::vector<PanelKey> groups_;
   std::vector<uint64_t> group_events_;
+  std::vector<uint64_t> thresholds_;
   std::string scratch_;
 };
 

@@ -6,6 +6,7 @@
 #include "heatmap_svg.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -20,8 +21,22 @@ int CellWidth(int columns) {
   return std::clamp(kPlotWidth / std::max(1, columns), 1, kMaxCellWidth);
 }
 
+int RowHeight(int rows) {
+  return std::clamp(kPlotHeight / std::max(1, rows), kMinRowHeight,
+                    kMaxRowHeight);
+}
+
 int PanelHeight(int rows) {
-  return kPanelLabelHeight + rows * kRowHeight + kAxisHeight + kPanelGap;
+  return kPanelLabelHeight + rows * RowHeight(rows) + kAxisHeight + kPanelGap;
+}
+
+int LatencyY(double us, int schema, int hi_row, int rows, int row_height) {
+  const double grid = static_cast<double>(rows) * row_height;
+  if (!(us > 0)) return static_cast<int>(grid);  // log2(0): the bottom
+  const double rows_down =
+      hi_row - std::log2(us / 1e6) * static_cast<double>(1 << schema);
+  return static_cast<int>(
+      std::lround(std::clamp(rows_down * row_height, 0.0, grid)));
 }
 
 }  // namespace heatmap_layout
@@ -53,16 +68,18 @@ const char* ByName(HistGroup by) {
 std::string PanelName(const PanelKey& key, const HeatmapLabels& labels) {
   std::vector<std::string> parts;
   if (labels.show_host) {
-    parts.push_back(
-        absl::StrCat("host ", key.host.empty() ? "-" : XmlEscaped(key.host)));
+    parts.push_back(absl::StrCat(
+        "host ",
+        key.host.empty() ? "-" : XmlEscapedShort(key.host, kMaxNameChars)));
   }
   if (labels.by == HistGroup::kDisk || labels.by == HistGroup::kDiskOp) {
-    parts.push_back(absl::StrCat("disk ", XmlEscaped(key.disk)));
+    parts.push_back(
+        absl::StrCat("disk ", XmlEscapedShort(key.disk, kMaxNameChars)));
   }
   if (labels.by == HistGroup::kOp || labels.by == HistGroup::kDiskOp) {
     // A map of calls groups by the call.
-    parts.push_back(
-        absl::StrCat(labels.calls ? "call " : "op ", XmlEscaped(key.op)));
+    parts.push_back(absl::StrCat(labels.calls ? "call " : "op ",
+                                 XmlEscapedShort(key.op, kMaxNameChars)));
   }
   if (parts.empty()) {
     parts.push_back(labels.calls ? "all calls" : "all disks and operations");
@@ -87,27 +104,43 @@ void Text(std::string* out, int x, int y, absl::string_view escaped,
                   attrs.empty() ? "" : " ", attrs, ">", escaped, "</text>\n");
 }
 
-// The p50 or p99 line of a panel: a step per column, joined across
-// neighbouring columns, broken where a column has no estimate.  Drawn at
-// the upper edge of the bucket (the estimate is the bucket's upper bound).
-void Line(std::string* out, const std::vector<int>& buckets, int grid_y, int hi,
-          int cw, const char* color, const char* dash) {
+struct Geometry {
+  int rows = 0;
+  int cw = 1;
+  int rh = 1;
+  int plot_width = 0;
+  int width = 0;
+  int height = 0;
+  int legend_y = 0;
+};
+
+// The p50 or p99 line of a panel: a step per column at the column's
+// estimate, joined across neighbouring columns, broken where a column has
+// none.
+void Line(std::string* out, const Heatmap& map,
+          const std::vector<std::optional<double>>& values, int grid_y,
+          const Geometry& g, const char* color, const char* dash) {
   std::string d;
   bool open = false;
-  for (size_t c = 0; c < buckets.size(); ++c) {
-    if (buckets[c] < 0) {
+  int last_y = 0, end_x = 0;  // of the open segment, not yet written
+  for (size_t c = 0; c <= values.size(); ++c) {
+    if (c == values.size() || !values[c]) {
+      if (open) absl::StrAppend(&d, " H", end_x);
       open = false;
       continue;
     }
-    const int x0 = kMarginLeft + static_cast<int>(c) * cw;
-    const int y = grid_y + (hi - buckets[c]) * kRowHeight;
+    const int x0 = kMarginLeft + static_cast<int>(c) * g.cw;
+    const int y =
+        grid_y + LatencyY(*values[c], map.row_schema, map.hi_row, g.rows, g.rh);
     if (!open) {
       absl::StrAppend(&d, d.empty() ? "" : " ", "M", x0, " ", y);
       open = true;
-    } else {
-      absl::StrAppend(&d, " V", y);
+    } else if (y != last_y) {
+      // A step: the level so far, then up or down.
+      absl::StrAppend(&d, " H", x0, " V", y);
     }
-    absl::StrAppend(&d, " H", x0 + cw);
+    last_y = y;
+    end_x = x0 + g.cw;
   }
   if (d.empty()) return;
   // A white halo first, so that the line shows on dark cells too.
@@ -118,23 +151,32 @@ void Line(std::string* out, const std::vector<int>& buckets, int grid_y, int hi,
                   "\" stroke-width=\"2\"", dash, "/>\n");
 }
 
-struct Geometry {
-  int rows = 0;
-  int cw = 1;
-  int plot_width = 0;
-  int width = 0;
-  int height = 0;
-  int legend_y = 0;
-};
+// The latencies the y axis names: 1, 2 and 5 times a power of ten, or
+// only the powers of ten where a power of two is under 14 pixels.
+std::vector<double> AxisValues(const Heatmap& map, const Geometry& g) {
+  const bool dense = (1 << map.row_schema) * g.rh < 14;
+  const double lo = std::max(1.0, RowLowerUs(map.lo_row, map.row_schema));
+  const double hi = RowUpperUs(map.hi_row, map.row_schema);
+  std::vector<double> out;
+  for (double decade = 1; decade <= hi; decade *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (dense && m != 1.0) continue;
+      const double v = decade * m;
+      if (v >= lo && v <= hi) out.push_back(v);
+    }
+  }
+  return out;
+}
 
 void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
                const HeatmapLabels& labels, const ColorScale& scale,
-               const Geometry& g, int panel_y, bool tooltips,
+               const Geometry& g, int panel_y, DateForm date, bool tooltips,
                std::string* out) {
   const HeatmapColumns& cols = map.columns;
   const int grid_y = panel_y + kPanelLabelHeight;
-  const int grid_h = g.rows * kRowHeight;
-  const int hi = map.hi_bucket;
+  const int grid_h = g.rows * g.rh;
+  const int hi = map.hi_row;
+  const int schema = map.row_schema;
   Text(out, kMarginLeft, panel_y + 14,
        absl::StrCat(PanelName(panel.counts.key, labels), " (",
                     Count(panel.counts.events),
@@ -145,39 +187,44 @@ void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
                   "\" fill=\"", HexColor(kBackground), "\"/>\n");
   // The cells.
   absl::StrAppend(out, "<g shape-rendering=\"crispEdges\">\n");
-  for (int c = 0; c < cols.columns; ++c) {
-    for (int b = hi; b >= map.lo_bucket; --b) {
-      const uint64_t n = panel.counts.at(c, b);
-      if (n == 0) continue;
-      absl::StrAppend(out, "<rect x=\"", kMarginLeft + c * g.cw, "\" y=\"",
-                      grid_y + (hi - b) * kRowHeight, "\" width=\"", g.cw,
-                      "\" height=\"", kRowHeight, "\" fill=\"",
-                      HexColor(scale.Color(scale.Level(n))), "\"");
-      if (!tooltips) {
-        absl::StrAppend(out, "/>\n");
-        continue;
-      }
-      absl::StrAppend(
-          out, "><title>", TimeLabel(cols.Start(c), cols.width_ns, true), " +",
-          DurationLabel(cols.width_ns), ", ", LatencyLabel(BucketLow(b)),
-          " \xe2\x80\x93 ", LatencyLabel(BucketHigh(b)), ": ", Count(n),
-          "</title></rect>\n");
+  for (const HeatmapCell& cell : panel.counts.cells) {
+    absl::StrAppend(out, "<rect x=\"", kMarginLeft + cell.column * g.cw,
+                    "\" y=\"", grid_y + (hi - cell.bucket) * g.rh,
+                    "\" width=\"", g.cw, "\" height=\"", g.rh, "\" fill=\"",
+                    HexColor(scale.Color(scale.Level(cell.count))), "\"");
+    if (!tooltips) {
+      absl::StrAppend(out, "/>\n");
+      continue;
     }
+    absl::StrAppend(out, "><title>",
+                    TimeLabel(cols.Start(cell.column), cols.width_ns,
+                              date == DateForm::kNone ? DateForm::kDay : date),
+                    " +", DurationLabel(cols.width_ns), ", ",
+                    LatencyLabel(RowLowerUs(cell.bucket, schema)),
+                    " \xe2\x80\x93 ",
+                    LatencyLabel(RowUpperUs(cell.bucket, schema)), ": ",
+                    Count(cell.count), "</title></rect>\n");
   }
   absl::StrAppend(out, "</g>\n");
-  // The y axis: each bucket boundary, the bucket's lower bound.
-  for (int b = map.lo_bucket; b <= hi + 1; ++b) {
-    const int y = grid_y + (hi + 1 - b) * kRowHeight;
+  // The y axis: round latencies where they lie, and its title.
+  for (double us : AxisValues(map, g)) {
+    const int y = grid_y + LatencyY(us, schema, hi, g.rows, g.rh);
     absl::StrAppend(out, "<line x1=\"", kMarginLeft - 4, "\" y1=\"", y,
                     "\" x2=\"", kMarginLeft, "\" y2=\"", y,
                     "\" stroke=\"#555555\"/>\n");
-    const uint64_t us = b >= kBuckets ? BucketHigh(kBuckets - 1) : BucketLow(b);
     Text(out, kMarginLeft - 6, y + 4, LatencyLabel(us),
          "text-anchor=\"end\" font-size=\"10\"");
   }
+  const int mid_y = grid_y + grid_h / 2;
+  Text(out, 0, 0, "latency",
+       absl::StrCat("transform=\"translate(20 ", mid_y,
+                    ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\""));
   // The x axis: a label at each multiple of a round interval (a multiple
-  // of the width) about 100 pixels apart or more.
-  int every = std::max(1, (100 + g.cw - 1) / g.cw);
+  // of the width) about 100 pixels apart or more, wider for longer labels.
+  const int label_px = date == DateForm::kYear  ? 130
+                       : date == DateForm::kDay ? 110
+                                                : 100;
+  int every = std::max(1, (label_px + g.cw - 1) / g.cw);
   for (int64_t t : kRoundWidths) {
     if (t % cols.width_ns == 0 && t / cols.width_ns >= every) {
       every = static_cast<int>(t / cols.width_ns);
@@ -186,21 +233,56 @@ void DrawPanel(const Heatmap& map, const HeatmapPanelData& panel,
   }
   const int64_t first_tick =
       ((-(cols.first_index % every)) % every + every) % every;
-  const bool with_date =
-      cols.columns > 0 &&
-      cols.Start(0) / kDay != cols.Start(cols.columns) / kDay;
   for (int64_t c = first_tick; c <= cols.columns; c += every) {
     const int x = kMarginLeft + static_cast<int>(c) * g.cw;
     absl::StrAppend(out, "<line x1=\"", x, "\" y1=\"", grid_y + grid_h,
                     "\" x2=\"", x, "\" y2=\"", grid_y + grid_h + 4,
                     "\" stroke=\"#555555\"/>\n");
     Text(out, x, grid_y + grid_h + 16,
-         TimeLabel(cols.Start(c), cols.width_ns, with_date),
+         TimeLabel(cols.Start(c), cols.width_ns, date),
          "text-anchor=\"middle\" font-size=\"10\"");
   }
-  Line(out, panel.p50, grid_y, hi, g.cw, kP50Color, "");
-  Line(out, panel.p99, grid_y, hi, g.cw, kP99Color,
-       " stroke-dasharray=\"6 3\"");
+  Text(out, kMarginLeft + g.plot_width / 2, grid_y + grid_h + 32, "time (UTC)",
+       "text-anchor=\"middle\" font-size=\"11\"");
+  Line(out, map, panel.p50, grid_y, g, kP50Color, "");
+  Line(out, map, panel.p99, grid_y, g, kP99Color, " stroke-dasharray=\"6 3\"");
+}
+
+// The warnings the picture shows: at most kMaxWarningLines, each cut to
+// kMaxWarningChars, then how many more stderr has.
+std::vector<std::string> WarningTexts(const HeatmapLabels& labels) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < labels.warnings.size() && i < kMaxWarningLines; ++i) {
+    out.push_back(absl::StrCat(
+        "WARNING: ", XmlEscapedShort(labels.warnings[i], kMaxWarningChars)));
+  }
+  if (labels.warnings.size() > kMaxWarningLines) {
+    out.push_back(absl::StrCat(
+        "WARNING: ", labels.warnings.size() - kMaxWarningLines,
+        " more warnings not shown (bioreport prints them all on stderr)"));
+  }
+  return out;
+}
+
+// What the lines are, in two notes: of what, and how exact.
+std::pair<std::string, std::string> LineNotes(const Heatmap& map,
+                                              const HeatmapLabels& labels) {
+  std::string of =
+      labels.calls ? "of the calls drawn: those of at least --op-min-us only"
+      : map.lines == LineSource::kSummaries
+          ? "of all I/O, from the summary records overlapping each column"
+      : labels.every_io
+          ? "of the events drawn (every I/O: the runs' threshold is 0)"
+          : "of the events drawn: no summary records in the selection, so "
+            "slow I/O only";
+  std::string how =
+      map.lines_log2
+          ? "drawn at their estimates: within 4.4% from fine buckets; from "
+            "summaries without (older biosnoop) a log2 bucket's upper "
+            "bound, up to 2x"
+          : "drawn at their estimates, placed inside the fine bucket of "
+            "the rank: within 4.4% of the true values";
+  return {of, how};
 }
 
 void DrawLegend(const Heatmap& map, const ColorScale& scale,
@@ -230,17 +312,10 @@ void DrawLegend(const Heatmap& map, const ColorScale& scale,
                   "\" stroke=\"", kP99Color,
                   "\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n");
   Text(out, kMarginLeft + 100, line_y, "p99");
-  Text(out, kMarginLeft + 140, line_y,
-       labels.calls
-           ? "of the calls drawn: those of at least --op-min-us only "
-             "(log2-bucket estimates, drawn at the bucket's upper bound)"
-       : map.lines == LineSource::kSummaries
-           ? "of all I/O, from the summary records overlapping each column "
-             "(log2-bucket estimates, drawn at the bucket's upper bound)"
-           : "of the events drawn: no summary records in the selection, so "
-             "slow I/O only (log2-bucket estimates, drawn at the bucket's "
-             "upper bound)",
-       "font-size=\"11\"");
+  const auto [of, how] = LineNotes(map, labels);
+  Text(out, kMarginLeft + 140, line_y, of, "font-size=\"11\"");
+  line_y += kLineHeight;
+  Text(out, kMarginLeft + 140, line_y, how, "font-size=\"11\"");
   line_y += kLineHeight;
   if (map.panels_left_out > 0) {
     Text(out, kMarginLeft, line_y,
@@ -252,39 +327,32 @@ void DrawLegend(const Heatmap& map, const ColorScale& scale,
          "font-size=\"11\"");
     line_y += kLineHeight;
   }
-  for (const std::string& w : labels.warnings) {
-    Text(out, kMarginLeft, line_y, absl::StrCat("WARNING: ", XmlEscaped(w)),
-         "font-size=\"11\" fill=\"#b00000\"");
+  for (const std::string& w : WarningTexts(labels)) {
+    Text(out, kMarginLeft, line_y, w, "font-size=\"11\" fill=\"#b00000\"");
     line_y += kLineHeight;
   }
-}
-
-std::string Title(const Heatmap& map, const HeatmapLabels& labels) {
-  std::vector<std::string> hosts;
-  for (const std::string& h : labels.hosts) {
-    hosts.push_back(h.empty() ? "-" : XmlEscaped(h));
-  }
-  return absl::StrCat(
-      labels.calls ? "Slow call latency heat map" : "Slow I/O latency heat map",
-      hosts.empty() ? "" : ": ", absl::StrJoin(hosts, ", "));
 }
 
 std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
                 bool standalone) {
   const HeatmapColumns& cols = map.columns;
   Geometry g;
-  g.rows = map.hi_bucket < 0 ? 0 : map.hi_bucket - map.lo_bucket + 1;
+  g.rows = map.rows();
   g.cw = CellWidth(cols.columns);
+  g.rh = RowHeight(g.rows);
   g.plot_width = g.cw * cols.columns;
   const bool empty = g.rows == 0 || cols.columns == 0;
   const int panels = empty ? 0 : static_cast<int>(map.panels.size());
   g.legend_y = kTop + panels * PanelHeight(g.rows) + (empty ? 20 : 0);
-  const int notes =
-      2 + (map.panels_left_out > 0) + static_cast<int>(labels.warnings.size());
+  const size_t warnings = WarningTexts(labels).size();
+  const int notes = 3 + (map.panels_left_out > 0) + static_cast<int>(warnings);
   g.height = g.legend_y + 36 + notes * kLineHeight + 8;
-  g.width = std::max(kMarginLeft + g.plot_width + kMarginRight, 900);
+  g.width = std::max(kMarginLeft + g.plot_width + kMarginRight, 1000);
   const ColorScale scale(map.max_count);
-  const std::string title = Title(map, labels);
+  const std::string title = HeatmapTitle(labels);
+  const DateForm date =
+      cols.columns > 0 ? DateFormOf(cols.Start(0), cols.Start(cols.columns))
+                       : DateForm::kNone;
 
   std::string out;
   if (standalone) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -299,13 +367,20 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
   std::string sub =
       absl::StrCat(Count(map.events), labels.calls ? " calls" : " events");
   if (cols.columns > 0) {
+    // The span in full: with the date at least, the year when it crosses
+    // one.
+    const DateForm full = date == DateForm::kNone ? DateForm::kDay : date;
     absl::StrAppend(
-        &sub, ", ", TimeLabel(cols.Start(0), cols.width_ns, true), " .. ",
-        TimeLabel(cols.Start(cols.columns), cols.width_ns, true), " UTC, ",
+        &sub, ", ", TimeLabel(cols.Start(0), cols.width_ns, full), " .. ",
+        TimeLabel(cols.Start(cols.columns), cols.width_ns, full), " UTC, ",
         cols.columns, " columns of ", DurationLabel(cols.width_ns));
   }
-  absl::StrAppend(&sub, ", by ", ByName(labels.by),
-                  "; y: latency, log2 buckets");
+  absl::StrAppend(&sub, ", by ", ByName(labels.by));
+  if (!empty) {
+    absl::StrAppend(&sub, "; y: latency, log scale, ", 1 << map.row_schema,
+                    map.row_schema == 0 ? " row" : " rows",
+                    " per power of two");
+  }
   Text(&out, 16, 40, sub, "font-size=\"12\"");
   if (empty) {
     Text(&out, kMarginLeft, kTop + 10,
@@ -313,21 +388,18 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
                       : "no events in the selection");
   } else {
     size_t cells = 0;
-    for (const HeatmapPanelData& p : map.panels) {
-      for (uint64_t n : p.counts.cells) cells += n > 0;
-    }
+    for (const HeatmapPanelData& p : map.panels) cells += p.counts.cells.size();
     const bool tooltips = cells <= kMaxTooltips;
     for (int i = 0; i < panels; ++i) {
       DrawPanel(map, map.panels[i], labels, scale, g,
-                kTop + i * PanelHeight(g.rows), tooltips, &out);
+                kTop + i * PanelHeight(g.rows), date, tooltips, &out);
     }
   }
   if (!empty) DrawLegend(map, scale, labels, g.legend_y, &out);
   if (empty) {
     int y = g.legend_y + 12;
-    for (const std::string& w : labels.warnings) {
-      Text(&out, kMarginLeft, y, absl::StrCat("WARNING: ", XmlEscaped(w)),
-           "font-size=\"11\" fill=\"#b00000\"");
+    for (const std::string& w : WarningTexts(labels)) {
+      Text(&out, kMarginLeft, y, w, "font-size=\"11\" fill=\"#b00000\"");
       y += kLineHeight;
     }
   }
@@ -336,6 +408,26 @@ std::string Svg(const Heatmap& map, const HeatmapLabels& labels,
 }
 
 }  // namespace
+
+std::string HeatmapTitle(const HeatmapLabels& labels) {
+  std::vector<std::string> hosts;
+  for (size_t i = 0; i < labels.hosts.size() && i < kMaxTitleHosts; ++i) {
+    const std::string& h = labels.hosts[i];
+    hosts.push_back(h.empty() ? "-" : XmlEscapedShort(h, kMaxNameChars));
+  }
+  std::string out = labels.calls
+                        ? (labels.every_io ? "Call latency heat map"
+                                           : "Slow call latency heat map")
+                        : (labels.every_io ? "I/O latency heat map"
+                                           : "Slow I/O latency heat map");
+  if (hosts.empty()) return out;
+  absl::StrAppend(&out, ": ", absl::StrJoin(hosts, ", "));
+  if (labels.hosts.size() > kMaxTitleHosts) {
+    absl::StrAppend(&out, " and ", labels.hosts.size() - kMaxTitleHosts,
+                    " more hosts");
+  }
+  return out;
+}
 
 std::string RenderHeatmapSvg(const Heatmap& map, const HeatmapLabels& labels) {
   return Svg(map, labels, /*standalone=*/true);
@@ -347,7 +439,7 @@ std::string RenderHeatmapHtml(const Heatmap& map, const HeatmapLabels& labels) {
       // Nothing may be loaded: the page is all there is.
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
       "'none'; style-src 'unsafe-inline'\">\n";
-  absl::StrAppend(&out, "<title>", Title(map, labels), "</title>\n");
+  absl::StrAppend(&out, "<title>", HeatmapTitle(labels), "</title>\n");
   out +=
       "<style>body{margin:0;background:#ffffff}svg{display:block}</style>\n"
       "</head>\n<body>\n";

@@ -115,6 +115,9 @@ TEST(HistogramTest, KernelFineBucketIsPrometheusSchema4InSeconds) {
     EXPECT_EQ(static_cast<int>(biosnoop_fine_bucket(v + 1)), n + 1) << v;
     EXPECT_EQ(biosnoop_fine_bucket(v), biosnoop_fine_bucket(v - 1)) << v;
     EXPECT_DOUBLE_EQ(FineUpperSeconds(n), std::exp2(j - 9));
+    // What user space bins with (bioreport's heat map): the same.
+    EXPECT_EQ(FineElementOfNs(v), n) << v;
+    EXPECT_EQ(FineElementOfNs(v + 1), n + 1) << v;
   }
   // The zero bucket: everything up to 2^-20 s (953.67 ns).
   EXPECT_EQ(biosnoop_fine_bucket(0), 0u);
