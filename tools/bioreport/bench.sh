@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of bioreport on generated streams: writes EVENTS synthetic
-# events (default 5 million, a summary record every 10000) in each format
+# events (default 5 million, a summary record every 10000, with fine
+# buckets as biosnoop writes them) in each format
 # to a temporary directory, times `bioreport json` (read, filter,
 # aggregate, exact percentiles) and `bioreport heatmap` (read, bin, draw)
 # on each, and prints events per second and peak memory; then runs the
@@ -22,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 now_ns() { date +%s%N; }
 for format in jsonl proto; do
   file=$work/events.$format
-  "$bin/bioreport_gen" --events "$events" --format "$format" \
+  "$bin/bioreport_gen" --events "$events" --format "$format" --fine \
     --stats-every 100000 --summary-every 10000 -o "$file"
   cat "$file" > /dev/null  # warm the page cache: measure parsing, not the disk
   size=$(stat -c %s "$file")

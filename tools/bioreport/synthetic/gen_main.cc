@@ -2,7 +2,7 @@
 // benchmarks and test fixtures.
 //   bioreport_gen --events N --format jsonl|proto [--seed S]
 //                 [--stats-every N] [--summary-every N] [--lost N]
-//                 [--host NAME --boot-id ID] -o FILE
+//                 [--fine] [--host NAME --boot-id ID] -o FILE
 
 #include <getopt.h>
 
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       {"output", required_argument, nullptr, 'o'},
       {"host", required_argument, nullptr, 'H'},
       {"boot-id", required_argument, nullptr, 'B'},
+      {"fine", no_argument, nullptr, 'F'},
       {nullptr, 0, nullptr, 0},
   };
   // Numbers by the rule of every other command line (cli_numbers.h); the
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
     *out = *v;
     return true;
   };
-  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:H:B:", kOptions,
+  for (int c; (c = getopt_long(argc, argv, "n:f:s:S:l:U:o:H:B:F", kOptions,
                                nullptr)) != -1;) {
     bool ok = true;
     switch (c) {
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
         options.boot_id = optarg;
         ok = !options.boot_id.empty();
         break;
+      case 'F':
+        options.fine = true;
+        break;
       default:
         ok = false;
     }
@@ -92,7 +96,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: bioreport_gen --events N --format jsonl|proto "
                  "[--seed S] [--stats-every N] [--summary-every N] [--lost N] "
-                 "[--host NAME --boot-id ID] [-o FILE]\n");
+                 "[--fine] [--host NAME --boot-id ID] [-o FILE]\n");
     return 64;
   }
   const bool proto = format == "proto";

@@ -56,6 +56,8 @@ size_t HistBucket(uint64_t v) {
 // The completions of one summary interval, per (disk, op).
 class SummaryTally {
  public:
+  explicit SummaryTally(bool fine) : fine_(fine) {}
+
   void Add(absl::string_view disk, absl::string_view op, uint64_t latency_us,
            uint64_t bytes, bool slow, bool failed = false) {
     HistData& d = groups_[{std::string(disk), std::string(op)}];
@@ -65,6 +67,7 @@ class SummaryTally {
     d.errors += failed;
     ++d.latency[HistBucket(latency_us)];
     ++d.size[HistBucket(bytes)];
+    if (fine_) ++d.fine[FineElementOfNs(latency_us * 1000)];
   }
 
   // The interval that ends at `end_ns`, sorted by (disk, op); starts over.
@@ -84,6 +87,7 @@ class SummaryTally {
   void set_start(int64_t ns) { start_ns_ = ns; }
 
  private:
+  bool fine_;
   std::map<std::pair<std::string, std::string>, HistData> groups_;
   int64_t start_ns_ = 0;
 };
@@ -119,7 +123,7 @@ absl::Status WriteSyntheticStream(const SyntheticOptions& o, Sink* sink) {
   EnrichedEvent e;
   // Summaries have a random stream of their own: the events stay the same.
   std::mt19937_64 summary_rng(o.seed ^ 0x9e3779b97f4a7c15u);
-  SummaryTally tally;
+  SummaryTally tally(o.fine);
   tally.set_start(o.start_ns);  // biosnoop's first interval starts at attach
   for (uint64_t i = 1; i <= o.events; ++i) {
     const uint64_t r = rng();

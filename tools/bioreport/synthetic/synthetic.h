@@ -22,6 +22,10 @@ struct SyntheticOptions {
   uint64_t lost = 0;         // reported in the final stats record
   // A summary record every N events, and one at the end; 0: none.
   uint64_t summary_every = 0;
+  // Summaries carry fine latency buckets, as biosnoop writes them since
+  // issue #40; without, they are an older biosnoop's (the golden
+  // fixtures, kept so that bioreport's fallback stays tested).
+  bool fine = false;
   // The header's host and boot id.  The events' host is the sink's: give
   // it the same name.  Another host (the fleet case) has another boot id.
   std::string host = "db7";
