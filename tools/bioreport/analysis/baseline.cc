@@ -64,9 +64,8 @@ int CoarserBucket(int k, int schema, int to) {
 
 namespace {
 
-std::map<int, Sum> AtSchema(const std::map<int, Sum>& fine, int schema,
-                            int to) {
-  std::map<int, Sum> out;
+FineSums AtSchema(const FineSums& fine, int schema, int to) {
+  FineSums out;
   for (const auto& [k, n] : fine) out[CoarserBucket(k, schema, to)] += n;
   return out;
 }
@@ -98,7 +97,7 @@ bool HasFineBuckets(const BaselineGroup& g) {
          g.fine_total == g.count;
 }
 
-std::optional<double> EstimateFineUs(const std::map<int, Sum>& fine, int schema,
+std::optional<double> EstimateFineUs(const FineSums& fine, int schema,
                                      int permille) {
   Sum total = 0;
   for (const auto& [k, n] : fine) total += n;

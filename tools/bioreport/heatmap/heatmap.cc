@@ -24,7 +24,7 @@ int ZeroBucket(int schema) { return -20 * (1 << schema); }
 void EventLines(const HeatmapPanel& panel, int columns, HeatmapPanelData* d) {
   d->p50.assign(columns, std::nullopt);
   d->p99.assign(columns, std::nullopt);
-  std::map<int, Sum> fine;
+  FineSums fine;
   auto flush = [&](int c) {
     if (fine.empty()) return;
     d->p50[c] = EstimateFineUs(fine, kFineSchema, kP50);
