@@ -227,10 +227,13 @@ TEST(MetricsQuantiles, NativeHistogramPercentilesOfATwoModeDisk) {
                 q * 100, static_cast<unsigned long long>(truth), native * 1e6,
                 fio, vs_truth * 100, vs_fio * 100, (fio / truth - 1) * 100);
 
-    // In the native bucket that holds the true percentile (the truth is
-    // whole microseconds, rounded down: its bucket or the next).
-    const int low = NativeBucket(truth / 1e6);
-    const int high = NativeBucket((truth + 1) / 1e6);
+    // In the native bucket that holds the true percentile, or a
+    // neighbour: the truth is whole microseconds, and the two biosnoops'
+    // counts may differ by a missed completion, so a percentile within a
+    // few us of a bucket edge (20252 us, 11 us under 20263, seen once)
+    // may rank across it.  The 5% bound below holds either way.
+    const int low = NativeBucket(truth / 1e6) - 1;
+    const int high = NativeBucket((truth + 1) / 1e6) + 1;
     EXPECT_GE(native, BucketUpper(low - 1))
         << "p" << q * 100 << ": below the bucket of the true " << truth
         << " us";
