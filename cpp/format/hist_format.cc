@@ -50,15 +50,6 @@ void AppendBars(const std::array<uint64_t, kHistBuckets>& b,
   }
 }
 
-// The non-empty span [first, last] of the fine buckets; first > last when
-// all are empty.
-std::pair<int, int> FineRows(const std::array<uint64_t, kFineBuckets>& f) {
-  int first = 0, last = kFineBuckets - 1;
-  while (first < kFineBuckets && f[first] == 0) ++first;
-  while (last >= 0 && f[last] == 0) --last;
-  return {first, last};
-}
-
 double UnitsPerSecond(HistUnit unit) {
   return unit == HistUnit::kMilliseconds ? 1e3 : 1e6;
 }
@@ -77,23 +68,24 @@ std::string FineBound(double v) {
   return absl::StrFormat("%.4g", v);
 }
 
-void AppendFineBars(const std::array<uint64_t, kFineBuckets>& f, HistUnit unit,
-                    std::string* out) {
-  const auto [first, last] = FineRows(f);
-  if (first > last) {
+void AppendFineBars(const HistData& data, HistUnit unit, std::string* out) {
+  const FineSpan span = NonEmptyFine(data);
+  if (span.counts.empty()) {
     absl::StrAppend(out, "     (no I/O)\n");
     return;
   }
-  const uint64_t max = *std::max_element(f.begin(), f.end());
+  const uint64_t max =
+      *std::max_element(span.counts.begin(), span.counts.end());
   // As wide as "%12s -> %-12s" below.
   absl::StrAppendFormat(out, "%28s : count    distribution\n",
                         absl::StrCat(UnitName(unit), " (lo, hi]"));
-  for (int n = first; n <= last; ++n) {
-    const int stars = static_cast<int>(f[n] * kBarWidth / max);
-    const auto [lo, hi] = FineBounds(n, unit);
+  for (size_t i = 0; i < span.counts.size(); ++i) {
+    const uint64_t n = span.counts[i];
+    const int stars = static_cast<int>(n * kBarWidth / max);
+    const auto [lo, hi] =
+        FineBounds(span.first + static_cast<int>(i) - kFineFirst, unit);
     absl::StrAppendFormat(out, "%12s -> %-12s : %-8d |%-*s|\n", FineBound(lo),
-                          FineBound(hi), f[n], kBarWidth,
-                          std::string(stars, '*'));
+                          FineBound(hi), n, kBarWidth, std::string(stars, '*'));
   }
 }
 
@@ -115,7 +107,7 @@ std::string FormatHistText(const std::vector<HistGroup>& groups, HistUnit unit,
                           GroupLabel(g), g.data.count, g.data.bytes,
                           g.data.slow, g.data.errors);
     if (rows == HistRows::kFine) {
-      AppendFineBars(g.data.fine, unit, &out);
+      AppendFineBars(g.data, unit, &out);
     } else {
       AppendBars(g.data.latency, UnitName(unit), 1, &out);
     }
@@ -145,13 +137,15 @@ std::string FormatHistCsv(const std::vector<HistGroup>& groups,
   }
   for (const HistGroup& g : groups) {
     if (rows == HistRows::kFine) {
-      const auto [first, last] = FineRows(g.data.fine);
-      for (int n = first; n <= last; ++n) {
+      const FineSpan span = NonEmptyFine(g.data);
+      for (size_t i = 0; i < span.counts.size(); ++i) {
         if (by_disk) absl::StrAppend(&out, g.disk, ",");
         if (by_op) absl::StrAppend(&out, g.op, ",");
-        const auto [lo, hi] = FineBounds(n, HistUnit::kMicroseconds);
-        absl::StrAppendFormat(&out, "%d,%.3f,%.3f,%d\n", n + kFineFirst, lo, hi,
-                              g.data.fine[n]);
+        const int k = span.first + static_cast<int>(i);
+        const auto [lo, hi] =
+            FineBounds(k - kFineFirst, HistUnit::kMicroseconds);
+        absl::StrAppendFormat(&out, "%d,%.3f,%.3f,%d\n", k, lo, hi,
+                              span.counts[i]);
       }
       continue;
     }
