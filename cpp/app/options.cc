@@ -296,6 +296,7 @@ cli::ProgramDoc MakeDoc() {
   return cli::ProgramDoc{
       .name = "biosnoop",
       .summary = "log slow and failed block I/O, one JSON object per line",
+      .man_section = "8",
       .usage = "[OPTIONS] [DURATION]",
       .more_usage = {"--hist [OPTIONS] [INTERVAL [COUNT]]"},
       .intro =

@@ -105,7 +105,7 @@ absl::Status ParseListenAddress(absl::string_view value, std::string* host,
                                 int* port);
 
 // Every option, with the prose around them: what getopt_long reads, what
-// --help prints and what the man page (build/man/man1/biosnoop.1) says.
+// --help prints and what the man page (build/man/man8/biosnoop.8) says.
 const cli::ProgramDoc& BiosnoopDoc();
 
 // The --help text, made from BiosnoopDoc().

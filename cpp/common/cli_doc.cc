@@ -291,11 +291,13 @@ std::string HelpText(const ProgramDoc& doc) {
 std::string ManPage(const ProgramDoc& doc, absl::string_view version,
                     absl::string_view date) {
   std::string out = absl::StrCat(
-      ".\\\" ", doc.name,
-      "(1), generated from the option table that --help prints: do not "
+      ".\\\" ", doc.name, "(", doc.man_section,
+      "), generated from the option table that --help prints: do not "
       "edit.\n",
-      ".TH ", absl::AsciiStrToUpper(doc.name), " 1 \"", date, "\" \"", doc.name,
-      " ", version, "\" \"User Commands\"\n",
+      ".TH ", absl::AsciiStrToUpper(doc.name), " ", doc.man_section, " \"",
+      date, "\" \"", doc.name, " ", version, "\" \"",
+      doc.man_section == "8" ? "System Administration" : "User Commands",
+      "\"\n",
       // Ragged right: paths and options, never hyphenated, would otherwise
       // stretch the blanks of their lines.
       ".ad l\n");

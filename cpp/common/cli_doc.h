@@ -74,7 +74,10 @@ struct Example {
 struct ProgramDoc {
   std::string name;     // "biosnoop"
   std::string summary;  // the man page's NAME line, after the dash
-  std::string usage;    // after the name: "[OPTIONS]"
+  // The manual's section: "1", user commands; "8", system administration
+  // (a tool that only root runs, as Debian files libbpf-tools' biosnoop).
+  std::string man_section = "1";
+  std::string usage;  // after the name: "[OPTIONS]"
   // Further forms of the command line, each after the name on a line of
   // its own in --help and the SYNOPSIS: "--hist [OPTIONS] [INTERVAL]".
   std::vector<std::string> more_usage;
@@ -100,8 +103,8 @@ struct ProgramDoc {
 // columns but a single word (or an example's command line) that is.
 std::string HelpText(const ProgramDoc& doc);
 
-// The man page (section 1), roff with man(7) macros: .TH, NAME, SYNOPSIS,
-// DESCRIPTION, the sections' own (OPTIONS...), EXIT STATUS, FILES,
+// The man page (in doc.man_section), roff with man(7) macros: .TH, NAME,
+// SYNOPSIS, DESCRIPTION, the sections' own (OPTIONS...), EXIT STATUS, FILES,
 // EXAMPLES and SEE ALSO, each where it has something to say; a .TP per
 // entry.  `version` goes in the footer ("biosnoop 0.1.0"), `date`
 // (YYYY-MM-DD) in .TH.

@@ -42,22 +42,27 @@ expect_file share/doc/biosnoop/examples/elasticsearch/biosnoop-index-template.js
 for f in filebeat.yml vector.yaml config.alloy fluent-bit.conf fluent-bit-parsers.conf; do
   expect_file "share/doc/biosnoop/examples/shipping/$f"
 done
-# The man pages, where man looks under the prefix, found by name and
-# rendered without a warning.
-for prog in biosnoop bioreport; do
-  expect_file "share/man/man1/$prog.1"
-  page=$prefix/share/man/man1/$prog.1
+# The man pages, gzipped where man looks under the prefix (biosnoop in
+# section 8, bioreport in 1), found by name and rendered without a warning.
+for entry in biosnoop:8 bioreport:1; do
+  prog=${entry%:*} section=${entry#*:}
+  rel=share/man/man$section/$prog.$section.gz
+  expect_file "$rel"
+  page=$prefix/$rel
   [[ -f $page ]] || continue
+  if ! gzip -t "$page" 2>/dev/null; then
+    echo "FAIL: $rel is not gzip"; failed=1
+  fi
   if [[ $(MANPATH=$prefix/share/man man -w "$prog" 2>&1) != "$page" ]]; then
     echo "FAIL: MANPATH=$prefix/share/man man -w $prog does not find $page"
     failed=1
   fi
   warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
   if out=$(MANWIDTH=80 man -l "$page" 2>/dev/null) && [[ -z $warnings &&
-        $out == "${prog^^}(1)"* && $out == *--version* ]]; then
-    echo "ok: man -l share/man/man1/$prog.1 renders without warnings"
+        $out == "${prog^^}($section)"* && $out == *--version* ]]; then
+    echo "ok: man -l $rel renders without warnings"
   else
-    echo "FAIL: man -l share/man/man1/$prog.1: $warnings"; failed=1
+    echo "FAIL: man -l $rel: $warnings"; failed=1
   fi
 done
 

@@ -1,6 +1,7 @@
 // gen_man_page PROGRAM VERSION DATE OUT: writes PROGRAM's man page (roff)
 // to OUT, from the option table its --help is printed from.  Run by the
-// build (tools/man/CMakeLists.txt) for build/man/man1/*.1.
+// build (tools/man/CMakeLists.txt) for build/man/man8/biosnoop.8 and
+// build/man/man1/bioreport.1.
 
 #include <cstdio>
 #include <string>

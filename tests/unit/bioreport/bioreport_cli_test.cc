@@ -199,10 +199,10 @@ TEST(BioreportCliTest, HelpFitsEightyColumnsAndTheManPageRenders) {
     EXPECT_LE(line.size(), 79u) << line;
   }
   const std::string text = man_check::ExpectRendersCleanly(
-      "bioreport", cli::ManPage(BioreportDoc(), "0.1.0", "2026-01-02"));
+      "bioreport", "1", cli::ManPage(BioreportDoc(), "0.1.0", "2026-01-02"));
   for (const char* want :
        {"NAME", "SYNOPSIS", "DESCRIPTION", "REPORTS", "OPTIONS", "EXIT STATUS",
-        "FILES", "SEE ALSO", "--bucket DURATION", "biosnoop(1)"}) {
+        "FILES", "SEE ALSO", "--bucket DURATION", "biosnoop(8)"}) {
     EXPECT_TRUE(absl::StrContains(text, want)) << want;
   }
 }

@@ -302,7 +302,7 @@ cli::ProgramDoc MakeDoc() {
             "bioreport why --comm pgwal --op flush slow.jsonl"},
            {"JSON Lines to protobuf:",
             "bioreport convert --to proto slow.jsonl > slow.pb"}},
-      .see_also = {"biosnoop(1)"},
+      .see_also = {"biosnoop(8)"},
   };
 }
 

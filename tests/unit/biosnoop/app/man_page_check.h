@@ -90,8 +90,10 @@ inline std::string Run(const std::string& command, int* status) {
 
 // Writes `page` to a file, checks that groff (every warning on), mandoc's
 // lint and man -l have nothing to say about it and that man renders it
-// naming `name` in its header; returns the rendered text.
+// naming `name` and its `section` in its header ("BIOSNOOP(8)"); returns
+// the rendered text.
 inline std::string ExpectRendersCleanly(const std::string& name,
+                                        const std::string& section,
                                         const std::string& page) {
   char path[] = "/tmp/man_page_check_XXXXXX";
   const int fd = mkstemp(path);
@@ -113,7 +115,8 @@ inline std::string ExpectRendersCleanly(const std::string& name,
   EXPECT_EQ(status, 0) << "man -l";
   std::string upper;
   for (char c : name) upper.push_back(static_cast<char>(std::toupper(c)));
-  EXPECT_EQ(rendered.find(upper + "(1)"), 0u) << rendered.substr(0, 200);
+  EXPECT_EQ(rendered.find(upper + "(" + section + ")"), 0u)
+      << rendered.substr(0, 200);
   std::remove(path);
   return rendered;
 }

@@ -96,7 +96,8 @@ TEST(ManPageTest, HelpAndPageShowTheExamplesAndBothForms) {
                        "Usage: biosnoop [OPTIONS] [DURATION]\n"
                        "       biosnoop --hist [OPTIONS] [INTERVAL [COUNT]]\n"))
       << help;
-  const std::string text = man_check::ExpectRendersCleanly("biosnoop", Page());
+  const std::string text =
+      man_check::ExpectRendersCleanly("biosnoop", "8", Page());
   EXPECT_TRUE(absl::StrContains(text,
                                 "biosnoop --hist [OPTIONS] [INTERVAL "
                                 "[COUNT]]"))
@@ -105,15 +106,19 @@ TEST(ManPageTest, HelpAndPageShowTheExamplesAndBothForms) {
 }
 
 TEST(ManPageTest, RendersWithoutWarnings) {
-  const std::string text = man_check::ExpectRendersCleanly("biosnoop", Page());
+  const std::string text =
+      man_check::ExpectRendersCleanly("biosnoop", "8", Page());
   for (const char* want :
        {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "FILES",
         "SEE ALSO", "--metrics-listen ADDR:PORT", "bioreport(1)"}) {
     EXPECT_TRUE(absl::StrContains(text, want)) << want;
   }
+  // Section 8: a tool that only root runs (libbpf-tools' biosnoop is in
+  // /usr/sbin too).
+  EXPECT_TRUE(absl::StrContains(Page(), "\"System Administration\""));
 }
 
-// The page the build wrote (build/man/man1/biosnoop.1, beside this test's
+// The page the build wrote (build/man/man8/biosnoop.8, beside this test's
 // build/tests/unit/) is the table's, not an older one's.
 TEST(ManPageTest, TheBuiltPageIsCurrent) {
   char exe[PATH_MAX];
@@ -121,15 +126,15 @@ TEST(ManPageTest, TheBuiltPageIsCurrent) {
   ASSERT_GT(n, 0);
   std::string build(exe, static_cast<size_t>(n));
   for (int i = 0; i < 3; ++i) build.erase(build.rfind('/'));
-  std::ifstream in(build + "/man/man1/biosnoop.1");
+  std::ifstream in(build + "/man/man8/biosnoop.8");
   if (!in)
-    GTEST_SKIP() << "no " << build << "/man/man1/biosnoop.1 (build "
+    GTEST_SKIP() << "no " << build << "/man/man8/biosnoop.8 (build "
                  << "the man_pages target)";
   std::stringstream built;
   built << in.rdbuf();
   // Its date is the build's: compare the rest.
   const std::string page = built.str();
-  const size_t date = page.find(" 1 \"") + 4;
+  const size_t date = page.find(" 8 \"") + 4;
   const std::string day = page.substr(date, 10);
   EXPECT_EQ(page, cli::ManPage(BiosnoopDoc(), BIOSNOOP_VERSION, day));
 }
