@@ -264,6 +264,22 @@ cli::ProgramDoc MakeDoc() {
   cli::Section other_options{
       .man_title = "Other options",
       .entries = {
+          {{Flag{"user", 'Z', "USER"}},
+           "once loaded, run as USER (default: biosnoop if that user "
+           "exists, else nobody; root stays root), as tcpdump -Z",
+           "",
+           "After the programs are attached, the output opened and the "
+           "metrics port bound, biosnoop takes USER's uid, group and "
+           "supplementary groups, then drops every capability. USER is a "
+           "name or a uid in the user database; one that does not exist is "
+           "bad usage. A file biosnoop creates with -o is given to USER (its "
+           "group stays), so that SIGHUP can open it again; after a "
+           "rotation the new file is opened in the directory held since the "
+           "start, so USER must be able to create it there, or logrotate "
+           "must create it writable by USER (create 0640 USER GROUP); "
+           "biosnoop warns at start when neither can work. Started as "
+           "another user than root (with CAP_BPF and CAP_PERFMON), biosnoop "
+           "stays that user unless -Z says otherwise."},
           {{Flag{"verbose", 'v'}},
            "say what is attached, and print every counter in the summary "
            "line; -vv adds libbpf's log"},
@@ -326,7 +342,8 @@ cli::ProgramDoc MakeDoc() {
            "are described in the README and docs/reference/ (FILES)."},
       .sections = {main_options, hist_options, other_options, signals},
       .notes = {"Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with "
-                "BTF."},
+                "BTF. Once loaded it runs as an unprivileged user (-Z) "
+                "without capabilities."},
       .exit_codes =
           {{0, "ok",
             "ran and ended normally (signal, --duration, reader closed the "
@@ -334,7 +351,8 @@ cli::ProgramDoc MakeDoc() {
            {64, "bad usage or unknown disk",
             "unknown option, bad value, a filter given twice, a disk that "
             "is not request-based, a --cgroup that does not exist, a "
-            "--metrics-listen address in use or not on this host"},
+            "--metrics-listen address in use or not on this host, a -Z "
+            "user that does not exist"},
            {69, "kernel lacks support",
             "no BTF or BTF that is not valid, no block tracepoints or BPF; "
             "no cgroup v2 hierarchy for --cgroup"},
@@ -352,7 +370,8 @@ cli::ProgramDoc MakeDoc() {
             "nothing for 2 s after a stop"},
            {77, "missing privilege",
             "not root and no CAP_BPF + CAP_PERFMON (or a --metrics-listen "
-            "port below 1024 without CAP_NET_BIND_SERVICE)"}},
+            "port below 1024 without CAP_NET_BIND_SERVICE, or no "
+            "CAP_SETUID + CAP_SETGID to switch to the -Z user)"}},
       .files = {{.text = "the kernel's BTF, which biosnoop needs",
                  .word = "/sys/kernel/btf/vmlinux"},
                 {.text = "the metrics endpoint's HTTP server, loaded only with "
@@ -675,6 +694,11 @@ absl::StatusOr<Options> ParseOptions(int argc, char* const argv[]) {
         if (arg.empty())
           return BadValue(c, arg, "a file name, or - for stdout");
         opts.output = std::string(arg);
+        break;
+      case 'Z':
+        // Looked up in the user database at start (session.cc).
+        if (arg.empty()) return BadValue(c, arg, "a user name, or root");
+        opts.user = std::string(arg);
         break;
       case kOptDuration: {
         ASSIGN_OR_RETURN(opts.duration, ParseDurationValue(c, arg));

@@ -83,6 +83,9 @@ struct Options {
   // --no-writeback-owner or --no-files is given.
   bool ops = false;
   uint64_t op_min_us = 0;
+  // -Z/--user: the user to run as once loaded; "" is the default
+  // (biosnoop, else nobody), "root" stays root.
+  std::string user;
   int verbose = 0;       // -v (repeatable)
   bool help = false;     // -h/--help, -?
   bool version = false;  // --version, -V

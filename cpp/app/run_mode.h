@@ -23,6 +23,7 @@
 #include "inflight_upkeep.h"
 #include "options.h"
 #include "output_file.h"
+#include "privileges.h"
 #include "probe.h"
 
 namespace biosnoop {
@@ -37,6 +38,8 @@ struct RunState {
   // As PrepareStart made it; a followed partition's sectors change in it.
   ProbeConfig config;
   std::unique_ptr<Probe> probe;
+  // -Z: who the run is once the program is attached (ResolveRunAs).
+  RunAs run_as;
   uint64_t start_ns = 0;  // CLOCK_MONOTONIC when tracing started
   std::optional<InflightUpkeep> upkeep;
   // The output's first error; OK while the output works.

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "exit_codes.h"
+#include "privileges.h"
 #include "signals.h"
 #include "status_macros.h"
 #include "wall_clock.h"
@@ -18,10 +19,14 @@ namespace biosnoop {
 absl::StatusOr<RunOutput> OpenRunOutput(const Options& options,
                                         RecordFraming framing,
                                         std::FILE* diag) {
+  // Checked at start (Runner::Start) before the output is opened; the
+  // user database says the same now.
+  ASSIGN_OR_RETURN(const RunAs run_as, ResolveRunAs(options.user));
   uint64_t wait_start_ns = 0;  // 0: no wait
   absl::StatusOr<std::unique_ptr<OutputFile>> file =
       OutputFile::OpenWaitingForReader(
-          options.output, framing, &StopRequested, [&] {
+          options.output, framing, &StopRequested,
+          [&] {
             wait_start_ns = MonotonicNs();
             absl::FPrintF(diag,
                           "biosnoop: waiting for a process to open the FIFO "
@@ -34,7 +39,8 @@ absl::StatusOr<RunOutput> OpenRunOutput(const Options& options,
             if (options.duration.has_value()) {
               RequestStopAfter(*options.duration);
             }
-          });
+          },
+          run_as.uid);
   if (absl::IsCancelled(file.status())) {
     return absl::CancelledError(
         absl::StrCat(file.status().message(), "; nothing was traced"));

@@ -26,6 +26,8 @@ struct RunOutput {
 };
 
 // Opens options.output, with OutputFile::GiveUpWhenStopping(StopRequested).
+// An existing file of the user the run switches to (-Z, ResolveRunAs) is
+// biosnoop's own, as root's is.
 // Needs InstallSignalHandlers(): a stop during the wait is seen through
 // StopRequested(), and --duration's timer is armed when the wait begins.
 // Errors carry exit code 73 (exit_codes.h), except the stop during the

@@ -66,12 +66,18 @@ absl::Status Runner::Start() {
   // Before the output is created; what only loading finds out removes the
   // file again (below).
   ASSIGN_OR_RETURN(run_.config, PrepareStart(options, run_.diag));
+  // -Z: a user that does not exist is bad usage, found before anything is
+  // created.
+  ASSIGN_OR_RETURN(run_.run_as, ResolveRunAs(options.user));
   // Before the output is opened: a wait for a FIFO's reader must end at
   // a stop, as the run would.
   InstallSignalHandlers();
+  // The output is opened and the metrics port bound while privileged; the
+  // file is the user's before biosnoop becomes that user (in OpenProbe).
   ASSIGN_OR_RETURN(absl::Duration waited, mode_.OpenOutput(run_));
-  absl::StatusOr<std::unique_ptr<Probe>> opened =
-      OpenProbe(run_.config, mode_.consumer(), run_.diag, options.verbose);
+  HandOutputTo(mode_.output(), run_.run_as, run_.diag);
+  absl::StatusOr<std::unique_ptr<Probe>> opened = OpenProbe(
+      run_.config, mode_.consumer(), run_.diag, options.verbose, run_.run_as);
   if (!opened.ok()) {
     // Found only now (BTF whose types do not parse, a ring buffer the
     // kernel cannot allocate, ...): a file this run created stays no more

@@ -2,6 +2,7 @@
 
 #include "session.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "biosnoop_abi.h"
 #include "cgroup_names.h"
 #include "disk_names.h"
+#include "output_open.h"
 #include "privileges.h"
 #include "status_macros.h"
 
@@ -100,13 +102,14 @@ absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
 
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                                                  RecordConsumer* consumer,
-                                                 std::FILE* diag, int verbose) {
+                                                 std::FILE* diag, int verbose,
+                                                 const RunAs& run_as) {
   ASSIGN_OR_RETURN(std::unique_ptr<Probe> probe, Probe::Open(config, consumer));
   // Loaded and attached: nothing from here on needs privilege, so none is
   // kept while parsing what the kernel sends.
   const bool keep_bpf = !KernelAllowsMapAccessWithoutCaps();
   const uint64_t verified = verbose > 0 ? probe->VerifiedInstructions() : 0;
-  RETURN_IF_ERROR(DropPrivileges(keep_bpf));
+  RETURN_IF_ERROR(DropPrivileges(keep_bpf, run_as));
   for (const KernelLack& lack : probe->kernel_lacks()) {
     absl::FPrintF(diag, "biosnoop: this kernel lacks %s: %s\n", lack.name,
                   lack.effect);
@@ -120,16 +123,58 @@ absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
   if (verbose > 0) {
     absl::FPrintF(diag,
                   "biosnoop: attached %s; completion rescue %s; %s; "
-                  "capabilities dropped%s\n",
+                  "running as %s (uid %d, gid %d), capabilities dropped%s\n",
                   absl::StrJoin(probe->attached(), ", "),
                   probe->rescue_attached() ? "attached"
                                            : "at the first skipped completion",
                   verified > 0
                       ? absl::StrCat(verified, " instructions verified")
                       : std::string("verifier statistics unavailable"),
+                  run_as.name, run_as.uid, run_as.gid,
                   keep_bpf ? " (CAP_BPF kept: kernel before 6.5)" : "");
   }
   return probe;
+}
+
+void HandOutputTo(OutputFile& output, const RunAs& run_as, std::FILE* diag) {
+  if (!run_as.switches || output.is_stdout()) return;
+  struct stat file;
+  if (fstatat(output.dir_fd(), output.name().c_str(), &file,
+              AT_SYMLINK_NOFOLLOW) != 0 ||
+      !(S_ISREG(file.st_mode) || S_ISFIFO(file.st_mode))) {
+    return;  // /dev/null, a terminal: nothing to hand over
+  }
+  if (absl::Status s = output.GiveTo(run_as.uid); !s.ok()) {
+    absl::FPrintF(diag, "biosnoop: warning: %s\n", s.message());
+  }
+  const std::string whom = absl::StrCat("user ", run_as.name);
+  if (fstatat(output.dir_fd(), output.name().c_str(), &file,
+              AT_SYMLINK_NOFOLLOW) == 0 &&
+      !ModeAllows(file, W_OK, run_as.uid, run_as.gid, run_as.groups)) {
+    absl::FPrintF(diag,
+                  "biosnoop: warning: after loading, biosnoop runs as %s, "
+                  "who may not write %s (uid %d, mode %04o): SIGHUP cannot "
+                  "reopen it until it is moved away (logrotate) and a new "
+                  "file made; chown it to %s, or -Z root stays root\n",
+                  whom, output.DisplayName(), file.st_uid, file.st_mode & 07777,
+                  run_as.name);
+  }
+  struct stat dir;
+  const bool dir_known = output.dir_fd() == AT_FDCWD
+                             ? stat(".", &dir) == 0
+                             : fstat(output.dir_fd(), &dir) == 0;
+  if (S_ISREG(file.st_mode) && dir_known &&
+      !ModeAllows(dir, W_OK | X_OK, run_as.uid, run_as.gid, run_as.groups)) {
+    absl::FPrintF(
+        diag,
+        "biosnoop: warning: after loading, biosnoop runs as %s, who may "
+        "not create files in the directory of %s (uid %d, mode %04o): after "
+        "a rotation, SIGHUP reopens only a new file already made writable "
+        "by %s (logrotate: create 0640 %s GROUP); or give the directory to "
+        "%s (docs/guide/service.md), or -Z root stays root\n",
+        whom, output.DisplayName(), dir.st_uid, dir.st_mode & 07777,
+        run_as.name, run_as.name, run_as.name);
+  }
 }
 
 absl::Status RescueIfSkipped(Probe& probe, std::FILE* diag) {

@@ -11,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "options.h"
+#include "output_file.h"
+#include "privileges.h"
 #include "probe.h"
 
 namespace biosnoop {
@@ -36,13 +38,23 @@ absl::Status CheckPidFilter(uint32_t pid, const std::string& proc,
 absl::StatusOr<ProbeConfig> PrepareStart(const Options& options,
                                          std::FILE* diag);
 
-// Loads and attaches the program, then drops every privilege (see
-// privileges.h) before returning, so no event is parsed with any held.
-// With -v says what was attached on `diag`.
+// Loads and attaches the program, then switches to `run_as` and drops
+// every capability (DropPrivileges, privileges.h) before returning, so no
+// event is parsed with any privilege held.  With -v says what was
+// attached, and as whom biosnoop runs, on `diag`.
 // `consumer` as for Probe::Open (nullptr: events disabled).
 absl::StatusOr<std::unique_ptr<Probe>> OpenProbe(const ProbeConfig& config,
                                                  RecordConsumer* consumer,
-                                                 std::FILE* diag, int verbose);
+                                                 std::FILE* diag, int verbose,
+                                                 const RunAs& run_as);
+
+// Before the switch to `run_as` (when it switches): gives the output file
+// to that user if this run created it (OutputFile::GiveTo), and warns on
+// `diag` when the user will not be able to reopen it on SIGHUP: the file
+// now is not writable by the user, or its directory does not let the user
+// create one (ModeAllows: what logrotate's rotation needs).  stdout, a
+// terminal, /dev/null: nothing to do.  Never fails the run.
+void HandOutputTo(OutputFile& output, const RunAs& run_as, std::FILE* diag);
 
 // Attaches the completion rescue program once the kernel has begun to skip
 // completions (Probe::RescueIfSkipped) and says so on `diag`.  Call it

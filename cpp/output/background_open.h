@@ -17,10 +17,12 @@ namespace biosnoop {
 
 class BackgroundOpen {
  public:
-  // Starts opening `path` (verb "reopen") on a new thread, which blocks
-  // every signal: stop requests and SIGHUP stay with the caller's thread.
+  // Starts opening `name` in the directory `dir_fd` (OpenOutputAt, verb
+  // "reopen"; `path` for messages) on a new thread, which blocks every
+  // signal: stop requests and SIGHUP stay with the caller's thread.  The
+  // thread holds its own duplicate of `dir_fd` (AT_FDCWD: none).
   // The thread has the caller's privileges (capabilities are per thread).
-  explicit BackgroundOpen(std::string path);
+  BackgroundOpen(int dir_fd, std::string name, std::string path);
   // Abandons an open still under way: the thread, once its open returns,
   // closes what it opened and ends.  Never waits for it.
   ~BackgroundOpen();

@@ -3,6 +3,7 @@
 
 #include "output_file.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -83,7 +84,7 @@ absl::Status CheckOneRecord(RecordFraming framing, char last_byte) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
-    absl::string_view path, RecordFraming framing) {
+    absl::string_view path, RecordFraming framing, uid_t own_uid) {
   if (path.empty()) {
     return absl::InvalidArgumentError("output path is empty");
   }
@@ -97,21 +98,38 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Open(
         "-", framing, STDOUT_FILENO, /*owns_fd=*/false, is_regular));
   }
   std::string p(path);
-  ASSIGN_OR_RETURN(OpenedOutput opened, OpenOutputPath(p));
-  const bool is_regular = opened.is_regular();
-  const bool created = opened.created();
+  OutputPlace place = SplitOutputPath(p);
+  int dir_fd = AT_FDCWD;
+  if (!place.dir.empty()) {
+    dir_fd = open(place.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) {
+      return absl::ErrnoToStatus(
+          errno, absl::StrCat("cannot open output ", QuotedPath(p)));
+    }
+  }
+  absl::StatusOr<OpenedOutput> opened =
+      OpenOutputAt(dir_fd, place.name, p, "open", own_uid);
+  if (!opened.ok()) {
+    if (dir_fd >= 0) close(dir_fd);
+    return opened.status();
+  }
+  const bool is_regular = opened->is_regular();
+  const bool created = opened->created();
   auto file = std::unique_ptr<OutputFile>(new OutputFile(
-      std::move(p), framing, opened.Release(), /*owns_fd=*/true, is_regular));
+      std::move(p), framing, opened->Release(), /*owns_fd=*/true, is_regular));
   file->created_ = created;
+  file->dir_fd_ = dir_fd;
+  file->name_ = std::move(place.name);
   return file;
 }
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::OpenWaitingForReader(
     absl::string_view path, RecordFraming framing, bool (*stopping)(),
-    absl::FunctionRef<void()> waiting) {
+    absl::FunctionRef<void()> waiting, uid_t own_uid) {
   bool said = false;
   for (;;) {
-    absl::StatusOr<std::unique_ptr<OutputFile>> file = Open(path, framing);
+    absl::StatusOr<std::unique_ptr<OutputFile>> file =
+        Open(path, framing, own_uid);
     if (file.ok() || !absl::IsUnavailable(file.status())) return file;
     if (!said) {
       waiting();
@@ -150,6 +168,7 @@ int OutputFile::TerminalColumns() const {
 OutputFile::~OutputFile() {
   (void)Flush();
   if (owns_fd_) close(fd_);
+  if (dir_fd_ >= 0) close(dir_fd_);
 }
 
 std::string OutputFile::DisplayName() const {
@@ -361,7 +380,8 @@ absl::Status OutputFile::TrimPartialRecord(size_t partial_bytes) {
 absl::Status OutputFile::Reopen() {
   absl::Status flushed = Flush();  // these records belong in the rotated file
   if (!owns_fd_) return flushed;
-  ASSIGN_OR_RETURN(OpenedOutput opened, OpenOutputPath(path_, "reopen"));
+  ASSIGN_OR_RETURN(OpenedOutput opened,
+                   OpenOutputAt(dir_fd_, name_, path_, "reopen", geteuid()));
   absl::Status adopted = Adopt(std::move(opened));
   return flushed.ok() ? adopted : flushed;
 }
@@ -376,6 +396,15 @@ absl::Status OutputFile::Adopt(OpenedOutput opened) {
   return flushed;
 }
 
+absl::Status OutputFile::GiveTo(uid_t uid) {
+  if (!owns_fd_ || !created_) return absl::OkStatus();
+  if (fchown(fd_, uid, static_cast<gid_t>(-1)) != 0) {
+    return absl::ErrnoToStatus(
+        errno, absl::StrCat("giving output ", DisplayName(), " to uid ", uid));
+  }
+  return absl::OkStatus();
+}
+
 void OutputFile::RemoveIfCreatedAndUnused() {
   if (!owns_fd_ || !created_ || used_ != 0 || bytes_written_ != 0 ||
       records_dropped_ != 0) {
@@ -385,12 +414,15 @@ void OutputFile::RemoveIfCreatedAndUnused() {
   // process may have replaced or written it since.
   struct stat ours;
   struct stat at_path;
-  if (fstat(fd_, &ours) != 0 || lstat(path_.c_str(), &at_path) != 0) return;
+  if (fstat(fd_, &ours) != 0 ||
+      fstatat(dir_fd_, name_.c_str(), &at_path, AT_SYMLINK_NOFOLLOW) != 0) {
+    return;
+  }
   if (ours.st_dev != at_path.st_dev || ours.st_ino != at_path.st_ino ||
       at_path.st_size != 0) {
     return;
   }
-  if (unlink(path_.c_str()) == 0) created_ = false;
+  if (unlinkat(dir_fd_, name_.c_str(), 0) == 0) created_ = false;
 }
 
 }  // namespace biosnoop

@@ -19,6 +19,9 @@
 // Not thread-safe: one writer thread.  Only write_started_ns() may be
 // read from another (a watcher that reports a blocked output).
 
+#include <fcntl.h>
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -60,8 +63,15 @@ class OutputFile {
   // A FIFO no process reads: UnavailableError (OpenWaitingForReader).
   // Other errors map errno to a status code, with a message like
   //   cannot open output "x": Permission denied
+  // An existing file another user could read or rewrite is refused
+  // (OpenOutputPath); `own_uid`'s files are biosnoop's own: the user it
+  // runs as after loading (-Z).
+  // The path's directory is opened first (O_PATH) and held: Reopen()
+  // opens the name in it (OpenOutputAt), so that it needs no search
+  // permission above the directory once biosnoop has switched user.
   static absl::StatusOr<std::unique_ptr<OutputFile>> Open(
-      absl::string_view path, RecordFraming framing = RecordFraming::kLines);
+      absl::string_view path, RecordFraming framing = RecordFraming::kLines,
+      uid_t own_uid = 0);
 
   // How often OpenWaitingForReader() looks for a reader.
   static constexpr absl::Duration kReaderPollInterval = absl::Milliseconds(50);
@@ -73,7 +83,7 @@ class OutputFile {
   // stop".  A signal handled without SA_RESTART ends a pause early.
   static absl::StatusOr<std::unique_ptr<OutputFile>> OpenWaitingForReader(
       absl::string_view path, RecordFraming framing, bool (*stopping)(),
-      absl::FunctionRef<void()> waiting);
+      absl::FunctionRef<void()> waiting, uid_t own_uid = 0);
 
   // Flushes what is buffered (errors are lost: call Flush() first to see
   // them), then closes the file unless it is stdout.
@@ -147,7 +157,8 @@ class OutputFile {
 
   // For log rotation (SIGHUP after logrotate renamed the file, "create"
   // mode): flushes to the old file, then opens the path again as Open()
-  // does (the same refusals) and closes the old one.  If the new open
+  // does (the same refusals; the name in the held directory, as the user
+  // the process is now) and closes the old one.  If the new open
   // fails, output keeps going to the old file, which stays open, and the
   // open error is returned ("cannot reopen output ...": the messages of
   // Open()); a later Reopen() tries again.  Call Flush() first to tell its
@@ -169,8 +180,21 @@ class OutputFile {
   // failed unlink leaves the empty file, as before.
   void RemoveIfCreatedAndUnused();
 
+  // Before biosnoop switches to user `uid` (-Z): a file (or FIFO) the
+  // last open created becomes `uid`'s (fchown; its group stays), so that
+  // the user can open it again on SIGHUP and a later run takes it as its
+  // own.  A file that was there before keeps its owner.  Errors are
+  // fchown's ("giving output "x" to uid 1: Operation not permitted").
+  absl::Status GiveTo(uid_t uid);
+  // Whether the last open created the file.
+  bool created() const { return created_; }
+
   // The path given to Open() ("-" for stdout).
   const std::string& path() const { return path_; }
+  // The held directory (O_PATH) and the name in it that Reopen() opens;
+  // AT_FDCWD and the whole path for stdout or a path with no last name.
+  int dir_fd() const { return dir_fd_; }
+  const std::string& name() const { return name_; }
   bool is_stdout() const { return !owns_fd_; }
   // As messages name the output: stdout, or the path quoted.
   std::string DisplayName() const;
@@ -214,6 +238,8 @@ class OutputFile {
   int PollTimeoutMs() const;
 
   std::string path_;
+  int dir_fd_ = AT_FDCWD;
+  std::string name_;
   RecordFraming framing_;
   int fd_;
   bool owns_fd_;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -28,10 +29,10 @@ constexpr int kOpenFlags =
     O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
 constexpr mode_t kCreateMode = 0640;
 
-int OpenRetryingEintr(const std::string& path, int flags) {
+int OpenRetryingEintr(int dir_fd, const std::string& name, int flags) {
   int fd;
   do {
-    fd = open(path.c_str(), flags, kCreateMode);
+    fd = openat(dir_fd, name.c_str(), flags, kCreateMode);
   } while (fd < 0 && errno == EINTR);
   return fd;
 }
@@ -39,10 +40,12 @@ int OpenRetryingEintr(const std::string& path, int flags) {
 // An output that was there before biosnoop (root) appends to it: refused
 // when another user could read or rewrite what it logs, as logrotate
 // refuses such files.  Owned by another user than root and biosnoop's
-// own: that user reads the lines and can swap the file.  Writable by
-// others, or by a group other than root: anyone may rewrite them.
-absl::Status CheckOwnership(const struct stat& st, const std::string& what) {
-  if (st.st_uid != 0 && st.st_uid != geteuid()) {
+// own (the user it is, or runs as after loading): that user reads the
+// lines and can swap the file.  Writable by others, or by a group other
+// than root: anyone may rewrite them.
+absl::Status CheckOwnership(const struct stat& st, const std::string& what,
+                            uid_t own_uid) {
+  if (st.st_uid != 0 && st.st_uid != geteuid() && st.st_uid != own_uid) {
     return absl::FailedPreconditionError(absl::StrCat(
         what, ": it belongs to uid ", st.st_uid,
         ", another user, who could read what biosnoop logs and rewrite it; "
@@ -89,8 +92,44 @@ std::string QuotedPath(absl::string_view path) {
   return absl::StrCat("\"", absl::Utf8SafeCEscape(path), "\"");
 }
 
+OutputPlace SplitOutputPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  OutputPlace place;
+  place.name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (place.name.empty() || place.name == "." || place.name == "..") {
+    return OutputPlace{"", path};
+  }
+  place.dir = slash == std::string::npos ? "."
+              : slash == 0               ? "/"
+                                         : path.substr(0, slash);
+  return place;
+}
+
+bool ModeAllows(const struct stat& st, int mask, uid_t uid, gid_t gid,
+                const std::vector<gid_t>& groups) {
+  // The kernel takes the first class that matches, owner, then group,
+  // then others, even when a later one would allow more.
+  int shift = 0;
+  if (st.st_uid == uid) {
+    shift = 6;
+  } else if (st.st_gid == gid || std::find(groups.begin(), groups.end(),
+                                           st.st_gid) != groups.end()) {
+    shift = 3;
+  }
+  const int bits = static_cast<int>((st.st_mode >> shift) & 7);
+  return (bits & mask) == mask;
+}
+
 absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
-                                            absl::string_view verb) {
+                                            absl::string_view verb,
+                                            uid_t own_uid) {
+  return OpenOutputAt(AT_FDCWD, path, path, verb, own_uid);
+}
+
+absl::StatusOr<OpenedOutput> OpenOutputAt(int dir_fd, const std::string& name,
+                                          const std::string& path,
+                                          absl::string_view verb,
+                                          uid_t own_uid) {
   const std::string what =
       absl::StrCat("cannot ", verb, " output ", QuotedPath(path));
   const std::string symlink_error = absl::StrCat(
@@ -100,7 +139,7 @@ absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
   // Judged before opening: opening a device may act (a tape rewinds, a
   // watchdog arms), and only a refused open is sure to write nothing.
   struct stat before;
-  if (lstat(path.c_str(), &before) == 0) {
+  if (fstatat(dir_fd, name.c_str(), &before, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(before.st_mode)) {
       return absl::FailedPreconditionError(symlink_error);
     }
@@ -114,17 +153,18 @@ absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
   // symbolic link: one at the path is EEXIST, and the plain open below
   // refuses it.
   bool created = true;
-  int fd = OpenRetryingEintr(path, kOpenFlags | O_EXCL);
+  int fd = OpenRetryingEintr(dir_fd, name, kOpenFlags | O_EXCL);
   if (fd < 0 && errno == EEXIST) {
     created = false;
-    fd = OpenRetryingEintr(path, kOpenFlags);
+    fd = OpenRetryingEintr(dir_fd, name, kOpenFlags);
   }
   if (fd < 0) {
     const int err = errno;
     // ELOOP also means "too many links" in a directory component; only
     // call it a symlink when the last component really is one.
     struct stat st;
-    const bool at_path = lstat(path.c_str(), &st) == 0;
+    const bool at_path =
+        fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (err == ELOOP && at_path && S_ISLNK(st.st_mode)) {
       return absl::FailedPreconditionError(symlink_error);
     }
@@ -151,7 +191,9 @@ absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
   // Files and FIFOs only: a terminal (group tty may write it) and
   // /dev/null (0666) are not logs someone else keeps.
   if (!created && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
-    if (absl::Status s = CheckOwnership(st, what); !s.ok()) return s;
+    if (absl::Status s = CheckOwnership(st, what, own_uid); !s.ok()) {
+      return s;
+    }
   }
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {

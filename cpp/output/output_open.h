@@ -3,7 +3,11 @@
 // Opening an output path for appending, by the rule of output_target.h,
 // without ever blocking on a FIFO.
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -45,8 +49,43 @@ class OpenedOutput {
 //     (CheckOutputTarget: "cannot open output "x": it is a block device ...");
 //   UnavailableError: a FIFO no process has open for reading (try later);
 //   otherwise errno's status, "cannot open output "x": Permission denied".
+// An existing file or FIFO is refused when another user could read or
+// rewrite what biosnoop logs, as logrotate refuses such files: owned by a
+// user other than root, the process's own and `own_uid` (the user biosnoop
+// runs as after loading, -Z), or writable by every user or by a group
+// other than root's:
+//   FailedPreconditionError "cannot open output "x": it belongs to uid
+//   1000, another user, ..." / "... it is writable by every user ...".
 absl::StatusOr<OpenedOutput> OpenOutputPath(const std::string& path,
-                                            absl::string_view verb = "open");
+                                            absl::string_view verb = "open",
+                                            uid_t own_uid = 0);
+
+// OpenOutputPath() for `name` in the directory `dir_fd` (openat(2): an
+// O_PATH descriptor of the output's directory, held since the start, so
+// that the reopen needs no search permission above it and follows the
+// directory if it is renamed; AT_FDCWD and a path work too).  `path`
+// names the output in messages.
+absl::StatusOr<OpenedOutput> OpenOutputAt(int dir_fd, const std::string& name,
+                                          const std::string& path,
+                                          absl::string_view verb,
+                                          uid_t own_uid);
+
+// The output path split for OpenOutputAt(): its directory ("." for a bare
+// name) and the last component.  A path whose last component is empty,
+// "." or ".." (a directory, refused anyway) gives an empty directory:
+// open the whole path from the working directory.
+struct OutputPlace {
+  std::string dir;
+  std::string name;
+};
+OutputPlace SplitOutputPath(const std::string& path);
+
+// Whether a user (`uid`, primary group `gid`, supplementary `groups`)
+// gets `mask` (R_OK, W_OK, X_OK, or'ed) on the inode `st` by its mode
+// bits alone, as the kernel decides for a process without capabilities
+// (ACLs are not looked at).
+bool ModeAllows(const struct stat& st, int mask, uid_t uid, gid_t gid,
+                const std::vector<gid_t>& groups);
 
 // CheckOutputTarget() for the process's stdout (fd 1, already open).
 absl::Status CheckStdoutTarget();

@@ -2,6 +2,7 @@
 
 #include "output_rotation.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <string>
@@ -15,24 +16,30 @@ namespace {
 
 // Says on `diag`, in one line, that SIGHUP could not reopen the output
 // (`error`, from OutputFile::Reopen) and that output goes on to the old
-// file.  For a permission error it adds why: biosnoop dropped its
-// capabilities, CAP_DAC_OVERRIDE with them, after loading.
+// file.  For a permission error it adds why: after loading, biosnoop runs
+// as an unprivileged user (-Z) without capabilities.
 void ReportFailedReopen(const absl::Status& error, std::FILE* diag) {
   // The old file is still open and writable, and events in it are not
   // lost: a rotation that cannot happen yet is no reason to end the run
   // (the next SIGHUP, logrotate's next run, tries again).
   std::string why;
   if (error.code() == absl::StatusCode::kPermissionDenied) {
-    // The uid stays, so a file its owner may write is fine; but logrotate's
-    // `create MODE OWNER GROUP` with another owner gives a file that only
-    // capabilities biosnoop no longer has could open.
+    // logrotate's `create MODE OWNER GROUP` with another owner, or a
+    // directory only root may write, gives a file that only capabilities
+    // biosnoop no longer has could open or create.
     const uid_t uid = geteuid();
-    const std::string who =
+    std::string who =
         uid == 0 ? std::string("root") : absl::StrCat("uid ", uid);
+    if (uid != 0) {
+      if (const struct passwd* pw = getpwuid(uid); pw != nullptr) {
+        who = pw->pw_name;
+      }
+    }
     why = absl::StrCat(
-        " (biosnoop dropped its capabilities after loading: it runs as ", who,
-        " without CAP_DAC_OVERRIDE, so the new file must be writable by ", who,
-        uid == 0 ? ", e.g. logrotate's `create 0640 root adm`" : "", ")");
+        " (after loading, biosnoop runs as ", who,
+        " without capabilities: the new file must be writable by ", who,
+        ", or the directory must let ", who,
+        " create it; e.g. logrotate's `create 0640 ", who, " adm`)");
   }
   absl::FPrintF(diag,
                 "biosnoop: %s%s; still writing to the old file, the next "
@@ -57,7 +64,8 @@ absl::StatusOr<bool> OutputRotation::Tick(bool hangup, uint64_t now_ns) {
                     "completed yet; still writing to the old file\n",
                     file_->DisplayName());
     } else {
-      pending_ = std::make_unique<BackgroundOpen>(file_->path());
+      pending_ = std::make_unique<BackgroundOpen>(file_->dir_fd(),
+                                                  file_->name(), file_->path());
       said_slow_ = false;
     }
   }

@@ -98,8 +98,9 @@ TEST(Rescue, AlwaysAttachesItRightAfterTheCompletionProgram) {
 }
 
 // What RescueIfSkipped does at the first skip, done at once: the probe is
-// opened as biosnoop opens it (privileges dropped right after attaching),
-// in a child process, which then attaches the rescue.  With bpf_stats on,
+// opened as biosnoop opens it (switched to its default user and
+// capabilities dropped right after attaching), in a child process, which
+// then attaches the rescue.  With bpf_stats on,
 // the rescue must run once for every completion of real reads.
 TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
   BIOSNOOP_REQUIRE_ROOT();
@@ -110,8 +111,13 @@ TEST(Rescue, AttachedLateWithoutPrivilegeItRunsOnEveryCompletion) {
   Child child = Child::Function(
       [] {
         ProbeConfig config;
+        absl::StatusOr<RunAs> run_as = ResolveRunAs("");
+        if (!run_as.ok() || !run_as->switches) {
+          (void)!write(STDOUT_FILENO, "u\n", 2);
+          for (;;) pause();
+        }
         absl::StatusOr<std::unique_ptr<Probe>> probe =
-            OpenProbe(config, /*consumer=*/nullptr, stderr, 0);
+            OpenProbe(config, /*consumer=*/nullptr, stderr, 0, *run_as);
         char verdict[] = "o\n";
         if (!probe.ok()) {
           verdict[0] = 'p';

@@ -158,6 +158,21 @@ TEST(OptionsTest, ParsesEveryOption) {
   EXPECT_EQ(o->verbose, 2);
 }
 
+// tcpdump's -Z: the user is only looked up at start (session.cc).
+TEST(OptionsTest, UserIsTcpdumpsZ) {
+  absl::StatusOr<Options> o = Parse({});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->user, "");
+  o = Parse({"-Z", "nobody"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->user, "nobody");
+  o = Parse({"--user=root"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->user, "root");
+  EXPECT_EQ(ErrorOf({"--user", ""}),
+            "--user: expected a user name, or root, got \"\"");
+}
+
 TEST(OptionsTest, LongFormsAndEqualsSyntax) {
   absl::StatusOr<Options> o =
       Parse({"--min-us=5", "--disk=loop0", "--pid=9", "--queued", "--output=-",

@@ -297,6 +297,94 @@ TEST_F(OutputFileTest, RefusesAnExistingOutputOthersCouldReadOrRewrite) {
       << file.status();
 }
 
+// The user biosnoop runs as after loading (-Z) owns its log from the
+// last run: taken as biosnoop's own.  Another user's is still refused.
+TEST_F(OutputFileTest, AnOutputOfTheUserItRunsAsIsItsOwn) {
+  if (geteuid() != 0) GTEST_SKIP() << "chown needs root";
+  const std::string own = Path("own.jsonl");
+  { std::ofstream(own) << "x\n"; }
+  ASSERT_EQ(chmod(own.c_str(), 0640), 0);
+  ASSERT_EQ(chown(own.c_str(), 65534, 0), 0);
+  EXPECT_FALSE(OutputFile::Open(own).ok());
+  EXPECT_TRUE(OutputFile::Open(own, RecordFraming::kLines, 65534).ok());
+  EXPECT_FALSE(OutputFile::Open(own, RecordFraming::kLines, 4321).ok());
+}
+
+// GiveTo(): a file this run created becomes the user's, its group kept;
+// one that was there keeps its owner.
+TEST_F(OutputFileTest, GiveToChownsOnlyAFileThisRunCreated) {
+  if (geteuid() != 0) GTEST_SKIP() << "chown needs root";
+  const std::string made = Path("made.jsonl");
+  auto file = OutputFile::Open(made);
+  ASSERT_TRUE(file.ok()) << file.status();
+  struct stat before;
+  ASSERT_EQ(stat(made.c_str(), &before), 0);
+  ASSERT_TRUE((*file)->GiveTo(65534).ok());
+  struct stat after;
+  ASSERT_EQ(stat(made.c_str(), &after), 0);
+  EXPECT_EQ(after.st_uid, 65534u);
+  EXPECT_EQ(after.st_gid, before.st_gid);
+  EXPECT_EQ(after.st_mode & 07777, before.st_mode & 07777);
+
+  const std::string there = Path("there.jsonl");
+  { std::ofstream(there) << ""; }
+  file = OutputFile::Open(there);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_TRUE((*file)->GiveTo(65534).ok());
+  ASSERT_EQ(stat(there.c_str(), &after), 0);
+  EXPECT_EQ(after.st_uid, 0u);
+}
+
+// Reopen() opens the name in the directory held since Open(): it needs
+// no search permission above it, and a renamed directory is followed.
+TEST_F(OutputFileTest, ReopenOpensTheNameInTheDirectoryHeldSinceOpen) {
+  const std::string dir = Path("logs");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  auto file = OutputFile::Open(dir + "/x.jsonl");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ((*file)->name(), "x.jsonl");
+  const std::string moved = Path("logs-moved");
+  ASSERT_EQ(rename(dir.c_str(), moved.c_str()), 0);
+  ASSERT_EQ(rename((moved + "/x.jsonl").c_str(), (moved + "/x.1").c_str()), 0);
+  ASSERT_TRUE((*file)->Reopen().ok());
+  ASSERT_TRUE((*file)->Append("new\n").ok());
+  ASSERT_TRUE((*file)->Flush().ok());
+  EXPECT_EQ(ReadFile(moved + "/x.jsonl"), "new\n");
+}
+
+TEST(OutputPlaceTest, SplitsTheDirectoryFromTheName) {
+  auto split = [](const std::string& p) {
+    OutputPlace place = SplitOutputPath(p);
+    return place.dir + "|" + place.name;
+  };
+  EXPECT_EQ(split("/var/log/biosnoop/slow.jsonl"),
+            "/var/log/biosnoop|slow.jsonl");
+  EXPECT_EQ(split("slow.jsonl"), ".|slow.jsonl");
+  EXPECT_EQ(split("/slow.jsonl"), "/|slow.jsonl");
+  EXPECT_EQ(split("a/b"), "a|b");
+  // No last name: opened whole from the working directory (and refused).
+  EXPECT_EQ(split("logs/"), "|logs/");
+  EXPECT_EQ(split("logs/.."), "|logs/..");
+  EXPECT_EQ(split("."), "|.");
+}
+
+// The kernel's order: the owner class decides for the owner even when
+// the group or others would allow more.
+TEST(ModeAllowsTest, OwnerThenGroupThenOthers) {
+  struct stat st {};
+  st.st_uid = 10;
+  st.st_gid = 20;
+  st.st_mode = S_IFDIR | 0750;
+  EXPECT_TRUE(ModeAllows(st, W_OK | X_OK, 10, 99, {}));
+  EXPECT_FALSE(ModeAllows(st, W_OK, 11, 20, {}));
+  EXPECT_TRUE(ModeAllows(st, X_OK, 11, 20, {}));
+  EXPECT_TRUE(ModeAllows(st, R_OK | X_OK, 11, 99, {5, 20}));
+  EXPECT_FALSE(ModeAllows(st, X_OK, 11, 99, {5}));
+  st.st_mode = S_IFDIR | 0077;
+  EXPECT_FALSE(ModeAllows(st, X_OK, 10, 20, {}));
+  EXPECT_TRUE(ModeAllows(st, W_OK | X_OK, 11, 21, {}));
+}
+
 // A start that fails after opening the output (the probe cannot load)
 // removes the file it created, and only that: never a file that was there
 // before, one it wrote to, or one that replaced it at the path.
