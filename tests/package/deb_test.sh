@@ -79,6 +79,14 @@ for f in /usr/lib/systemd/system/biosnoop.service /etc/logrotate.d/biosnoop \
     /usr/lib/biosnoop/biosnoop-metrics.so /usr/share/doc/biosnoop/README.md; do
   [[ -f $f ]] && ok "$f" || bad "$f not installed"
 done
+# postinst: the user biosnoop runs as once loaded (-Z), and its log
+# directory, setgid adm.
+if getent passwd biosnoop >/dev/null &&
+    [[ $(stat -c %U:%G:%a /var/log/biosnoop) == biosnoop:adm:2750 ]]; then
+  ok "user biosnoop and /var/log/biosnoop (biosnoop:adm 2750)"
+else
+  bad "postinst: user $(getent passwd biosnoop || echo missing), /var/log/biosnoop $(stat -c %U:%G:%a /var/log/biosnoop 2>&1)"
+fi
 if grep -q "^ExecStart=/usr/sbin/biosnoop " /usr/lib/systemd/system/biosnoop.service &&
     systemd-analyze verify /usr/lib/systemd/system/biosnoop.service >"$work/verify.log" 2>&1; then
   ok "the unit runs /usr/sbin/biosnoop and systemd-analyze verify accepts it"
@@ -121,7 +129,8 @@ else
 fi
 
 # The packaged biosnoop runs, writes its stream, and bioreport reads it.
-if /usr/sbin/biosnoop --duration 2 -o "$work/run.jsonl" 2>"$work/run.err" &&
+if /usr/sbin/biosnoop -v --duration 2 -o "$work/run.jsonl" 2>"$work/run.err" &&
+    grep -q "running as biosnoop (uid" "$work/run.err" &&
     head -1 "$work/run.jsonl" | grep -q '"type":"header"' &&
     /usr/bin/bioreport "$work/run.jsonl" >/dev/null 2>&1; then
   ok "biosnoop --duration 2 from the package: $(wc -l <"$work/run.jsonl") records, read by bioreport"
