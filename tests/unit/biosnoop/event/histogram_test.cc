@@ -129,6 +129,52 @@ TEST(HistogramTest, KernelFineBucketIsPrometheusSchema4InSeconds) {
   EXPECT_EQ(biosnoop_fine_bucket(uint64_t{1} << 50), kFineBuckets - 1u);
 }
 
+// The kernel's fine bucket finds its count of thresholds through 32 cells
+// of the octave (biosnoop_abi.h): against the plain count over the sixteen
+// thresholds, 2^61 2^((j + c) / 16) rounded down, on both sides of every
+// threshold in every octave a latency can have, where a cell's table
+// would be wrong first.
+TEST(HistogramTest, KernelFineBucketCellsCountLikeSixteenCompares) {
+  static constexpr uint64_t kThresholds[16] = {
+      2341847523916196280ULL, 2445529971668239784ULL, 2553802833553598966ULL,
+      2666869344568863968ULL, 2784941737692645604ULL, 2908241642260273621ULL,
+      3037000499976049692ULL, 3171459999343936368ULL, 3311872529332135848ULL,
+      3458501653123115592ULL, 3611622602838339504ULL, 3771522796166334215ULL,
+      3938502375863833974ULL, 4112874773142681847ULL, 4294967296000000000ULL,
+      4485121743595961938ULL};
+  auto sixteen = [](uint64_t ns) -> int {
+    int e = 63 - __builtin_clzll(ns);
+    const uint64_t m = ns << (61 - e);
+    int s = 16 * e;
+    for (uint64_t t : kThresholds) s += m > t ? 1 : 0;
+    return std::clamp(s - 158, 0, kFineBuckets - 1);
+  };
+  int compared = 0;
+  for (int e = 0; e <= 61; ++e) {
+    for (uint64_t t : kThresholds) {
+      // The ns whose m is at or just below t, and its neighbours.
+      const uint64_t at = t >> (61 - e);
+      for (uint64_t ns = at > 2 ? at - 2 : 1; ns <= at + 2; ++ns) {
+        if (ns >> 62) continue;
+        ASSERT_EQ(static_cast<int>(biosnoop_fine_bucket(ns)), sixteen(ns))
+            << ns;
+        ++compared;
+      }
+    }
+    // Each cell's edges too.
+    for (uint64_t q = 0; q <= 32; ++q) {
+      const uint64_t edge = ((uint64_t{1} << 61) + (q << 56)) >> (61 - e);
+      for (uint64_t ns = edge > 1 ? edge - 1 : 1; ns <= edge + 1; ++ns) {
+        if (ns >> 62) continue;
+        ASSERT_EQ(static_cast<int>(biosnoop_fine_bucket(ns)), sixteen(ns))
+            << ns;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 7000);
+}
+
 TEST(HistogramTest, DeltaSubtractsPerKeyAndDropsEmpty) {
   HistSet prev = {{Key(254, 0, Op::kRead, 0), Data(10, 3, 12, 4096)},
                   {Key(7, 1, Op::kWrite, 0), Data(5, 4, 12, 4096)}};
