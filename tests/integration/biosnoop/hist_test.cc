@@ -396,6 +396,7 @@ TEST(Hist, EveryCsvFileStartsWithTheColumnsOfItsRows) {
   ASSERT_TRUE(loop.ok());
   char dir[] = "/tmp/biosnoop-hist-csv-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
+  ASSERT_TRUE(GiveToBiosnoopUser(dir));  // it makes the new file there
   const std::string csv = std::string(dir) + "/lat.csv";
   Biosnoop b({"--hist", "--csv", "-D", "--interval", "1", "-d", loop.name(),
               "-o", csv});

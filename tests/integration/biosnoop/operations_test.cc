@@ -59,6 +59,7 @@ TEST(Operations, SighupRotationLosesNoEvent) {
   SlowDisk loop({.size_mib = 64, .read_delay_ms = 1});
   ASSERT_TRUE(loop.ok()) << loop.error();
   TempDir dir;
+  ASSERT_TRUE(GiveToBiosnoopUser(dir.path()));  // as the package's
   const std::string log = dir.path() + "/slow.jsonl";
   Biosnoop b({"--min-us", "1000", "-d", loop.loop_name(), "-o", log});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
@@ -250,24 +251,24 @@ TEST(Operations, SighupOnAppendedStdoutStartsTheTruncatedFileAfresh) {
   EXPECT_EQ(r["before_input"], old_events.size()) << r;
 }
 
-// logrotate with `create 0640 nobody adm`: `log` moved to `log`.1, a new
-// `log` biosnoop cannot write (it dropped CAP_DAC_OVERRIDE with its other
-// capabilities after loading), then SIGHUP; returns once biosnoop has said
-// so for the `nth` time.
+// logrotate with `create 0640 root adm`: `log` moved to `log`.1, a new
+// `log` biosnoop cannot write (after loading it runs as its own user,
+// without capabilities), then SIGHUP; returns once biosnoop has said so
+// for the `nth` time.
 void RotateOntoAFileItCannotWrite(const Biosnoop& b, const std::string& log,
                                   int nth) {
   ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
   const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0640);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(fchown(fd, 65534, 65534), 0);  // nobody
+  ASSERT_EQ(fchown(fd, 0, 0), 0);  // root's
   close(fd);
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
   ASSERT_TRUE(WaitForStderr(b, "cannot reopen", nth)) << b.Stderr();
 }
 
-// logrotate's `create 0640 nobody adm`: a new file biosnoop cannot write,
-// since it dropped CAP_DAC_OVERRIDE with its other capabilities after
-// loading; then a symlink at the path.  Each failed reopen is one line on
+// logrotate's `create 0640 root adm`: a new file biosnoop cannot write,
+// since after loading it runs as its own user without capabilities; then
+// a symlink at the path.  Each failed reopen is one line on
 // stderr, and biosnoop keeps writing to the old file, which it still
 // holds, losing nothing; the next SIGHUP tries again and, once the path is
 // usable, moves to the new file.
@@ -276,6 +277,7 @@ TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
   LoopDevice loop(64);
   ASSERT_TRUE(loop.ok());
   TempDir dir;
+  ASSERT_TRUE(GiveToBiosnoopUser(dir.path()));
   const std::string log = dir.path() + "/slow.jsonl";
   const std::string victim = dir.path() + "/victim";
   { std::ofstream(victim) << "precious\n"; }
@@ -320,7 +322,7 @@ TEST(Operations, FailedReopenKeepsWritingTheOldFileAndTriesAgain) {
   ASSERT_EQ(said.size(), 2u) << b.Stderr();
   EXPECT_NE(said[0].find("\"" + log + "\""), std::string::npos) << said[0];
   EXPECT_NE(said[0].find("Permission denied"), std::string::npos) << said[0];
-  EXPECT_NE(said[0].find("CAP_DAC_OVERRIDE"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("without capabilities"), std::string::npos) << said[0];
   EXPECT_NE(said[0].find("old file"), std::string::npos) << said[0];
   EXPECT_NE(said[1].find("symbolic link"), std::string::npos) << said[1];
   EXPECT_EQ(ReadFile(victim), "precious\n");

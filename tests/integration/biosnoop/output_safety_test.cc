@@ -7,16 +7,19 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -109,6 +112,7 @@ TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
   ASSERT_TRUE(disk.ok());
   ASSERT_NO_FATAL_FAILURE(MakeExt4(disk));
   TempDir dir;
+  ASSERT_TRUE(GiveToBiosnoopUser(dir.path()));  // as the package's
   const std::string log = dir.path() + "/slow.jsonl";
   Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
@@ -124,6 +128,7 @@ TEST(OutputSafety, SighupOntoABlockDeviceOrAReaderlessFifoKeepsTheOldFile) {
 
   ASSERT_EQ(unlink(log.c_str()), 0);
   ASSERT_EQ(mkfifo(log.c_str(), 0600), 0);
+  ASSERT_TRUE(GiveToBiosnoopUser(log));  // a FIFO it may write
   ASSERT_EQ(kill(b.pid(), SIGHUP), 0);
   ASSERT_TRUE(b.WaitForStderr("no process has open for reading", 20000))
       << b.Stderr();
@@ -176,9 +181,22 @@ class ResumeOnExit {
   pid_t pid_;
 };
 
+// Undoes a bind mount when it goes.
+class Unbind {
+ public:
+  explicit Unbind(std::string path) : path_(std::move(path)) {}
+  ~Unbind() { umount2(path_.c_str(), MNT_DETACH); }
+
+ private:
+  std::string path_;
+};
+
 // A hung file system (a FUSE daemon that stopped answering, as an NFS
-// server that went away): the reopen's lookup blocks, which must block
-// neither the events nor a stop.
+// server that went away): the reopen's open blocks, which must block
+// neither the events nor a stop.  The reopen opens the name in the
+// directory held since the start, so the hung file is put at that name
+// (a bind mount of the FUSE file system's file); -Z root, since that file
+// is root's alone.
 TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   BIOSNOOP_REQUIRE_ROOT();
   SlowDisk hung;
@@ -186,18 +204,17 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   LoopDevice loop(64);
   ASSERT_TRUE(loop.ok());
   TempDir dir;
-  // The log's directory is reached through a symbolic link (followed:
-  // only the last component never is), moved onto the FUSE mount later.
-  const std::string real = dir.path() + "/real";
-  const std::string via = dir.path() + "/logs";
-  ASSERT_EQ(mkdir(real.c_str(), 0700), 0);
-  ASSERT_EQ(symlink(real.c_str(), via.c_str()), 0);
-  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", via + "/slow.jsonl"});
+  const std::string log = dir.path() + "/slow.jsonl";
+  Biosnoop b({"--min-us", "0", "-d", loop.name(), "-o", log, "-Z", "root"});
   ASSERT_TRUE(b.WaitAttached()) << b.Stderr();
 
-  const std::string next = dir.path() + "/logs.next";
-  ASSERT_EQ(symlink(hung.mountpoint().c_str(), next.c_str()), 0);
-  ASSERT_EQ(rename(next.c_str(), via.c_str()), 0);
+  ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
+  { std::ofstream(log) << ""; }
+  ASSERT_EQ(mount(hung.control_path().c_str(), log.c_str(), nullptr, MS_BIND,
+                  nullptr),
+            0)
+      << strerror(errno);
+  Unbind unbind(log);
   ResumeOnExit resume(hung.daemon_pid());
   ASSERT_EQ(kill(hung.daemon_pid(), SIGSTOP), 0);
   // Every daemon thread stopped before the reopen's lookup is sent: a
@@ -212,7 +229,7 @@ TEST(OutputSafety, ReopenOnAHungFileSystemBlocksNeitherEventsNorAStop) {
   // Events still reach the old file while the open hangs.
   Workload w = DirectDd(loop.path(), true, 4096, 20);
   ASSERT_EQ(w.exit_code, 0);
-  const std::string old_path = real + "/slow.jsonl";
+  const std::string old_path = log + ".1";
   bool arrived = false;
   for (int waited = 0; waited < 20000 && !arrived; waited += 20) {
     arrived = EventsOf(Lines(ReadFile(old_path)), w.pid) > 0;

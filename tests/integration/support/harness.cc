@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -58,6 +59,13 @@ TempDir::~TempDir() {
 }
 
 bool IsRoot() { return geteuid() == 0; }
+
+bool GiveToBiosnoopUser(const std::string& dir) {
+  const passwd* pw = getpwnam("biosnoop");
+  if (pw == nullptr) pw = getpwnam("nobody");
+  return pw != nullptr && chown(dir.c_str(), pw->pw_uid, pw->pw_gid) == 0 &&
+         chmod(dir.c_str(), 0750) == 0;
+}
 
 bool InCi() {
   const char* ci = getenv("CI");

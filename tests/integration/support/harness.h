@@ -57,6 +57,13 @@ class TempDir {
   std::string path_;
 };
 
+// Gives the directory `dir` to the user biosnoop runs as once loaded by
+// default (biosnoop if that user exists, else nobody; -Z), mode 0750, as
+// the package makes /var/log/biosnoop: biosnoop can then make the new
+// file there after a rotation.  (A FIFO too: then biosnoop may open it.)
+// False if there is no such user or chown fails.
+bool GiveToBiosnoopUser(const std::string& dir);
+
 // A loop device over a file in /dev/shm.
 // Loop devices are reused, and their queue settings outlive losetup -d:
 // puts back the defaults a test (or a person) may have changed
