@@ -118,6 +118,29 @@ absl::StatusOr<absl::Duration> EventStream::OpenOutput(const RunState& run) {
     ASSIGN_OR_RETURN(metrics_, MetricsServer::Bind(options_.metrics_host,
                                                    options_.metrics_port));
   }
+  // Another process on the port (anyone can take a port from 1024 up)
+  // must not stop the events: they go on without the endpoint.
+  if (metrics_ != nullptr && !metrics_->bound()) {
+    if (options_.metrics_port < 1024) {
+      absl::FPrintF(
+          run.diag,
+          "biosnoop: warning: %s; the events go on without the metrics "
+          "endpoint, which is not tried again: a port below 1024 needs the "
+          "privileges biosnoop drops once it is loaded (give a port from "
+          "1024 up to have it tried again)\n",
+          metrics_->InUseMessage());
+      metrics_.reset();
+    } else {
+      absl::FPrintF(run.diag,
+                    "biosnoop: warning: %s; the events go on without the "
+                    "metrics endpoint, and biosnoop tries the port again "
+                    "every %d s\n",
+                    metrics_->InUseMessage(), MetricsServer::kRetryBindS);
+      metrics_in_use_since_ = MonotonicNs();
+      metrics_next_bind_ =
+          metrics_in_use_since_ + MetricsServer::kRetryBindS * 1000000000ULL;
+    }
+  }
   if (absl::StatusOr<std::string> h = HostName(); h.ok()) host_ = *h;
   const bool proto = options_.format == Options::Format::kProto;
   if (proto && options_.output == "-" && isatty(STDOUT_FILENO)) {
@@ -188,9 +211,11 @@ absl::Status EventStream::Started(RunState& run) {
     ASSIGN_OR_RETURN(StatsSnapshot stats, Snapshot(run, false));
     RETURN_IF_ERROR(PublishMetrics(run, stats));
     // Privileges are dropped by now, so its threads have none either.
-    metrics_->Serve();
-    absl::FPrintF(run.diag, "biosnoop: serving metrics at %s\n",
-                  metrics_->Url());
+    if (metrics_->bound()) {
+      metrics_->Serve();
+      absl::FPrintF(run.diag, "biosnoop: serving metrics at %s\n",
+                    metrics_->Url());
+    }
   }
   return absl::OkStatus();
 }
@@ -221,8 +246,34 @@ absl::Status EventStream::EverySecond(RunState& run, uint64_t now_ns) {
   if (metrics_ != nullptr) {
     ASSIGN_OR_RETURN(StatsSnapshot stats, Snapshot(run, false));
     RETURN_IF_ERROR(PublishMetrics(run, stats));
+    RetryMetricsBind(run, now_ns);
   }
   return absl::OkStatus();
+}
+
+void EventStream::RetryMetricsBind(RunState& run, uint64_t now_ns) {
+  if (metrics_->bound() || now_ns < metrics_next_bind_) return;
+  // A bind that fails costs a socket() and a bind(): no reason to try
+  // less often as time goes on, and the port is served within
+  // kRetryBindS of being freed.
+  metrics_next_bind_ = now_ns + MetricsServer::kRetryBindS * 1000000000ULL;
+  const absl::StatusOr<bool> bound = metrics_->TryBind();
+  if (!bound.ok()) {
+    absl::FPrintF(run.diag,
+                  "biosnoop: warning: %s; not tried again: the events go on "
+                  "without the metrics endpoint\n",
+                  bound.status().message());
+    metrics_.reset();
+    return;
+  }
+  if (!*bound) return;
+  // What it serves was published on this tick, before this.
+  metrics_->Serve();
+  absl::FPrintF(run.diag,
+                "biosnoop: --metrics-listen %s is free after %.0f s; "
+                "serving metrics at %s\n",
+                metrics_->Address(), (now_ns - metrics_in_use_since_) / 1e9,
+                metrics_->Url());
 }
 
 absl::Status EventStream::Periodic(RunState& run, uint64_t now_ns) {

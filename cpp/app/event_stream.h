@@ -66,6 +66,9 @@ class EventStream : public RunMode {
   // What the metrics serve from now on: `stats` and the kernel's
   // histograms since the start.  Does nothing without --metrics-listen.
   absl::Status PublishMetrics(RunState& run, const StatsSnapshot& stats);
+  // The metrics port was in use at start: tries it again every
+  // MetricsServer::kRetryBindS, and serves once bound.
+  void RetryMetricsBind(RunState& run, uint64_t now_ns);
 
   const Options& options_;
   Enricher enricher_;
@@ -84,6 +87,8 @@ class EventStream : public RunMode {
   HistSet hist_before_;
   uint64_t summary_start_ = 0;
   std::unique_ptr<MetricsServer> metrics_;  // --metrics-listen
+  uint64_t metrics_in_use_since_ = 0;       // while not bound
+  uint64_t metrics_next_bind_ = 0;
 };
 
 }  // namespace biosnoop

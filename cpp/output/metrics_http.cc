@@ -10,71 +10,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
+#include <chrono>
 #include <utility>
-#include <vector>
+
+#include "metrics_connections.h"
 
 namespace biosnoop {
 namespace {
-
-// httplib's own pool queues every accepted connection without bound, so a
-// flood of connections would hold as many descriptors as it opens (and
-// starve the run's own opens: sysfs, /proc, a rotated output).  This one
-// keeps at most kQueued waiting: past that, accepting waits, and new
-// connections wait in the kernel's listen backlog.
-class BoundedPool : public httplib::TaskQueue {
- public:
-  BoundedPool(int workers, size_t max_queued) : max_queued_(max_queued) {
-    for (int i = 0; i < workers; ++i) {
-      threads_.emplace_back([this] { Work(); });
-    }
-  }
-
-  void enqueue(std::function<void()> fn) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    room_.wait(lock, [this] { return jobs_.size() < max_queued_; });
-    jobs_.push_back(std::move(fn));
-    work_.notify_one();
-  }
-
-  // After the server stopped: what is queued closes at once (the server's
-  // socket is gone, so no request is read), what is served ends within
-  // its timeouts.
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      shutdown_ = true;
-    }
-    work_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-
- private:
-  void Work() {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        work_.wait(lock, [this] { return shutdown_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;  // shut down, nothing left
-        fn = std::move(jobs_.front());
-        jobs_.pop_front();
-        room_.notify_one();
-      }
-      fn();
-    }
-  }
-
-  const size_t max_queued_;
-  std::mutex mu_;
-  std::condition_variable work_, room_;
-  std::deque<std::function<void()>> jobs_;
-  bool shutdown_ = false;
-  std::vector<std::thread> threads_;
-};
 
 // Only SO_REUSEADDR (a restart binds at once over the last run's
 // TIME_WAIT connections): httplib's default adds SO_REUSEPORT, which
@@ -85,18 +27,61 @@ void ListenSocketOptions(int fd) {
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
 }
 
-// httplib's server with access to its listening socket, which it closes
-// only when it has served (stop()): one bound but never served closes
-// here.
+// httplib's server, with its parsing, routing and replies, but each
+// accepted connection served here (metrics_connections.h says why):
+// one request under a deadline, through a DeadlineStream, registered in
+// Connections so that a stop or a newer connection can end it at once.
+// httplib's listening socket is closed by httplib only once it served
+// (stop()): one bound but never served closes here.
 class HttplibServer : public httplib::Server, public MetricsHttp {
  public:
+  explicit HttplibServer(const MetricsHttpSettings& settings)
+      : deadline_(settings.deadline_ms),
+        max_request_bytes_(settings.max_request_bytes) {
+    const size_t slots = static_cast<size_t>(settings.slots);
+    new_task_queue = [this, slots] { return new SlotPool(slots, &live_); };
+  }
+
   void ListenAfterBind() override { listen_after_bind(); }
   bool IsRunning() const override { return is_running(); }
-  void Stop() override { stop(); }
+  void Stop() override {
+    // Every connection first: the accept loop may wait for a worker.
+    live_.Stop();
+    stop();
+  }
+  // httplib listens with a backlog of 5: a burst of connections past it
+  // (stalled clients that come back as soon as they are dropped) has the
+  // kernel drop SYNs, and a scrape among them waits a second for its
+  // retry.  listen() again on a listening socket sets its backlog.
+  void SetBacklog(int backlog) { ::listen(svr_sock_, backlog); }
   void CloseUnserved() override {
     const socket_t fd = svr_sock_.exchange(INVALID_SOCKET);
     if (fd != INVALID_SOCKET) close(fd);
   }
+
+ private:
+  // Called by httplib's accept loop, through the task queue, for each
+  // connection (httplib's own serves keep-alive requests with a timeout
+  // per recv()).
+  bool process_and_close_socket(socket_t sock) override {
+    bool served = false;
+    Connections::Token token;
+    if (live_.Add(sock, &token)) {
+      DeadlineStream stream(sock, std::chrono::steady_clock::now() + deadline_,
+                            max_request_bytes_);
+      bool closed = false;
+      served =
+          process_request(stream, /*close_connection=*/true, closed, nullptr);
+      live_.Remove(token);
+    }
+    shutdown(sock, SHUT_RDWR);
+    close(sock);
+    return served;
+  }
+
+  const std::chrono::milliseconds deadline_;
+  const size_t max_request_bytes_;
+  Connections live_;
 };
 
 }  // namespace
@@ -106,18 +91,9 @@ extern "C" __attribute__((visibility("default"))) biosnoop::MetricsHttp*
 biosnoop_metrics_http_bind(const std::string& host, int port,
                            const biosnoop::MetricsHttpSettings& settings,
                            biosnoop::MetricsReplyFn reply, int* bound_port) {
-  using biosnoop::BoundedPool;
-  auto server = std::make_unique<biosnoop::HttplibServer>();
+  auto server = std::make_unique<biosnoop::HttplibServer>(settings);
   server->set_socket_options(biosnoop::ListenSocketOptions);
-  server->set_keep_alive_max_count(1);
-  server->set_keep_alive_timeout(settings.io_timeout_s);
-  server->set_read_timeout(settings.io_timeout_s, 0);
-  server->set_write_timeout(settings.io_timeout_s, 0);
   server->set_payload_max_length(4096);
-  server->new_task_queue = [workers = settings.workers,
-                            queued = settings.queued] {
-    return new BoundedPool(workers, queued);
-  };
   errno = 0;
   const int bound = port == 0 ? server->bind_to_any_port(host)
                     : server->bind_to_port(host, port) ? port
@@ -128,6 +104,7 @@ biosnoop_metrics_http_bind(const std::string& host, int port,
     errno = err;
     return nullptr;
   }
+  server->SetBacklog(settings.backlog);
   *bound_port = bound;
   server->Get("/metrics", [reply = std::move(reply)](
                               const httplib::Request& req,

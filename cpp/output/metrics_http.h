@@ -8,6 +8,7 @@
 // module only when --metrics-listen asks for the endpoint.  Both sides are
 // built from this tree by the same compiler, so the interface is C++.
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,18 +32,21 @@ class MetricsHttp {
   // Serves until Stop(); marks the server running first thing.
   virtual void ListenAfterBind() = 0;
   virtual bool IsRunning() const = 0;
-  // Ends ListenAfterBind() and waits for the connections being served.
+  // Ends ListenAfterBind() and every connection at once: none is waited
+  // for.
   virtual void Stop() = 0;
   // Closes the listening socket of a server that never served.
   virtual void CloseUnserved() = 0;
 };
 
-// How the server answers, and the bounds on what scrapers can hold
+// How the server answers, and the bounds on what clients can hold
 // (metrics_server.h says why).
 struct MetricsHttpSettings {
-  int workers = 0;       // connections served at once
-  int queued = 0;        // accepted connections waiting for a worker
-  int io_timeout_s = 0;  // a connection idle this long is dropped
+  int slots = 0;                 // connections served at once; a new one past
+                                 // them drops the oldest
+  int deadline_ms = 0;           // for a connection's whole request and reply
+  size_t max_request_bytes = 0;  // read from a connection at most
+  int backlog = 0;               // connections the kernel holds until accepted
 };
 
 // The module's one entry point, named kMetricsHttpBindSymbol: binds

@@ -25,13 +25,6 @@ namespace {
 
 absl::Status BindError(int err, const std::string& where) {
   switch (err) {
-    case EADDRINUSE:
-      return WithExitCode(
-          absl::InvalidArgumentError(absl::StrCat(
-              "--metrics-listen ", where,
-              ": address already in use (another process listens there): "
-              "give another port")),
-          kExitUsage);
     case EADDRNOTAVAIL:
       return WithExitCode(
           absl::InvalidArgumentError(absl::StrCat(
@@ -110,29 +103,56 @@ absl::StatusOr<MetricsHttpBindFn> LoadModule(const std::string& module) {
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Bind(
     const std::string& host, int port, const std::string& module) {
   ASSIGN_OR_RETURN(MetricsHttpBindFn bind, LoadModule(module));
-  const std::string where = host.find(':') != std::string::npos
-                                ? absl::StrCat("[", host, "]:", port)
-                                : absl::StrCat(host, ":", port);
-  std::unique_ptr<MetricsServer> server(new MetricsServer(host, port));
-  MetricsServer* self = server.get();
-  MetricsHttpSettings settings;
-  // Bounds on what a scraper can hold (metrics_server.h).
-  settings.workers = kWorkers;
-  settings.queued = kQueued;
-  settings.io_timeout_s = kIoTimeoutS;
-  int bound = -1;
-  // The module sets errno when the bind fails.
-  server->impl_.reset(bind(
-      host, port, settings,
-      [self](const std::string& accept) { return self->Current(accept); },
-      &bound));
-  if (server->impl_ == nullptr) return BindError(errno, where);
-  server->port_ = bound;
+  std::unique_ptr<MetricsServer> server(new MetricsServer(host, port, bind));
+  const int err = server->BindOnce();
+  // Another process on the port is no reason to stop the events: the run
+  // goes on without the endpoint and tries again (TryBind()).
+  if (err != 0 && err != EADDRINUSE) return BindError(err, server->Address());
   return server;
 }
 
-MetricsServer::MetricsServer(std::string host, int port)
-    : host_(std::move(host)), port_(port) {}
+MetricsServer::MetricsServer(std::string host, int port, MetricsHttpBindFn bind)
+    : bind_(bind), host_(std::move(host)), port_(port) {}
+
+int MetricsServer::BindOnce() {
+  MetricsHttpSettings settings;
+  // Bounds on what a client can hold (metrics_server.h).
+  settings.slots = kSlots;
+  settings.deadline_ms = kDeadlineMs;
+  settings.max_request_bytes = kMaxRequestBytes;
+  settings.backlog = kBacklog;
+  int bound = -1;
+  // The module sets errno when the bind fails.
+  errno = 0;
+  MetricsHttp* impl = bind_(
+      host_, port_, settings,
+      [this](const std::string& accept) { return Current(accept); }, &bound);
+  const int err = errno;
+  if (impl == nullptr) return err;
+  impl_.reset(impl);
+  port_ = bound;
+  return 0;
+}
+
+absl::StatusOr<bool> MetricsServer::TryBind() {
+  if (impl_ != nullptr) return true;
+  const int err = BindOnce();
+  if (err == 0) return true;
+  if (err == EADDRINUSE) return false;
+  return BindError(err, Address());
+}
+
+std::string MetricsServer::Address() const {
+  return host_.find(':') != std::string::npos
+             ? absl::StrCat("[", host_, "]:", port_)
+             : absl::StrCat(host_, ":", port_);
+}
+
+std::string MetricsServer::InUseMessage() const {
+  return absl::StrCat("--metrics-listen ", Address(),
+                      ": address already in use (another process listens "
+                      "there)");
+}
 
 MetricsServer::~MetricsServer() {
   if (impl_ == nullptr) return;
@@ -140,13 +160,14 @@ MetricsServer::~MetricsServer() {
     impl_->CloseUnserved();
     return;
   }
-  // Stop() only acts once the server runs; Serve() waited for that.
+  // Stop() only acts once the server runs; Serve() waited for that.  It
+  // drops every connection, so the join waits for no client.
   impl_->Stop();
   thread_.join();
 }
 
 void MetricsServer::Serve() {
-  if (thread_.joinable()) return;
+  if (impl_ == nullptr || thread_.joinable()) return;
   // The run's signals (a stop, SIGHUP) must reach its own thread, which
   // they interrupt; these threads, and the workers they start, take none.
   sigset_t all, old;
