@@ -169,9 +169,11 @@ cli::ProgramDoc MakeDoc() {
            "address, port 0 on a free port (said on stderr)",
            "",
            "Addresses are numeric; 0.0.0.0:PORT listens on every interface. "
-           "A malformed value, an address in use or not on this host is bad "
-           "usage (exit 64) before anything is loaded or created; a port "
-           "below 1024 without CAP_NET_BIND_SERVICE exits 77. The server is "
+           "A malformed value or an address not on this host is bad usage "
+           "(exit 64) before anything is loaded or created; a port below "
+           "1024 without CAP_NET_BIND_SERVICE exits 77. An address in use "
+           "is a warning: the events go on, and a port from 1024 up is "
+           "tried again every 5 s. The server is "
            "a module, biosnoop-metrics.so, loaded only with this option "
            "(FILES)."},
           {{Flag{"rescue", 0, "always|auto", kOptRescue}},
@@ -351,7 +353,7 @@ cli::ProgramDoc MakeDoc() {
            {64, "bad usage or unknown disk",
             "unknown option, bad value, a filter given twice, a disk that "
             "is not request-based, a --cgroup that does not exist, a "
-            "--metrics-listen address in use or not on this host, a -Z "
+            "--metrics-listen address not on this host, a -Z "
             "user that does not exist"},
            {69, "kernel lacks support",
             "no BTF or BTF that is not valid, no block tracepoints or BPF; "
