@@ -40,8 +40,8 @@ int ConnectLoopback(int port, int timeout_ms) {
 }
 
 bool ClosedByServer(int fd, int timeout_ms) {
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::milliseconds(timeout_ms);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   char buf[4096];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

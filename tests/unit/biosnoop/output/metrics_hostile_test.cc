@@ -88,8 +88,8 @@ TEST(MetricsHostileTest, ARequestThatNeverEndsIsDroppedAtTheDeadline) {
   close(fd);
   EXPECT_TRUE(closed) << "a request trickled for 30 s was still open";
   EXPECT_GE(took, MetricsServer::kDeadlineMs - 10);
-  std::printf("trickled request dropped after %.0f ms (deadline %d ms)\n",
-              took, MetricsServer::kDeadlineMs);
+  std::printf("trickled request dropped after %.0f ms (deadline %d ms)\n", took,
+              MetricsServer::kDeadlineMs);
 }
 
 // A slow client that does finish within the deadline gets its answer:
@@ -234,8 +234,7 @@ TEST(MetricsHostileTest, AnEndlessRequestIsCutOffAtItsSize) {
   close(fd);
   EXPECT_TRUE(closed) << "a request of " << flood.size()
                       << " bytes was still open after half the deadline";
-  std::printf("a %zu-byte request cut off after %.1f ms\n", flood.size(),
-              took);
+  std::printf("a %zu-byte request cut off after %.1f ms\n", flood.size(), took);
 }
 
 }  // namespace
