@@ -35,8 +35,7 @@ void IpAndPort(const sockaddr_storage& a, std::string& ip, int& port) {
 bool Connections::Add(int fd, Token* token) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return false;
-  *token =
-      live_.insert(live_.end(), Entry{fd, std::chrono::steady_clock::now()});
+  *token = live_.insert(live_.end(), Entry{fd});
   return true;
 }
 

@@ -34,7 +34,6 @@ class Connections {
  public:
   struct Entry {
     int fd;
-    SteadyTime since;
     bool dropped = false;
   };
   using Token = std::list<Entry>::iterator;
@@ -52,7 +51,7 @@ class Connections {
 
  private:
   std::mutex mu_;
-  std::list<Entry> live_;  // oldest first
+  std::list<Entry> live_;  // in the order they were taken up
   bool stopped_ = false;
 };
 
