@@ -57,21 +57,6 @@ int64_t StartOf(int64_t end_ns, double interval_s) {
 
 }  // namespace
 
-int CoarserBucket(int k, int schema, int to) {
-  for (int s = schema; s > to; --s) k = k > 0 ? (k + 1) / 2 : -((-k) / 2);
-  return k;
-}
-
-namespace {
-
-FineSums AtSchema(const FineSums& fine, int schema, int to) {
-  FineSums out;
-  for (const auto& [k, n] : fine) out[CoarserBucket(k, schema, to)] += n;
-  return out;
-}
-
-}  // namespace
-
 void BaselineGroup::Add(const BaselineGroup& o) {
   count += o.count;
   bytes += o.bytes;
@@ -83,12 +68,10 @@ void BaselineGroup::Add(const BaselineGroup& o) {
     fine_schema = o.fine_schema;
   } else if (o.fine_schema != fine_schema) {
     const int to = std::min(fine_schema, o.fine_schema);
-    fine = AtSchema(fine, fine_schema, to);
+    if (to != fine_schema) fine = fine.AtSchema(fine_schema, to);
     fine_schema = to;
   }
-  for (const auto& [k, n] : AtSchema(o.fine, o.fine_schema, fine_schema)) {
-    fine[k] += n;
-  }
+  fine.AddAll(o.fine, o.fine_schema, fine_schema);
   fine_total += o.fine_total;
 }
 
@@ -97,10 +80,9 @@ bool HasFineBuckets(const BaselineGroup& g) {
          g.fine_total == g.count;
 }
 
-std::optional<double> EstimateFineUs(const FineSums& fine, int schema,
+std::optional<double> EstimateFineUs(const FineBuckets& fine, int schema,
                                      int permille) {
-  Sum total = 0;
-  for (const auto& [k, n] : fine) total += n;
+  const Sum total = fine.Total();
   if (total == 0) return std::nullopt;
   Sum rank = (total * static_cast<unsigned>(permille) + 999) / 1000;
   if (rank == 0) rank = 1;
@@ -108,10 +90,12 @@ std::optional<double> EstimateFineUs(const FineSums& fine, int schema,
   // The zero bucket: everything up to 2^-20 s, whatever the schema.
   const int zero = static_cast<int>(std::lround(-20 * per_octave));
   Sum seen = 0;
-  for (const auto& [k, n] : fine) {
+  std::optional<double> us;  // found once seen reaches rank
+  fine.ForEach([&](int k, Sum n) {
+    if (us) return;
     if (seen + n < rank) {
       seen += n;
-      continue;
+      return;
     }
     const double hi = std::exp2(k / per_octave);
     double seconds = hi;
@@ -121,9 +105,9 @@ std::optional<double> EstimateFineUs(const FineSums& fine, int schema,
           static_cast<double>(rank - seen) / static_cast<double>(n);
       seconds = lo * std::pow(hi / lo, f);
     }
-    return seconds * 1e6;
-  }
-  return std::nullopt;  // not reached: total is their sum
+    us = seconds * 1e6;
+  });
+  return us;  // nullopt not reached: total is their sum
 }
 
 std::optional<uint64_t> EstimatePercentileUs(const BaselineGroup& g,
@@ -225,9 +209,10 @@ void BaselineCollector::AddResolved(const v1::Summary& s) {
         // Beyond 2^±100000/2^schema s is no latency: left out, the group
         // then falls back on its log2 buckets (fine_total < count).
         if (g.latency_fine(i) == 0 || k < -100000 || k > 100000) continue;
-        out.fine[static_cast<int>(k)] += g.latency_fine(i);
+        out.fine.Append(static_cast<int>(k), g.latency_fine(i));
         out.fine_total += g.latency_fine(i);
       }
+      out.fine.ShrinkToFit();
     }
   }
   if (intervals_.size() == 1 || iv.start_ns < window_start_ns_) {

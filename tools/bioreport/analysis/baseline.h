@@ -26,21 +26,16 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "aggregator.h"
 #include "biosnoop.pb.h"
 #include "filter.h"
+#include "fine_buckets.h"
 
 namespace biosnoop::report {
 
 // A log2 histogram summed over summary records (Sum: exact).
 using Log2Sums = std::array<Sum, kBuckets>;
-// Fine buckets summed over summary records: bucket index k -> count, the
-// non-empty ones.  A B-tree, not std::map: a day of summaries keeps tens
-// of thousands of groups with a hundred buckets each (10 million events'
-// 1000 summaries: 173 MB as std::map, see docs/bioreport.md#speed).
-using FineSums = absl::btree_map<int, Sum>;
 
 // One (disk, op) of one interval, or their sum over several intervals.
 // Counts are Sums: the sum of several intervals' uint64 counters is exact.
@@ -56,9 +51,10 @@ struct BaselineGroup {
   Log2Sums latency{};  // log2 microseconds, as SummaryGroup.latency_us_log2
   // The fine latency buckets (SummaryGroup.latency_fine), bucket index k
   // at fine_schema -> count; fine_total their sum.  Used for percentiles
-  // only when fine_total == count: every interval summed had them.
+  // only when fine_total == count: every interval summed had them.  An
+  // interval's group keeps them packed, a sum summed (fine_buckets.h).
   int fine_schema = kNoFineSchema;
-  FineSums fine;
+  FineBuckets fine;
   Sum fine_total = 0;
   static constexpr int kNoFineSchema = -100;
 
@@ -111,11 +107,8 @@ bool HasFineBuckets(const BaselineGroup& group);
 // lo * (hi / lo)^f, f = (rank - those below) / the bucket's count, log-
 // linear interpolation by rank; the zero bucket (k = -20 * 2^schema,
 // everything up to 2^-20 s) at its upper bound.  nullopt when empty.
-std::optional<double> EstimateFineUs(const FineSums& fine, int schema,
+std::optional<double> EstimateFineUs(const FineBuckets& fine, int schema,
                                      int permille);
-// Bucket k at `schema` as the bucket of the coarser schema `to` (<=
-// schema) that holds it: each step down merges pairs, (2k-1, 2k] -> k.
-int CoarserBucket(int k, int schema, int to);
 
 class BaselineCollector {
  public:

@@ -24,7 +24,7 @@ int ZeroBucket(int schema) { return -20 * (1 << schema); }
 void EventLines(const HeatmapPanel& panel, int columns, HeatmapPanelData* d) {
   d->p50.assign(columns, std::nullopt);
   d->p99.assign(columns, std::nullopt);
-  FineSums fine;
+  FineBuckets fine;
   auto flush = [&](int c) {
     if (fine.empty()) return;
     d->p50[c] = EstimateFineUs(fine, kFineSchema, kP50);
@@ -37,7 +37,7 @@ void EventLines(const HeatmapPanel& panel, int columns, HeatmapPanelData* d) {
       if (column >= 0) flush(column);
       column = cell.column;
     }
-    fine[cell.bucket] += cell.count;
+    fine.Add(cell.bucket, cell.count);
   }
   if (column >= 0) flush(column);
 }
