@@ -11,6 +11,8 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -215,6 +217,57 @@ TEST(HeatmapBinnerTest, CoarsensWithoutLosingOrMovingEvents) {
         << "column " << col;
   }
   EXPECT_EQ(Total(panels), times.size());
+}
+
+// Events that come back to granules left long before (inputs out of time
+// order), in several panels and buckets, across granule changes: every
+// cell holds exactly the events its column, panel and bucket give.
+TEST(HeatmapBinnerTest, EventsOutOfOrderMergeIntoTheirCells) {
+  HeatmapBinner bins(HistGroup::kDiskOp, 0);
+  std::mt19937_64 rng(11);
+  struct Seen {
+    int64_t ns;
+    int panel;
+    int bucket;
+  };
+  std::vector<Seen> seen;
+  const char* const kDisksOps[][2] = {
+      {"vda", "read"}, {"vda", "write"}, {"vdb", "read"}};
+  for (int i = 0; i < 120000; ++i) {
+    // Three streams a minute apart, interleaved: each step goes back.
+    const int64_t ns = kT0 + (i % 3) * kMin +
+                       static_cast<int64_t>(i / 3) * 3 * kMs +
+                       static_cast<int64_t>(rng() % kMs);
+    const int panel = static_cast<int>(rng() % 3);
+    const uint64_t us = 100 + rng() % 50000;
+    bins.Add("db7", kDisksOps[panel][0], kDisksOps[panel][1], ns, us);
+    seen.push_back({ns, panel, FineBucketOfUs(us)});
+  }
+  EXPECT_GT(bins.granule_ns(), kUs);  // coarsened on the way
+  absl::StatusOr<HeatmapColumns> c =
+      ChooseColumns(bins.first_ns(), bins.last_ns(), std::nullopt, std::nullopt,
+                    200, 0, bins.granule_ns());
+  ASSERT_TRUE(c.ok());
+  // Panels are sorted by key: vda read, vda write, vdb read.
+  std::vector<std::map<std::pair<int, int>, uint64_t>> want(3);
+  for (const Seen& e : seen) {
+    ++want[e.panel][{static_cast<int>(c->Of(e.ns)), e.bucket}];
+  }
+  const std::vector<HeatmapPanel> panels = bins.Panels(*c);
+  ASSERT_EQ(panels.size(), 3u);
+  for (int p = 0; p < 3; ++p) {
+    std::map<std::pair<int, int>, uint64_t> got;
+    for (const HeatmapCell& cell : panels[p].cells) {
+      got[{cell.column, cell.bucket}] = cell.count;
+    }
+    EXPECT_EQ(got, want[p]) << "panel " << p;
+    EXPECT_TRUE(std::is_sorted(panels[p].cells.begin(), panels[p].cells.end(),
+                               [](const HeatmapCell& a, const HeatmapCell& b) {
+                                 return std::tie(a.column, a.bucket) <
+                                        std::tie(b.column, b.bucket);
+                               }));
+  }
+  EXPECT_EQ(Total(panels), seen.size());
 }
 
 TEST(ColorScaleTest, LogLevelsAndTheirRanges) {

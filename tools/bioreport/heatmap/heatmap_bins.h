@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "aggregator.h"
@@ -152,17 +151,15 @@ class HeatmapBinner {
   std::vector<HeatmapPanel> Panels(const HeatmapColumns& columns) const;
 
  private:
-  struct CellKey {
-    int64_t granule;
-    uint32_t group;
-    uint32_t bucket;
-    bool operator==(const CellKey&) const = default;
-    template <typename H>
-    friend H AbslHashValue(H h, const CellKey& k) {
-      return H::combine(std::move(h), k.granule, k.group, k.bucket);
-    }
+  // One granule's non-empty cells, sorted by cell (group * kFineBuckets
+  // + element), and their counts: 12 bytes a cell.
+  struct GranuleCells {
+    std::vector<uint32_t> cells;
+    std::vector<uint64_t> counts;
   };
-  // Moves the current granule's counts into cells_.
+  // Adds the sorted cells `from` (each cell once) to `to`.
+  static void MergeInto(GranuleCells from, GranuleCells* to);
+  // Moves the current granule's counts into granules_.
   void FlushCurrent();
   // Moves every count to the next granule of kGranules, until at most
   // kMaxGranules distinct ones hold events (or the last is reached).
@@ -177,8 +174,8 @@ class HeatmapBinner {
   uint64_t events_ = 0;
   int64_t first_ns_ = 0;
   int64_t last_ns_ = 0;
-  absl::flat_hash_map<CellKey, uint64_t> cells_;
-  absl::flat_hash_set<int64_t> granules_seen_;
+  // The granules that hold events (the current one once flushed).
+  absl::flat_hash_map<int64_t, GranuleCells> granules_;
   // The granule events arrive in (they come in time order, mostly), as
   // dense counts per group * kFineBuckets + element, and which are
   // non-zero.
