@@ -106,8 +106,8 @@ class LeakCheck : public ::testing::Environment {
       umount2(m.mountpoint.c_str(), MNT_DETACH);
     }
     for (const auto& [loop, file] : backing) {
-      ADD_FAILURE() << "the test left /dev/" << loop << " attached to "
-                    << file << "; detaching it";
+      ADD_FAILURE() << "the test left /dev/" << loop << " attached to " << file
+                    << "; detaching it";
       RunCommand({"losetup", "-d", "/dev/" + loop});
     }
   }
