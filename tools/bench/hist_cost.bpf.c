@@ -40,10 +40,9 @@ static __always_inline struct draw next_draw(void) {
   __u32 r = bpf_get_prandom_u32();
   struct draw d;
   d.latency_ns = (__u64)(1024 + (r & 0x3FF)) << ((r >> 10) & 15);
-  d.key = biosnoop_hist_key(((r >> 16) & disk_mask) + 1,
-                            (r >> 14) & 1 ? BIOSNOOP_OP_WRITE
-                                          : BIOSNOOP_OP_READ,
-                            0);
+  d.key = biosnoop_hist_key(
+      ((r >> 16) & disk_mask) + 1,
+      (r >> 14) & 1 ? BIOSNOOP_OP_WRITE : BIOSNOOP_OP_READ, 0);
   d.bytes = 512U << ((r >> 20) & 7);
   d.outcome = (r >> 23) & 3 ? 0 : HIST_SLOW;
   return d;
