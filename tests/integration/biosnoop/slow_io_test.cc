@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -141,8 +142,20 @@ TEST(SlowIo, JustUnderTheThresholdLogsNothing) {
               "--direct=1", "--ioengine=psync", "--size=200k"});
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(b.Stop(), 0);
-  EXPECT_TRUE(b.Events().empty()) << b.Stdout();
-  EXPECT_GE(b.Summary()["below_threshold"], 50);
+  // The disk answers in 5 ms, half the threshold; on a loaded machine its
+  // FUSE daemon may wake late and make a read slower than 10 ms (seen in
+  // CI: 12 and 13 ms, 2 of 50).  Such a read is rightly an event; what
+  // must hold is that no faster one is, and that most reads, the ones
+  // under the threshold, were counted below it, not logged.
+  const std::vector<json> events = b.Events();
+  for (const json& e : events) {
+    EXPECT_GE(e["latency_us"].get<uint64_t>(), 10000u) << e.dump();
+  }
+  EXPECT_LE(events.size(), 25u) << b.Stdout();
+  std::map<std::string, double> s = b.Summary();
+  EXPECT_GE(s["below_threshold"], 25);
+  EXPECT_GE(s["below_threshold"] + static_cast<double>(events.size()), 50);
+  ExpectCountersAddUp(b);
 }
 
 TEST(SlowIo, SlowRegionYieldsEventsOnlyInsideIt) {
