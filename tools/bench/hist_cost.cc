@@ -19,11 +19,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "cli_numbers.h"
 // The types of the maps and globals the skeleton declares.
 #include "biosnoop_abi.h"
 #include "hist_cost.skel.h"
@@ -44,16 +44,6 @@ int Usage(const char* argv0) {
           "and writes of D disks (1, 2, 4, 8, 16 or 32; default 4).\n",
           argv0);
   return 64;
-}
-
-bool ParseCount(const char* text, long min, long max, long* out) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
-    return false;
-  *out = v;
-  return true;
 }
 
 double Median(std::vector<double> v) {
@@ -82,11 +72,18 @@ int main(int argc, char** argv) {
                    : arg == "--cpu"    ? &cpu
                    : arg == "--disks"  ? &disks
                                        : nullptr;
-    if (target == nullptr || i + 1 >= argc ||
-        !ParseCount(argv[++i], target == &cpu ? 0 : 1,
-                    target == &repeat ? 100000000 : 100000, target)) {
-      return Usage(argv[0]);
+    if (target == nullptr || i + 1 >= argc) return Usage(argv[0]);
+    // The rule of every other command line (cli_numbers.h).
+    const absl::StatusOr<uint64_t> v = biosnoop::cli::ParseNumber(
+        arg, argv[++i],
+        {.min = target == &cpu ? 0u : 1u,
+         .max = target == &repeat ? 100'000'000u : 100'000u});
+    if (!v.ok()) {
+      fprintf(stderr, "hist_cost: %s\n",
+              std::string(v.status().message()).c_str());
+      return 64;
     }
+    *target = static_cast<long>(*v);
   }
   if (disks > 32 || (disks & (disks - 1)) != 0) return Usage(argv[0]);
   cpu_set_t set;
