@@ -92,10 +92,11 @@ static __always_inline void hist_count_fine(__u64 key, __u64 latency_ns) {
  * compares) the call and return alone cost ~7 ns a completion here,
  * as much as the fine buckets (tools/bench/hist_cost); with the bucket
  * found through a table 6.1 and 6.12 load every mode with it inlined. */
-static __always_inline void hist_count(__u64 key, __u64 latency_ns, __u32 bytes,
-                                       __u32 outcome) {
+static __always_inline int hist_count(__u64 key, __u64 latency_ns, __u32 bytes,
+                                      __u32 outcome) {
   if (hist_count_log2(key, latency_ns, bytes, outcome))
     hist_count_fine(key, latency_ns);
+  return 0;
 }
 
 #endif /* BIOSNOOP_BPF_HIST_BPF_H_ */
